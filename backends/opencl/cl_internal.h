@@ -1,0 +1,83 @@
+/* backends/opencl/cl_internal.h — shared by the OpenCL backend's files. */
+#ifndef FF_CL_INTERNAL_H
+#define FF_CL_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "backend_impl.h"
+
+#define CL_PROGRAM_CACHE 16
+
+struct cl_program_entry {
+    char *options;        /* build options (malloc'd); key together with src */
+    const char *src;      /* embedded source (static) */
+    cl_program program;
+};
+
+struct cl_dev {
+    struct ff_device base;
+    cl_platform_id platform;
+    cl_device_id id;
+    cl_context ctx;
+    cl_command_queue queue;   /* in-order, profiling enabled */
+    bool is_pocl;
+    bool is_cpu;
+    struct cl_program_entry programs[CL_PROGRAM_CACHE];
+    size_t n_programs;
+};
+
+struct cl_buf {
+    struct ff_buf base;
+    cl_mem mem;
+};
+
+struct cl_kern {
+    struct ff_kernel base;
+    cl_kernel kernel;       /* NULL for library kernels */
+    size_t global[2];
+    size_t local[2];
+    bool has_local;
+    bool library;           /* runs the library reference (CLBlast) */
+};
+
+/* Map an OpenCL error to an ff_status; fills err with "what: CL_... (code)". */
+int ff_cl_fail(cl_int code, const char *what, char *err, size_t errlen);
+const char *ff_cl_errname(cl_int code);
+
+/* Tile choices for a matmul on this device (cl_tuning.c). */
+struct cl_matmul_tune {
+    unsigned tm, tn;        /* rows x columns of C per work-item */
+    unsigned vw;            /* vector width of B/C loads (tn % vw == 0) */
+    unsigned use_local;     /* 1: local-memory tiles (GPUs); 0: registers only */
+    unsigned wg0, wg1;      /* work-group size; 0 = let the runtime choose */
+    unsigned tk;            /* k tile for the local-memory layout */
+    const char *why;        /* which table entry chose it */
+};
+void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_prec prec, struct cl_matmul_tune *t);
+
+/* The ops, one file each for buffers and kernels. */
+int ff_cl_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
+                     size_t errlen);
+void ff_cl_buf_destroy(struct ff_buf *buf);
+int ff_cl_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
+                    char *err, size_t errlen);
+int ff_cl_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
+                   size_t errlen);
+int ff_cl_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, uint64_t bytes,
+                             uint64_t *ns, char *err, size_t errlen);
+int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                        struct ff_kernel **out, char *err, size_t errlen);
+void ff_cl_kernel_destroy(struct ff_kernel *k);
+int ff_cl_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                     const uint32_t *params, size_t n_params, uint64_t *device_ns,
+                     uint64_t *wall_ns, char *err, size_t errlen);
+
+/* CLBlast reference (backends/clblast); FF_ERR_UNSUPPORTED when not built. */
+int ff_clblast_create(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen);
+int ff_clblast_run(struct cl_dev *d, struct cl_kern *k, cl_mem a, cl_mem b, cl_mem c,
+                   cl_event *ev, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * backends/opencl/cl_kernel.c — building and running kernels. Programs are
+ * cached per device and build options, so each variant compiles once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cl_internal.h"
+#include "cl_matmul.h"
+#include "cl_mem.h"
+
+static int get_program(struct cl_dev *d, const char *src, const char *options,
+                       cl_program *out, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < d->n_programs; i++) {
+        if (d->programs[i].src == src && strcmp(d->programs[i].options, options) == 0) {
+            *out = d->programs[i].program;
+            return FF_OK;
+        }
+    }
+    cl_int rc;
+    cl_program p = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &rc);
+    if (!p)
+        return ff_cl_fail(rc, "clCreateProgramWithSource", err, errlen);
+    rc = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        char log[1024] = "";
+        clGetProgramBuildInfo(p, d->id, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+        log[sizeof(log) - 1] = 0;
+        for (char *c = log; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        clReleaseProgram(p);
+        ff_cl_fail(rc, "clBuildProgram", err, errlen);
+        if (err && errlen > strlen(err) + 8)
+            snprintf(err + strlen(err), errlen - strlen(err), ": %.400s", log);
+        return rc == CL_BUILD_PROGRAM_FAILURE || rc == CL_COMPILER_NOT_AVAILABLE
+                   ? FF_ERR_BUILD
+                   : ff_cl_fail(rc, "clBuildProgram", NULL, 0);
+    }
+    if (d->n_programs == CL_PROGRAM_CACHE) {
+        /* Full: evict the oldest entry. Kernels hold their own reference. */
+        clReleaseProgram(d->programs[0].program);
+        free(d->programs[0].options);
+        memmove(&d->programs[0], &d->programs[1],
+                sizeof(d->programs[0]) * (CL_PROGRAM_CACHE - 1));
+        d->n_programs--;
+    }
+    char *opt = strdup(options);
+    if (!opt) {
+        clReleaseProgram(p);
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
+    }
+    d->programs[d->n_programs++] = (struct cl_program_entry){opt, src, p};
+    *out = p;
+    return FF_OK;
+}
+
+static size_t round_up(size_t x, size_t m)
+{
+    return (x + m - 1) / m * m;
+}
+
+static const char *prec_name(enum ff_prec p)
+{
+    static const char *const names[] = {"fp32", "fp16", "int8"};
+    return names[p];
+}
+
+static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen,
+                         const char **src, char *options, size_t optlen, const char **name)
+{
+    const struct ff_kernel_desc *desc = &k->base.desc;
+    struct cl_matmul_tune t;
+    ff_cl_tune_matmul(d, desc->prec, &t);
+    snprintf(options, optlen,
+             "-cl-std=CL1.2 -DPREC=%d -DTM=%u -DTN=%u -DVW=%u -DUSE_LOCAL=%u -DWG0=%u "
+             "-DWG1=%u -DTK=%u",
+             (int)desc->prec, t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
+             t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1);
+    *src = ff_cl_src_matmul;
+    *name = "matmul";
+    size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
+    if (t.use_local) {
+        k->has_local = true;
+        k->local[0] = t.wg0;
+        k->local[1] = t.wg1;
+        gx = round_up(gx, t.wg0);
+        gy = round_up(gy, t.wg1);
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "%s: %ux%u per work-item, %ux%u work-group, local tiles k=%u (%s)",
+                 prec_name(desc->prec), t.tm, t.tn, t.wg0, t.wg1, t.tk, t.why);
+    } else {
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "%s: %ux%u per work-item, %s%u vectors, no local memory (%s)",
+                 prec_name(desc->prec), t.tm, t.tn,
+                 desc->prec == FF_PREC_INT8 ? "int" : "float", t.vw, t.why);
+    }
+    k->global[0] = gx;
+    k->global[1] = gy;
+    k->base.n_bufs = 3;
+    k->base.n_params = 3;
+    (void)err;
+    (void)errlen;
+    return FF_OK;
+}
+
+int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                        struct ff_kernel **out, char *err, size_t errlen)
+{
+    struct cl_dev *d = (struct cl_dev *)dev;
+    struct cl_kern *k = calloc(1, sizeof(*k));
+    if (!k)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
+    k->base.desc = *desc;
+    k->base.dev = dev;
+    k->global[1] = 1;
+
+    const char *src = NULL, *name = NULL;
+    char options[256] = "-cl-std=CL1.2";
+    int ret = FF_OK;
+
+    switch (desc->id) {
+    case FF_KERNEL_MATMUL:
+        if (desc->prec == FF_PREC_FP16 && !dev->info.fp16) {
+            ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                          "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
+            goto error;
+        }
+        ret = create_matmul(d, k, err, errlen, &src, options, sizeof(options), &name);
+        break;
+    case FF_KERNEL_MATMUL_COOPMAT:
+        ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                      "OpenCL has no portable matrix-engine (cooperative matrix) access; "
+                      "use the Vulkan backend");
+        goto error;
+    case FF_KERNEL_MATMUL_LIBRARY:
+#if FF_HAVE_CLBLAST
+        ret = ff_clblast_create(d, k, err, errlen);
+#else
+        ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                      "flopfit was built without CLBlast (install libclblast-dev, rebuild)");
+#endif
+        if (ret < 0)
+            goto error;
+        k->base.n_bufs = 3;
+        k->base.n_params = 3;
+        *out = &k->base;
+        return FF_OK;
+    case FF_KERNEL_MEM_READ:
+        src = ff_cl_src_mem;
+        name = "mem_read";
+        k->global[0] = desc->n / 64; /* 16 uint4 per work-item */
+        k->base.out_words = k->global[0];
+        k->base.n_bufs = 2;
+        snprintf(k->base.variant, sizeof(k->base.variant), "uint4 loads, 16 per work-item");
+        break;
+    case FF_KERNEL_MEM_WRITE:
+        src = ff_cl_src_mem;
+        name = "mem_write";
+        k->global[0] = desc->n / 4;
+        k->base.n_bufs = 1;
+        k->base.n_params = 1;
+        snprintf(k->base.variant, sizeof(k->base.variant), "uint4 stores");
+        break;
+    case FF_KERNEL_MEM_COPY:
+        src = ff_cl_src_mem;
+        name = "mem_copy";
+        k->global[0] = desc->n / 4;
+        k->base.n_bufs = 2;
+        snprintf(k->base.variant, sizeof(k->base.variant), "uint4 loads and stores");
+        break;
+    case FF_KERNEL_MEM_TRIAD:
+        src = ff_cl_src_mem;
+        name = "mem_triad";
+        k->global[0] = desc->n / 4;
+        k->base.n_bufs = 3;
+        snprintf(k->base.variant, sizeof(k->base.variant), "float4 a = b + 3c");
+        break;
+    case FF_KERNEL_EMPTY:
+        src = ff_cl_src_mem;
+        name = "empty";
+        k->global[0] = 1;
+        snprintf(k->base.variant, sizeof(k->base.variant), "one work-item, no work");
+        break;
+    default:
+        ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "kernel %d not implemented on OpenCL",
+                      (int)desc->id);
+        goto error;
+    }
+    if (ret < 0)
+        goto error;
+
+    cl_program prog = NULL;
+    ret = get_program(d, src, options, &prog, err, errlen);
+    if (ret < 0)
+        goto error;
+    cl_int rc;
+    k->kernel = clCreateKernel(prog, name, &rc);
+    if (!k->kernel) {
+        ret = ff_cl_fail(rc, "clCreateKernel", err, errlen);
+        goto error;
+    }
+    *out = &k->base;
+    return FF_OK;
+
+error:
+    free(k);
+    return ret;
+}
+
+void ff_cl_kernel_destroy(struct ff_kernel *kernel)
+{
+    struct cl_kern *k = (struct cl_kern *)kernel;
+    if (k->kernel)
+        clReleaseKernel(k->kernel);
+    free(k);
+}
+
+static int event_times(cl_event ev, uint64_t *device_ns, char *err, size_t errlen)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    cl_int rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL);
+    if (rc != CL_SUCCESS)
+        return ff_cl_fail(rc, "clGetEventProfilingInfo", err, errlen);
+    *device_ns = t1 > t0 ? (uint64_t)(t1 - t0) : 0;
+    return FF_OK;
+}
+
+int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_t n_bufs,
+                     const uint32_t *params, size_t n_params, uint64_t *device_ns,
+                     uint64_t *wall_ns, char *err, size_t errlen)
+{
+    struct cl_kern *k = (struct cl_kern *)kernel;
+    struct cl_dev *d = (struct cl_dev *)kernel->dev;
+    cl_event ev = NULL;
+    cl_int rc = CL_SUCCESS;
+    int ret;
+
+    uint64_t t0 = ff_now_ns();
+    if (k->library) {
+#if FF_HAVE_CLBLAST
+        ret = ff_clblast_run(d, k, ((struct cl_buf *)bufs[0])->mem,
+                             ((struct cl_buf *)bufs[1])->mem, ((struct cl_buf *)bufs[2])->mem,
+                             &ev, err, errlen);
+#else
+        ret = FF_ERR_UNSUPPORTED;
+#endif
+        if (ret < 0)
+            return ret;
+    } else {
+        for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
+            rc = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem),
+                                &((struct cl_buf *)bufs[i])->mem);
+        for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
+            rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
+        if (rc != CL_SUCCESS)
+            return ff_cl_fail(rc, "clSetKernelArg", err, errlen);
+        rc = clEnqueueNDRangeKernel(d->queue, k->kernel, 2, NULL, k->global,
+                                    k->has_local ? k->local : NULL, 0, NULL, &ev);
+        if (rc != CL_SUCCESS)
+            return ff_cl_fail(rc, "clEnqueueNDRangeKernel", err, errlen);
+    }
+    rc = clWaitForEvents(1, &ev);
+    *wall_ns = ff_now_ns() - t0;
+    if (rc != CL_SUCCESS) {
+        clReleaseEvent(ev);
+        return ff_cl_fail(rc, "kernel execution", err, errlen);
+    }
+    cl_int status = CL_COMPLETE;
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+    if (status < 0) {
+        clReleaseEvent(ev);
+        return ff_cl_fail(status, "kernel execution", err, errlen);
+    }
+    ret = event_times(ev, device_ns, err, errlen);
+    clReleaseEvent(ev);
+    return ret;
+}

@@ -1,0 +1,378 @@
+/* bench/cli.c — option table and typed parsers for `flopfit bench`. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+#define FF_MAX_SIZE 32768u
+
+void ff_bench_usage(FILE *f)
+{
+    fputs(
+        "usage: flopfit bench [options]\n"
+        "\n"
+        "Measures matrix multiplication (fp32, fp16, int8) and, per device, usable memory,\n"
+        "memory bandwidth, host transfers and launch latency, through every backend on every\n"
+        "device. Every timed result is verified against a CPU reference. Writes one profile\n"
+        "(JSON) per device into results/.\n"
+        "\n"
+        "  --backend NAME       opencl, vulkan or all (default: all)\n"
+        "  --device N|API:N     device index (see `flopfit devices`), e.g. 0 or vulkan:1\n"
+        "  --precision LIST     fp32,fp16,int8 or all (default: all)\n"
+        "  --sizes LIST         square matmul sizes, e.g. 512,1024,2048 (16..32768);\n"
+        "                       default: 256..8192, stopping where one run passes 2 s\n"
+        "  --only LIST          families: matmul,memory,bandwidth,transfer,latency (default: all)\n"
+        "  --quick              a short run (under a minute on a CPU device)\n"
+        "  --reps N             timed repetitions at least (1..10000, default 3)\n"
+        "  --time-budget SEC    device time per test to aim for (0.001..600, default 1)\n"
+        "  --no-library         skip the library reference (CLBlast)\n"
+        "  --memory-limit SIZE  cap of the usable-memory probe, e.g. 8G (default: the\n"
+        "                       device's memory; for host-shared devices, 3/4 of available RAM)\n"
+        "  --seed N             seed of the random inputs (default: from the clock)\n"
+        "  --output FILE        profile path (one device only)\n"
+        "  --output-dir DIR     folder for profiles (default: results)\n"
+        "  --no-save            write no profile\n"
+        "  --json               print the profile(s) on stdout as JSON, one object per device\n"
+        "  -h, --help           this text\n"
+        "\n"
+        "Exit status: 0 all tests ok or unsupported; 1 a test failed or no device;\n"
+        "2 bad usage; 130 interrupted (what was measured is still written).\n",
+        f);
+}
+
+static int bad(char *err, size_t errlen, const char *opt, const char *s, const char *accepted)
+{
+    return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected %s", s,
+                   opt, accepted);
+}
+
+int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out,
+                 char *err, size_t errlen)
+{
+    char accepted[64];
+    snprintf(accepted, sizeof(accepted), "a whole number from %u to %u", min, max);
+    if (!s || !*s || !isdigit((unsigned char)s[0]))
+        return bad(err, errlen, opt, s ? s : "", accepted);
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return bad(err, errlen, opt, s, accepted);
+    *out = (uint32_t)v;
+    return FF_OK;
+}
+
+int ff_parse_double(const char *opt, const char *s, double min, double max, double *out,
+                    char *err, size_t errlen)
+{
+    char accepted[64];
+    snprintf(accepted, sizeof(accepted), "a number from %g to %g", min, max);
+    if (!s || !*s)
+        return bad(err, errlen, opt, "", accepted);
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < min || v > max)
+        return bad(err, errlen, opt, s, accepted);
+    *out = v;
+    return FF_OK;
+}
+
+int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
+                   size_t errlen)
+{
+    const char *accepted = "a size in bytes, or with K, M, G, T (binary: 8G = 8 GiB)";
+    if (!s || !isdigit((unsigned char)s[0]))
+        return bad(err, errlen, opt, s ? s : "", accepted);
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || !isfinite(v))
+        return bad(err, errlen, opt, s, accepted);
+    double mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mul = 1024.0; break;
+        case 'M': mul = 1024.0 * 1024; break;
+        case 'G': mul = 1024.0 * 1024 * 1024; break;
+        case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
+        default: return bad(err, errlen, opt, s, accepted);
+        }
+        end++;
+        if (strcasecmp(end, "") != 0 && strcasecmp(end, "B") != 0 && strcasecmp(end, "iB") != 0)
+            return bad(err, errlen, opt, s, accepted);
+    }
+    double bytes = v * mul;
+    if (bytes < (double)min || bytes > 1.0e18) {
+        char acc[128];
+        snprintf(acc, sizeof(acc), "%s, at least %llu bytes and at most 1e18", accepted,
+                 (unsigned long long)min);
+        return bad(err, errlen, opt, s, acc);
+    }
+    *out = (uint64_t)bytes;
+    return FF_OK;
+}
+
+/* Calls fn on each comma-separated item of list. */
+static int each_item(const char *opt, const char *list, char *err, size_t errlen,
+                     int (*fn)(const char *opt, const char *item, void *ctx, char *err,
+                               size_t errlen),
+                     void *ctx)
+{
+    char buf[512];
+    if (!list || !*list || strlen(list) >= sizeof(buf))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected a "
+                       "comma-separated list", list ? list : "", opt);
+    snprintf(buf, sizeof(buf), "%s", list);
+    char *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+        int ret = fn(opt, t, ctx, err, errlen);
+        if (ret < 0)
+            return ret;
+    }
+    if (n == 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "empty list for %s", opt);
+    return FF_OK;
+}
+
+static int add_prec(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
+{
+    bool *prec = ctx;
+    if (strcasecmp(item, "all") == 0) {
+        for (int i = 0; i < FF_PREC_COUNT; i++)
+            prec[i] = true;
+        return FF_OK;
+    }
+    for (int i = 0; i < FF_PREC_COUNT; i++) {
+        if (strcasecmp(item, ff_prec_name(i)) == 0) {
+            prec[i] = true;
+            return FF_OK;
+        }
+    }
+    return bad(err, errlen, opt, item, "fp32, fp16, int8 or all");
+}
+
+static int add_family(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } fams[] = {{"matmul", FF_FAM_MATMUL},       {"memory", FF_FAM_MEMORY},
+                {"bandwidth", FF_FAM_BANDWIDTH}, {"transfer", FF_FAM_TRANSFER},
+                {"latency", FF_FAM_LATENCY},     {"all", FF_FAM_ALL}};
+    unsigned *mask = ctx;
+    for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
+        if (strcasecmp(item, fams[i].name) == 0) {
+            *mask |= fams[i].bit;
+            return FF_OK;
+        }
+    }
+    return bad(err, errlen, opt, item, "matmul, memory, bandwidth, transfer, latency or all");
+}
+
+static int add_size(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
+{
+    struct ff_bench_cfg *cfg = ctx;
+    uint32_t v;
+    int ret = ff_parse_u32(opt, item, 16, FF_MAX_SIZE, &v, err, errlen);
+    if (ret < 0)
+        return ret;
+    if (cfg->n_sizes == FF_MAX_SIZES)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "too many sizes for %s (at most %d)", opt,
+                       FF_MAX_SIZES);
+    cfg->sizes[cfg->n_sizes++] = v;
+    return FF_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int parse_device(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+{
+    const char *colon = strchr(s, ':');
+    const char *num = s;
+    o->device_backend[0] = 0;
+    if (colon) {
+        size_t n = (size_t)(colon - s);
+        if (n == 0 || n >= sizeof(o->device_backend) ||
+            (strncasecmp(s, "opencl", n) != 0 && strncasecmp(s, "vulkan", n) != 0) ||
+            (n != 6))
+            return bad(err, errlen, "--device", s, "N or opencl:N or vulkan:N");
+        memcpy(o->device_backend, s, n);
+        o->device_backend[n] = 0;
+        for (char *c = o->device_backend; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        num = colon + 1;
+    }
+    o->device_given = true;
+    return ff_parse_u32("--device", num, 0, 1023, &o->device_index, err, errlen);
+}
+
+enum {
+    OPT_BACKEND = 256,
+    OPT_DEVICE,
+    OPT_PRECISION,
+    OPT_SIZES,
+    OPT_ONLY,
+    OPT_QUICK,
+    OPT_REPS,
+    OPT_BUDGET,
+    OPT_NO_LIBRARY,
+    OPT_MEMORY_LIMIT,
+    OPT_SEED,
+    OPT_OUTPUT,
+    OPT_OUTPUT_DIR,
+    OPT_NO_SAVE,
+    OPT_JSON,
+};
+
+static const struct option long_opts[] = {
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"sizes", required_argument, NULL, OPT_SIZES},
+    {"size", required_argument, NULL, OPT_SIZES},
+    {"only", required_argument, NULL, OPT_ONLY},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"time-budget", required_argument, NULL, OPT_BUDGET},
+    {"no-library", no_argument, NULL, OPT_NO_LIBRARY},
+    {"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
+    {"no-save", no_argument, NULL, OPT_NO_SAVE},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof(*o));
+    ff_bench_cfg_defaults(&o->cfg);
+    o->output_dir = "results";
+    bool prec_given = false, quick = false, reps_given = false, budget_given = false;
+    unsigned families = 0;
+    struct ff_bench_cfg *cfg = &o->cfg;
+    cfg->n_sizes = 0;
+    bool prec[FF_PREC_COUNT] = {false};
+    uint32_t u;
+    double d;
+    int ret = FF_OK, c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        const char *opt = optind > 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+        switch (c) {
+        case OPT_BACKEND:
+            if (strcasecmp(optarg, "all") == 0)
+                o->backend[0] = 0;
+            else if (strcasecmp(optarg, "opencl") == 0 || strcasecmp(optarg, "vulkan") == 0)
+                snprintf(o->backend, sizeof(o->backend), "%s",
+                         tolower((unsigned char)optarg[0]) == 'o' ? "opencl" : "vulkan");
+            else
+                ret = bad(err, errlen, "--backend", optarg, "opencl, vulkan or all");
+            break;
+        case OPT_DEVICE: ret = parse_device(optarg, o, err, errlen); break;
+        case OPT_PRECISION:
+            ret = each_item("--precision", optarg, err, errlen, add_prec, prec);
+            prec_given = true;
+            break;
+        case OPT_SIZES:
+            ret = each_item("--sizes", optarg, err, errlen, add_size, cfg);
+            cfg->sizes_given = true;
+            break;
+        case OPT_ONLY: ret = each_item("--only", optarg, err, errlen, add_family, &families); break;
+        case OPT_QUICK: quick = true; break;
+        case OPT_REPS:
+            ret = ff_parse_u32("--reps", optarg, 1, 10000, &u, err, errlen);
+            cfg->measure.min_reps = u;
+            reps_given = true;
+            break;
+        case OPT_BUDGET:
+            ret = ff_parse_double("--time-budget", optarg, 0.001, 600, &d, err, errlen);
+            cfg->measure.budget_s = d;
+            budget_given = true;
+            break;
+        case OPT_NO_LIBRARY: cfg->library = false; break;
+        case OPT_MEMORY_LIMIT:
+            ret = ff_parse_bytes("--memory-limit", optarg, 1024 * 1024,
+                                 &cfg->memory_limit_bytes, err, errlen);
+            break;
+        case OPT_SEED: {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 0);
+            if (errno || *end || !isdigit((unsigned char)optarg[0]))
+                ret = bad(err, errlen, "--seed", optarg, "a whole number");
+            cfg->seed = v;
+            break;
+        }
+        case OPT_OUTPUT:
+            if (!*optarg)
+                ret = bad(err, errlen, "--output", optarg, "a file path");
+            o->output = optarg;
+            break;
+        case OPT_OUTPUT_DIR:
+            if (!*optarg)
+                ret = bad(err, errlen, "--output-dir", optarg, "a folder path");
+            o->output_dir = optarg;
+            break;
+        case OPT_NO_SAVE: o->no_save = true; break;
+        case OPT_JSON: o->json = true; break;
+        case 'h': return FF_CLI_HELP;
+        case ':':
+            ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt);
+            break;
+        default:
+            ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
+            break;
+        }
+        if (ret < 0)
+            return ret;
+    }
+    if (optind < argc)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument '%s' (see --help)",
+                       argv[optind]);
+    if (o->output && o->no_save)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--output and --no-save contradict");
+
+    if (prec_given)
+        memcpy(cfg->prec, prec, sizeof(prec));
+    if (families)
+        cfg->families = families;
+    if (quick) {
+        cfg->quick = true;
+        if (!cfg->sizes_given) {
+            cfg->sizes[0] = 256;
+            cfg->sizes[1] = 1024;
+            cfg->n_sizes = 2;
+        }
+        if (!budget_given)
+            cfg->measure.budget_s = 0.25;
+        if (!reps_given)
+            cfg->measure.min_reps = 3;
+        cfg->max_run_s = 0.5;
+    }
+    if (cfg->n_sizes == 0) {
+        static const uint32_t def[] = {256, 512, 1024, 2048, 4096, 8192};
+        memcpy(cfg->sizes, def, sizeof(def));
+        cfg->n_sizes = sizeof(def) / sizeof(def[0]);
+    }
+    qsort(cfg->sizes, cfg->n_sizes, sizeof(cfg->sizes[0]), cmp_u32);
+    if (cfg->measure.max_reps < cfg->measure.min_reps)
+        cfg->measure.max_reps = cfg->measure.min_reps;
+    return FF_OK;
+}

@@ -1,0 +1,35 @@
+/*
+ * bench/measure.h — the one timing loop: warm-up, then repetitions scaled to
+ * a time budget, raw samples kept, median and spread reported.
+ */
+#ifndef FF_MEASURE_H
+#define FF_MEASURE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+struct ff_measure_cfg {
+    uint32_t warmup;     /* untimed runs first (default 1) */
+    uint32_t min_reps;   /* timed runs at least (default 3) */
+    uint32_t max_reps;   /* timed runs at most (default 50) */
+    double budget_s;     /* stop adding runs past this much device time (default 1.0) */
+};
+
+/* One run: returns 0 or a negative ff_status, device and wall time in ns. */
+typedef int (*ff_run_fn)(void *ctx, uint64_t *device_ns, uint64_t *wall_ns, char *err,
+                         size_t errlen);
+
+/* Set by the SIGINT handler; loops stop at the next run. */
+extern volatile sig_atomic_t ff_interrupted;
+
+void ff_measure_defaults(struct ff_measure_cfg *cfg);
+int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct ff_timing *t,
+               char *err, size_t errlen);
+
+/* Median of n doubles (sorts v in place). */
+double ff_median(double *v, size_t n);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * bench/profile_json.h — device profiles as JSON (results/SCHEMA.md), built
+ * with json-c and written atomically (temp file in the same folder, fsync,
+ * rename) so an existing profile is replaced whole or not at all.
+ */
+#ifndef FF_PROFILE_JSON_H
+#define FF_PROFILE_JSON_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "host.h"
+#include "result.h"
+
+#define FF_PROFILE_SCHEMA "flopfit.profile"
+#define FF_PROFILE_VERSION "1.0"
+
+/* New reference owned by the caller (json_object_put). */
+struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct ff_host *host,
+                                       const char *created_utc);
+
+/* Write text to path atomically. FF_ERR_IO with the reason in err on failure. */
+int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen);
+
+/* Can a file be created in the folder of path? (creates and removes a temp file) */
+int ff_check_writable(const char *path, char *err, size_t errlen);
+
+#endif

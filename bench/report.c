@@ -1,0 +1,94 @@
+/* bench/report.c — prints what was measured, one line a test. */
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+void ff_fmt_si(char *dst, size_t n, double v, const char *unit)
+{
+    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
+    int i = 0;
+    while (fabs(v) >= 1000 && i < 6) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(dst, n, "%.*f %s%s", fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2, v, pre[i], unit);
+}
+
+void ff_fmt_time(char *dst, size_t n, double s)
+{
+    if (s >= 1)
+        snprintf(dst, n, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(dst, n, "%.3f ms", s * 1e3);
+    else
+        snprintf(dst, n, "%.2f us", s * 1e6);
+}
+
+static void fmt_bytes(char *dst, size_t n, double b)
+{
+    if (b >= 1024.0 * 1024 * 1024)
+        snprintf(dst, n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+    else
+        snprintf(dst, n, "%.1f MiB", b / (1024.0 * 1024));
+}
+
+void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i)
+{
+    char mem[32];
+    fmt_bytes(mem, sizeof(mem), (double)i->global_mem_bytes);
+    fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label,
+            i->name, i->platform, i->driver_version, i->type, i->compute_units, mem);
+}
+
+/* The library reference result for the same precision and size, if measured. */
+static const struct ff_result *library_peer(const struct ff_profile *p, const struct ff_result *r)
+{
+    for (size_t i = 0; i < p->n_results; i++) {
+        const struct ff_result *o = &p->results[i];
+        if (o->status == FF_RES_OK && strcmp(o->family, "matmul") == 0 &&
+            strcmp(o->impl, "clblast") == 0 && o->prec == r->prec && o->m == r->m &&
+            o->n == r->n && o->k == r->k)
+            return o;
+    }
+    return NULL;
+}
+
+void ff_report_table(FILE *f, const struct ff_profile *p)
+{
+    fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", "family", "test",
+            "impl", "prec", "size", "median", "spread", "rate", "verified", "vs library");
+    for (size_t i = 0; i < p->n_results; i++) {
+        const struct ff_result *r = &p->results[i];
+        char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[32] = "";
+        if (r->m)
+            snprintf(size, sizeof(size), r->m == r->n && r->n == r->k ? "%u" : "%ux%ux%u",
+                     r->m, r->n, r->k);
+        else if (r->bytes)
+            fmt_bytes(size, sizeof(size), (double)r->bytes);
+        if (r->status != FF_RES_OK) {
+            fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %s: %s\n", r->family, r->name, r->impl,
+                    r->prec >= 0 ? ff_prec_name(r->prec) : "-", size,
+                    ff_res_status_name(r->status), r->reason);
+            continue;
+        }
+        if (r->has_timing) {
+            ff_fmt_time(med, sizeof(med), r->t.dev_median_s);
+            double base = r->t.dev_median_s > 0 ? r->t.dev_median_s : 1;
+            snprintf(spread, sizeof(spread), "+-%.1f%%",
+                     50.0 * (r->t.dev_max_s - r->t.dev_min_s) / base);
+        }
+        if (strcmp(r->unit, "B") == 0)
+            fmt_bytes(rate, sizeof(rate), r->value);
+        else if (strcmp(r->unit, "s") == 0)
+            ff_fmt_time(rate, sizeof(rate), r->value);
+        else
+            ff_fmt_si(rate, sizeof(rate), r->value, r->unit);
+        const struct ff_result *lib = strcmp(r->impl, "clblast") ? library_peer(p, r) : NULL;
+        if (lib)
+            snprintf(ratio, sizeof(ratio), "%.2fx", r->value / lib->value);
+        fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family,
+                r->name, r->impl, r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, med,
+                spread, rate, r->verified ? "yes" : "no", ratio);
+    }
+}

@@ -1,0 +1,78 @@
+/* bench/result.c — result records and the growing list of a profile. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result.h"
+
+struct ff_result *ff_profile_add(struct ff_profile *p)
+{
+    if (p->n_results == p->cap_results) {
+        size_t cap = p->cap_results ? p->cap_results * 2 : 32;
+        struct ff_result *r = realloc(p->results, cap * sizeof(*r));
+        if (!r)
+            return NULL;
+        p->results = r;
+        p->cap_results = cap;
+    }
+    struct ff_result *r = &p->results[p->n_results++];
+    memset(r, 0, sizeof(*r));
+    r->prec = -1;
+    return r;
+}
+
+void ff_profile_finish(struct ff_profile *p)
+{
+    free(p->results);
+    p->results = NULL;
+    p->n_results = p->cap_results = 0;
+}
+
+void ff_result_set(struct ff_result *r, const char *family, const char *name, const char *impl)
+{
+    snprintf(r->family, sizeof(r->family), "%s", family);
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    snprintf(r->impl, sizeof(r->impl), "%s", impl ? impl : "flopfit");
+}
+
+void ff_result_extra(struct ff_result *r, const char *key, double value, bool is_bool)
+{
+    if (r->n_extra >= FF_RESULT_MAX_EXTRA)
+        return;
+    snprintf(r->extra[r->n_extra].key, sizeof(r->extra[0].key), "%s", key);
+    r->extra[r->n_extra].value = value;
+    r->extra[r->n_extra].is_bool = is_bool;
+    r->n_extra++;
+}
+
+void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+    va_end(ap);
+    r->status = status;
+    r->verified = false;
+    r->value = 0;
+}
+
+const char *ff_prec_name(int prec)
+{
+    switch (prec) {
+    case FF_PREC_FP32: return "fp32";
+    case FF_PREC_FP16: return "fp16";
+    case FF_PREC_INT8: return "int8";
+    }
+    return "";
+}
+
+const char *ff_res_status_name(enum ff_res_status s)
+{
+    switch (s) {
+    case FF_RES_OK: return "ok";
+    case FF_RES_UNSUPPORTED: return "unsupported";
+    case FF_RES_FAILED: return "failed";
+    }
+    return "?";
+}
