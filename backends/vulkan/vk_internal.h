@@ -1,0 +1,263 @@
+/*
+ * backends/vulkan/vk_internal.h — shared between the Vulkan backend's files.
+ *
+ * The backend loads libvulkan.so.1 at run time (vk_loader.c) instead of
+ * linking it: a machine without the Vulkan loader still runs flopfit and
+ * gets FF_ERR_NO_DEVICE with the Debian packages to install. Every Vulkan
+ * entry point therefore goes through the function table `ffvk`.
+ *
+ * Files, one job each:
+ *   vk_loader.c    loader, function table, instance, validation messenger
+ *   vk_device.c    physical-device query, device info, logical device
+ *   vk_memory.c    buffers, staging, blocking copies, timed transfers
+ *   vk_pipeline.c  shader modules, specialization, per-device tile tables
+ *   vk_dispatch.c  command recording, submission, timestamp queries
+ *   vk_backend.c   struct ff_backend_ops
+ */
+#ifndef FF_VK_INTERNAL_H
+#define FF_VK_INTERNAL_H
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include "backend_impl.h"
+#include "vk_coopmat.h"
+
+/* ---- function table ----------------------------------------------------- */
+
+/* Entry points needed before an instance exists. */
+#define FFVK_GLOBAL_FNS(X)                                                                  \
+    X(vkCreateInstance)                                                                     \
+    X(vkEnumerateInstanceExtensionProperties)                                               \
+    X(vkEnumerateInstanceLayerProperties)                                                   \
+    X(vkEnumerateInstanceVersion)
+
+/* Instance and device entry points (fetched through vkGetInstanceProcAddr). */
+#define FFVK_INSTANCE_FNS(X)                                                                \
+    X(vkDestroyInstance)                                                                    \
+    X(vkEnumeratePhysicalDevices)                                                           \
+    X(vkGetPhysicalDeviceProperties)                                                        \
+    X(vkGetPhysicalDeviceProperties2)                                                       \
+    X(vkGetPhysicalDeviceFeatures2)                                                         \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                  \
+    X(vkGetPhysicalDeviceMemoryProperties2)                                                 \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                             \
+    X(vkEnumerateDeviceExtensionProperties)                                                 \
+    X(vkCreateDevice)                                                                       \
+    X(vkDestroyDevice)                                                                      \
+    X(vkGetDeviceQueue)                                                                     \
+    X(vkDeviceWaitIdle)                                                                     \
+    X(vkCreateBuffer)                                                                       \
+    X(vkDestroyBuffer)                                                                      \
+    X(vkGetBufferMemoryRequirements)                                                        \
+    X(vkAllocateMemory)                                                                     \
+    X(vkFreeMemory)                                                                         \
+    X(vkBindBufferMemory)                                                                   \
+    X(vkMapMemory)                                                                          \
+    X(vkUnmapMemory)                                                                        \
+    X(vkCreateCommandPool)                                                                  \
+    X(vkDestroyCommandPool)                                                                 \
+    X(vkAllocateCommandBuffers)                                                             \
+    X(vkResetCommandBuffer)                                                                 \
+    X(vkBeginCommandBuffer)                                                                 \
+    X(vkEndCommandBuffer)                                                                   \
+    X(vkCmdCopyBuffer)                                                                      \
+    X(vkCmdPipelineBarrier)                                                                 \
+    X(vkCmdBindPipeline)                                                                    \
+    X(vkCmdBindDescriptorSets)                                                              \
+    X(vkCmdPushConstants)                                                                   \
+    X(vkCmdDispatch)                                                                        \
+    X(vkCmdWriteTimestamp)                                                                  \
+    X(vkCmdResetQueryPool)                                                                  \
+    X(vkCreateQueryPool)                                                                    \
+    X(vkDestroyQueryPool)                                                                   \
+    X(vkGetQueryPoolResults)                                                                \
+    X(vkCreateFence)                                                                        \
+    X(vkDestroyFence)                                                                       \
+    X(vkResetFences)                                                                        \
+    X(vkWaitForFences)                                                                      \
+    X(vkQueueSubmit)                                                                        \
+    X(vkCreateShaderModule)                                                                 \
+    X(vkDestroyShaderModule)                                                                \
+    X(vkCreateDescriptorSetLayout)                                                          \
+    X(vkDestroyDescriptorSetLayout)                                                         \
+    X(vkCreatePipelineLayout)                                                               \
+    X(vkDestroyPipelineLayout)                                                              \
+    X(vkCreateComputePipelines)                                                             \
+    X(vkDestroyPipeline)                                                                    \
+    X(vkCreateDescriptorPool)                                                               \
+    X(vkDestroyDescriptorPool)                                                              \
+    X(vkAllocateDescriptorSets)                                                             \
+    X(vkUpdateDescriptorSets)
+
+/* Optional entry points: NULL when the extension is absent. */
+#define FFVK_OPTIONAL_FNS(X)                                                                \
+    X(vkCreateDebugUtilsMessengerEXT)                                                       \
+    X(vkDestroyDebugUtilsMessengerEXT)                                                      \
+    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)                                    \
+    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+
+struct ffvk_fns {
+    PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+#define FFVK_DECL(name) PFN_##name name;
+    FFVK_GLOBAL_FNS(FFVK_DECL)
+    FFVK_INSTANCE_FNS(FFVK_DECL)
+    FFVK_OPTIONAL_FNS(FFVK_DECL)
+#undef FFVK_DECL
+};
+
+/*
+ * One Vulkan instance (with its own function table, since function pointers
+ * fetched from an instance are only valid for it).
+ */
+struct ffvk_instance {
+    VkInstance instance;
+    struct ffvk_fns fn;
+    VkDebugUtilsMessengerEXT messenger;  /* only with FF_VK_VALIDATION=1 */
+    bool validation;
+};
+
+int ffvk_instance_create(struct ffvk_instance *inst, char *err, size_t errlen);
+void ffvk_instance_finish(struct ffvk_instance *inst);
+
+/*
+ * Validation-layer bookkeeping (FF_VK_VALIDATION=1): errors reported by the
+ * Khronos validation layer through the debug-utils messenger, process-wide.
+ */
+uint64_t ff_vk_validation_errors(void);
+/* Copies the last error message (empty when none) into buf. */
+void ff_vk_validation_last(char *buf, size_t len);
+/* True when the layer is really active in this process (env set and layer found). */
+bool ff_vk_validation_active(void);
+
+/* ---- device ------------------------------------------------------------ */
+
+#define FFVK_MAX_COOPMAT 32
+
+/* One supported cooperative-matrix shape (subgroup scope only). */
+struct ffvk_coopmat_shape {
+    uint32_t m, n, k;
+    VkComponentTypeKHR a, b, c, result;
+};
+
+struct ffvk_device {
+    struct ff_device base;
+    struct ffvk_instance inst;
+    const struct ffvk_fns *fn;          /* = &inst.fn */
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkQueryPool timestamps;             /* 2 queries; VK_NULL_HANDLE when unsupported */
+    uint64_t timestamp_mask;            /* respects timestampValidBits */
+    double timestamp_period_ns;
+
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem;
+    uint32_t type_device;               /* memory type for ff_buf */
+    uint32_t type_staging;              /* host-visible, coherent */
+    uint32_t subgroup_size;
+    uint64_t max_storage_range;
+
+    bool storage16, storage8, float16, int8;
+    bool coopmat_khr, coopmat_nv;       /* extension + feature enabled */
+    bool vulkan_memory_model;           /* enabled (the coopmat SPIR-V declares it) */
+    uint32_t n_coopmat;
+    struct ffvk_coopmat_shape coopmat[FFVK_MAX_COOPMAT];
+
+    /* Reusable staging buffer for blocking reads and writes. */
+    VkBuffer staging;
+    VkDeviceMemory staging_mem;
+    void *staging_map;
+    uint64_t staging_bytes;
+
+    bool lost;                          /* a device-lost error was seen */
+};
+
+struct ffvk_buf {
+    struct ff_buf base;
+    VkBuffer buf;
+    VkDeviceMemory mem;
+};
+
+/* A compute pipeline for one kernel description. */
+struct ffvk_kernel {
+    struct ff_kernel base;
+    VkShaderModule module;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkDescriptorPool desc_pool;
+    VkDescriptorSet set;
+    uint32_t groups[3];                 /* dispatch size */
+    uint32_t push_words;                /* push-constant words (<= 4) */
+    uint32_t push[4];                   /* fixed words, params copied in per run */
+    uint32_t n_fixed_push;              /* leading push words set at create time */
+    uint64_t need_bytes[FF_MAX_BUFS];   /* smallest buffer each binding accepts */
+    bool sizes_from_params;             /* params must equal desc m, n, k */
+};
+
+/* Check buffer sizes and params of a run; fills vk->push. */
+int ffvk_kernel_check_args(struct ffvk_kernel *vk, struct ff_buf *const *bufs, size_t n_bufs,
+                           const uint32_t *params, size_t n_params, char *err, size_t errlen);
+
+static inline struct ffvk_device *ffvk_dev(struct ff_device *d)
+{
+    return (struct ffvk_device *)d;
+}
+
+int ffvk_device_count(uint32_t *count, char *err, size_t errlen);
+int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t errlen);
+void ffvk_device_destroy(struct ff_device *dev);
+
+int ffvk_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
+                    size_t errlen);
+void ffvk_buf_destroy(struct ff_buf *buf);
+int ffvk_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
+                   char *err, size_t errlen);
+int ffvk_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
+                  size_t errlen);
+int ffvk_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, uint64_t bytes,
+                            uint64_t *ns, char *err, size_t errlen);
+/* Allocate a buffer + memory of a memory type; used for ff_buf and staging. */
+int ffvk_alloc(struct ffvk_device *d, uint64_t bytes, uint32_t type, VkBuffer *buf,
+               VkDeviceMemory *mem, char *err, size_t errlen);
+
+int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                       struct ff_kernel **out, char *err, size_t errlen);
+void ffvk_kernel_destroy(struct ff_kernel *k);
+int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                    const uint32_t *params, size_t n_params, uint64_t *device_ns,
+                    uint64_t *wall_ns, char *err, size_t errlen);
+
+/*
+ * Test/benchmark hook: build the simple 8x8 register-tiled fp32 matmul kept
+ * as a baseline (not reachable through the public interface). Runs like
+ * FF_KERNEL_MATMUL (bufs A, B, C; params m, n, k).
+ */
+int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, uint32_t k,
+                                 struct ff_kernel **out, char *err, size_t errlen);
+
+/* ---- command submission (vk_dispatch.c) -------------------------------- */
+
+/* Reset and begin the device's command buffer, with a full barrier first. */
+int ffvk_cmd_begin(struct ffvk_device *d, char *err, size_t errlen);
+/* End, submit, wait; *wall_ns (may be NULL) = submit to fence signalled. */
+int ffvk_cmd_submit_wait(struct ffvk_device *d, uint64_t *wall_ns, char *err, size_t errlen);
+
+/*
+ * Fault injection for tests: FF_VK_FAULT=<name>[,<name>...] makes the named
+ * step fail as a driver would ("oom": allocations return
+ * VK_ERROR_OUT_OF_DEVICE_MEMORY, "pipeline": pipeline creation fails,
+ * "lost": submissions return VK_ERROR_DEVICE_LOST).
+ */
+bool ffvk_fault(const char *name);
+
+/* Map a VkResult to an ff_status with a reason naming `what`. */
+int ffvk_check(struct ffvk_device *d, VkResult r, const char *what, char *err, size_t errlen);
+const char *ffvk_result_str(VkResult r);
+
+#endif

@@ -1,0 +1,134 @@
+#version 450
+/*
+ * C[M][N] = A[M][K] * B[K][N], row-major, one source for three precisions
+ * (the build compiles it with -DFF_FP32, -DFF_FP16 or -DFF_INT8):
+ *   fp32: fp32 in, fp32 accumulate, fp32 out
+ *   fp16: fp16 in (16-bit storage), fp32 accumulate, fp16 out
+ *   int8: int8 in (8-bit storage), int32 accumulate, int32 out
+ *
+ * Register blocking, no shared memory: each invocation owns a TM x (4*TN4)
+ * block of C in registers and, per step of 4 along k, loads TM vec4 of A and
+ * 4*TN4 vec4 of B, then does 16*TM*TN4 vec4 FMAs. Every loaded value is
+ * reused from registers TN4*4 (A) or TM (B) times; on lavapipe, where each
+ * buffer load costs far more than an FMA, that ratio is what counts, and
+ * shared memory measured no faster there. Rows and vec4 columns of the block
+ * are interleaved with the work-group size so neighbouring invocations touch
+ * neighbouring addresses (coalesced on GPUs).
+ *
+ * Sizes and tiles are specialization constants: the kernel is built for one
+ * shape, and vk_pipeline.c picks the tiles per device.
+ * Out-of-range rows/columns are clamped for loads and skipped for stores, so
+ * any shape works; ALIGNED (K and N multiples of 4) selects the vec4 path,
+ * otherwise a scalar path handles the odd shapes.
+ */
+#if defined(FF_FP16)
+#extension GL_EXT_shader_16bit_storage : require
+#define TIN float16_t
+#define TIN4 f16vec4
+#define TACC float
+#define TACC4 vec4
+#define TOUT float16_t
+#define TOUT4 f16vec4
+#elif defined(FF_INT8)
+#extension GL_EXT_shader_8bit_storage : require
+#define TIN int8_t
+#define TIN4 i8vec4
+#define TACC int
+#define TACC4 ivec4
+#define TOUT int
+#define TOUT4 ivec4
+#else
+#define TIN float
+#define TIN4 vec4
+#define TACC float
+#define TACC4 vec4
+#define TOUT float
+#define TOUT4 vec4
+#endif
+
+layout(local_size_x_id = 5, local_size_y_id = 6, local_size_z = 1) in;
+
+layout(constant_id = 0) const uint M = 64;
+layout(constant_id = 1) const uint N = 64;
+layout(constant_id = 2) const uint K = 64;
+layout(constant_id = 3) const uint TM = 8;    /* rows per invocation */
+layout(constant_id = 4) const uint TN4 = 2;   /* vec4 columns per invocation */
+layout(constant_id = 5) const uint WX = 8;
+layout(constant_id = 6) const uint WY = 8;
+layout(constant_id = 7) const bool ALIGNED = true;
+
+#define MAX_TM 16
+#define MAX_TN4 4
+
+layout(set = 0, binding = 0, std430) readonly buffer A4b { TIN4 a4[]; };
+layout(set = 0, binding = 0, std430) readonly buffer A1b { TIN a1[]; };
+layout(set = 0, binding = 1, std430) readonly buffer B4b { TIN4 b4[]; };
+layout(set = 0, binding = 1, std430) readonly buffer B1b { TIN b1[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer C4b { TOUT4 c4[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer C1b { TOUT c1[]; };
+
+void main()
+{
+    const uint K4 = K / 4, N4 = N / 4;
+    uint row0 = gl_WorkGroupID.y * (WY * TM) + gl_LocalInvocationID.y;
+    uint col0 = gl_WorkGroupID.x * (WX * TN4) + gl_LocalInvocationID.x; /* in vec4 units */
+
+    TACC4 acc[MAX_TM][MAX_TN4];
+    uint arow[MAX_TM];
+    uint bcol[MAX_TN4];
+    for (uint i = 0; i < TM; i++) {
+        arow[i] = min(row0 + i * WY, M - 1);
+        for (uint j = 0; j < TN4; j++)
+            acc[i][j] = TACC4(0);
+    }
+    for (uint j = 0; j < TN4; j++)
+        bcol[j] = col0 + j * WX;
+
+    if (ALIGNED) {
+        for (uint j = 0; j < TN4; j++)
+            bcol[j] = min(bcol[j], N4 - 1);
+        for (uint k4 = 0; k4 < K4; k4++) {
+            TACC4 a[MAX_TM];
+            for (uint i = 0; i < TM; i++)
+                a[i] = TACC4(a4[arow[i] * K4 + k4]);
+            for (uint kk = 0; kk < 4; kk++) {
+                uint boff = (k4 * 4 + kk) * N4;
+                for (uint j = 0; j < TN4; j++) {
+                    TACC4 b = TACC4(b4[boff + bcol[j]]);
+                    for (uint i = 0; i < TM; i++)
+                        acc[i][j] += a[i][kk] * b;
+                }
+            }
+        }
+    } else {
+        for (uint k = 0; k < K; k++) {
+            TACC a[MAX_TM];
+            for (uint i = 0; i < TM; i++)
+                a[i] = TACC(a1[arow[i] * K + k]);
+            for (uint j = 0; j < TN4; j++) {
+                TACC4 b;
+                for (uint c = 0; c < 4; c++)
+                    b[c] = TACC(b1[k * N + min(bcol[j] * 4 + c, N - 1)]);
+                for (uint i = 0; i < TM; i++)
+                    acc[i][j] += a[i] * b;
+            }
+        }
+    }
+
+    for (uint i = 0; i < TM; i++) {
+        uint row = row0 + i * WY;
+        if (row >= M)
+            continue;
+        for (uint j = 0; j < TN4; j++) {
+            uint col4 = col0 + j * WX;
+            if (ALIGNED) {
+                if (col4 < N4)
+                    c4[row * N4 + col4] = TOUT4(acc[i][j]);
+            } else {
+                for (uint c = 0; c < 4; c++)
+                    if (col4 * 4 + c < N)
+                        c1[row * N + col4 * 4 + c] = TOUT(acc[i][j][c]);
+            }
+        }
+    }
+}

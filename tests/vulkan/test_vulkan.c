@@ -1,0 +1,402 @@
+/*
+ * tests/vulkan/test_vulkan.c — the Vulkan backend on a real device
+ * (lavapipe on CI), through the same backend.h interface bench/ uses, with
+ * the Khronos validation layer on (FF_VK_VALIDATION=1 from meson) and zero
+ * validation errors required at the end of every test.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulkan/vk_internal.h"
+#include "vk_test_util.h"
+
+static struct ff_device *dev;
+static char err[512];
+
+static void open_dev(void)
+{
+    const struct ff_backend *b = ff_backend_find("vulkan");
+    cr_assert_not_null(b, "vulkan backend not compiled in");
+    int ret = ff_device_open(b, vkt_device_index(), &dev, err, sizeof(err));
+    cr_assert_eq(ret, FF_OK, "open: %s", err);
+    if (getenv("FF_VK_VALIDATION") && vkt_ci())
+        cr_assert(ff_vk_validation_active(), "CI=true and FF_VK_VALIDATION set, but the "
+                                             "Khronos validation layer is not active");
+}
+
+static void close_dev(void)
+{
+    ff_device_destroy(&dev);
+    char last[512];
+    ff_vk_validation_last(last, sizeof(last));
+    cr_expect_eq(ff_vk_validation_errors(), 0, "validation errors: %llu, last: %s",
+                 (unsigned long long)ff_vk_validation_errors(), last);
+}
+
+TestSuite(vulkan, .init = open_dev, .fini = close_dev, .timeout = 300);
+
+static struct ff_buf *mkbuf(uint64_t bytes)
+{
+    struct ff_buf *b = NULL;
+    cr_assert_eq(ff_buf_create(dev, bytes, &b, err, sizeof(err)), FF_OK, "buf: %s", err);
+    return b;
+}
+
+static int run(struct ff_kernel *k, struct ff_buf **bufs, size_t nb, const uint32_t *p,
+               size_t np, uint64_t *dns)
+{
+    uint64_t d = 0, w = 0;
+    int ret = ff_kernel_run(k, bufs, nb, p, np, &d, &w, err, sizeof(err));
+    if (dns)
+        *dns = d;
+    return ret;
+}
+
+/* Build, run and verify one matmul; returns the kernel_create status. */
+static int check_matmul(enum ff_kernel_id id, enum ff_prec prec, uint32_t m, uint32_t n,
+                        uint32_t k)
+{
+    struct ff_kernel_desc desc = {.id = id, .prec = prec, .m = m, .n = n, .k = k};
+    struct ff_kernel *kern = NULL;
+    int ret = ff_kernel_create(dev, &desc, &kern, err, sizeof(err));
+    if (ret < 0)
+        return ret;
+    size_t in = prec == FF_PREC_FP32 ? 4 : prec == FF_PREC_FP16 ? 2 : 1;
+    size_t out = prec == FF_PREC_FP16 ? 2 : 4;
+    size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+    void *ha = malloc(na * in), *hb = malloc(nb * in), *hc = malloc(nc * out);
+    float *fa = malloc(na * sizeof(float)), *fb = malloc(nb * sizeof(float));
+    double *ref = malloc(nc * sizeof(double));
+    int32_t *iref = malloc(nc * sizeof(int32_t));
+    cr_assert(ha && hb && hc && fa && fb && ref && iref);
+    uint64_t seed = 0x9e3779b97f4a7c15ull ^ ((uint64_t)m << 40 | (uint64_t)n << 20 | k);
+    for (size_t i = 0; i < na + nb; i++) {
+        float *f = i < na ? &fa[i] : &fb[i - na];
+        void *h = i < na ? ha : hb;
+        size_t j = i < na ? i : i - na;
+        if (prec == FF_PREC_FP32) {
+            *f = vkt_randf(&seed);
+            ((float *)h)[j] = *f;
+        } else if (prec == FF_PREC_FP16) {
+            uint16_t v = vkt_f2h(vkt_randf(&seed));
+            ((uint16_t *)h)[j] = v;
+            *f = vkt_h2f(v);
+        } else {
+            ((int8_t *)h)[j] = (int8_t)(vkt_rand(&seed) & 0xff);
+        }
+    }
+    if (prec == FF_PREC_INT8)
+        vkt_ref_i8(ha, hb, iref, m, n, k);
+    else
+        vkt_ref_f(fa, fb, ref, m, n, k);
+
+    struct ff_buf *bufs[3] = {mkbuf(na * in), mkbuf(nb * in), mkbuf(nc * out)};
+    cr_assert_eq(ff_buf_write(bufs[0], 0, ha, na * in, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_buf_write(bufs[1], 0, hb, nb * in, err, sizeof(err)), FF_OK, "%s", err);
+    memset(hc, 0x7f, nc * out); /* poison: NaN-ish / huge values */
+    cr_assert_eq(ff_buf_write(bufs[2], 0, hc, nc * out, err, sizeof(err)), FF_OK, "%s", err);
+    uint32_t p[3] = {m, n, k};
+    uint64_t dns = 0;
+    cr_assert_eq(run(kern, bufs, 3, p, 3, &dns), FF_OK, "run %s: %s", ff_kernel_variant(kern),
+                 err);
+    cr_assert_eq(ff_buf_read(bufs[2], 0, hc, nc * out, err, sizeof(err)), FF_OK, "%s", err);
+    for (size_t i = 0; i < nc; i++) {
+        if (prec == FF_PREC_INT8) {
+            cr_assert_eq(((int32_t *)hc)[i], iref[i], "%ux%ux%u int8 C[%zu]: %d != %d", m, n, k,
+                         i, ((int32_t *)hc)[i], iref[i]);
+            continue;
+        }
+        double got = prec == FF_PREC_FP32 ? ((float *)hc)[i] : vkt_h2f(((uint16_t *)hc)[i]);
+        double tol = (prec == FF_PREC_FP32 ? 1e-4 : 1e-2) * fmax(1.0, fabs(ref[i]));
+        cr_assert(fabs(got - ref[i]) <= tol, "%s %ux%ux%u C[%zu] = %g, want %g (%s)",
+                  prec == FF_PREC_FP32 ? "fp32" : "fp16", m, n, k, i, got, ref[i],
+                  ff_kernel_variant(kern));
+    }
+    for (int i = 0; i < 3; i++)
+        ff_buf_destroy(&bufs[i]);
+    ff_kernel_destroy(&kern);
+    free(ha), free(hb), free(hc), free(fa), free(fb), free(ref), free(iref);
+    return FF_OK;
+}
+
+Test(vulkan, device_info)
+{
+    const struct ff_device_info *info = ff_device_info(dev);
+    cr_expect_str_eq(info->backend, "vulkan");
+    cr_expect(info->name[0] && info->vendor[0] && info->driver_version[0]);
+    cr_expect(strncmp(info->api_version, "Vulkan 1.", 9) == 0, "%s", info->api_version);
+    cr_expect(info->global_mem_bytes > 0);
+    cr_expect(info->max_alloc_bytes > 0 && info->max_alloc_bytes <= info->global_mem_bytes * 4);
+    cr_expect(info->timer_resolution_ns > 0, "timestamps expected on lavapipe");
+    bool subgroup = false, features = false, coop = false;
+    for (size_t i = 0; i < info->n_extra; i++) {
+        subgroup |= strcmp(info->extra[i].key, "subgroup_size") == 0;
+        features |= strcmp(info->extra[i].key, "features") == 0;
+        coop |= strncmp(info->extra[i].key, "cooperative_matrix", 18) == 0;
+    }
+    cr_expect(subgroup && features && coop, "extra facts missing");
+    if (strcmp(info->type, "cpu") == 0) {
+        cr_expect(info->host_shared_memory);
+        /* lavapipe: the storage-buffer binding limit caps a buffer */
+        cr_expect(info->max_alloc_bytes <= (UINT64_C(1) << 31));
+    }
+}
+
+Test(vulkan, matmul_fp32)
+{
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 64, 64, 64), FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 96, 160, 72), FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 33, 17, 29), FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 1, 1, 1), FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 130, 260, 12), FF_OK, "%s", err);
+}
+
+Test(vulkan, matmul_fp16)
+{
+    if (!ff_device_info(dev)->fp16)
+        cr_log_warn("no shaderFloat16; fp16 storage path still tested");
+    int ret = check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP16, 64, 64, 64);
+    if (ret == FF_ERR_UNSUPPORTED && !vkt_ci())
+        cr_skip_test("fp16 unsupported: %s", err);
+    cr_assert_eq(ret, FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP16, 96, 160, 72), FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP16, 33, 17, 29), FF_OK, "%s", err);
+}
+
+Test(vulkan, matmul_int8)
+{
+    int ret = check_matmul(FF_KERNEL_MATMUL, FF_PREC_INT8, 64, 64, 64);
+    if (ret == FF_ERR_UNSUPPORTED && !vkt_ci())
+        cr_skip_test("int8 unsupported: %s", err);
+    cr_assert_eq(ret, FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_INT8, 96, 160, 72), FF_OK, "%s", err);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_INT8, 33, 17, 29), FF_OK, "%s", err);
+}
+
+Test(vulkan, coopmat)
+{
+    const struct ff_device_info *info = ff_device_info(dev);
+    for (int p = FF_PREC_FP16; p <= FF_PREC_INT8; p++) {
+        err[0] = 0;
+        int ret = check_matmul(FF_KERNEL_MATMUL_COOPMAT, (enum ff_prec)p, 128, 128, 128);
+        if (!info->coopmat) {
+            cr_expect_eq(ret, FF_ERR_UNSUPPORTED);
+            cr_expect(strstr(err, "cooperative_matrix") != NULL, "reason: %s", err);
+        } else {
+            /* a device that lists a shape must compute it right (or say why not) */
+            cr_expect(ret == FF_OK || ret == FF_ERR_UNSUPPORTED, "%d: %s", ret, err);
+        }
+    }
+    cr_expect_eq(check_matmul(FF_KERNEL_MATMUL_COOPMAT, FF_PREC_FP32, 64, 64, 64),
+                 FF_ERR_UNSUPPORTED);
+}
+
+Test(vulkan, library_unsupported)
+{
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_MATMUL_LIBRARY, .m = 64, .n = 64, .k = 64};
+    struct ff_kernel *k = NULL;
+    cr_expect_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "no library reference on Vulkan"), "%s", err);
+    cr_expect_null(k);
+}
+
+static struct ff_kernel *mem_kernel(enum ff_kernel_id id, uint32_t n)
+{
+    struct ff_kernel_desc desc = {.id = id, .n = n};
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
+    return k;
+}
+
+Test(vulkan, mem_kernels)
+{
+    const uint32_t n = 1024 * 300;
+    size_t bytes = (size_t)n * 4;
+    uint32_t *h0 = malloc(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
+    cr_assert(h0 && h1 && h2);
+    uint64_t seed = 42;
+    for (uint32_t i = 0; i < n; i++)
+        h0[i] = vkt_rand(&seed);
+    struct ff_buf *a = mkbuf(bytes), *b = mkbuf(bytes), *c = mkbuf(bytes);
+
+    /* read: the xor of all out words equals the xor of all input words */
+    struct ff_kernel *k = mem_kernel(FF_KERNEL_MEM_READ, n);
+    uint64_t ow = ff_kernel_out_words(k);
+    cr_assert(ow > 0 && ow * 4 <= bytes);
+    cr_assert_eq(ff_buf_write(a, 0, h0, bytes, err, sizeof(err)), FF_OK, "%s", err);
+    struct ff_buf *rb[2] = {a, b};
+    cr_assert_eq(run(k, rb, 2, NULL, 0, NULL), FF_OK, "%s", err);
+    cr_assert_eq(ff_buf_read(b, 0, h1, ow * 4, err, sizeof(err)), FF_OK, "%s", err);
+    uint32_t want = 0, got = 0;
+    for (uint32_t i = 0; i < n; i++)
+        want ^= h0[i];
+    for (uint64_t i = 0; i < ow; i++)
+        got ^= h1[i];
+    cr_expect_eq(got, want, "read xor %08x != %08x", got, want);
+    ff_kernel_destroy(&k);
+
+    /* write */
+    k = mem_kernel(FF_KERNEL_MEM_WRITE, n);
+    uint32_t value = 0xa5a5f00d;
+    struct ff_buf *wb[1] = {c};
+    cr_assert_eq(run(k, wb, 1, &value, 1, NULL), FF_OK, "%s", err);
+    cr_assert_eq(ff_buf_read(c, 0, h1, bytes, err, sizeof(err)), FF_OK, "%s", err);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(h1[i], value ^ i, "write [%u]", i);
+    ff_kernel_destroy(&k);
+
+    /* copy a -> c */
+    k = mem_kernel(FF_KERNEL_MEM_COPY, n);
+    struct ff_buf *cb[2] = {a, c};
+    cr_assert_eq(run(k, cb, 2, NULL, 0, NULL), FF_OK, "%s", err);
+    cr_assert_eq(ff_buf_read(c, 0, h1, bytes, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert(memcmp(h0, h1, bytes) == 0, "copy differs");
+    ff_kernel_destroy(&k);
+
+    /* triad a = b + 3c on floats */
+    float *fb = (float *)h1, *fc = (float *)h2;
+    for (uint32_t i = 0; i < n; i++) {
+        fb[i] = vkt_randf(&seed);
+        fc[i] = vkt_randf(&seed);
+    }
+    cr_assert_eq(ff_buf_write(b, 0, fb, bytes, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_buf_write(c, 0, fc, bytes, err, sizeof(err)), FF_OK, "%s", err);
+    k = mem_kernel(FF_KERNEL_MEM_TRIAD, n);
+    struct ff_buf *tb[3] = {a, b, c};
+    cr_assert_eq(run(k, tb, 3, NULL, 0, NULL), FF_OK, "%s", err);
+    float *fa = (float *)h0;
+    cr_assert_eq(ff_buf_read(a, 0, fa, bytes, err, sizeof(err)), FF_OK, "%s", err);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert(fabsf(fa[i] - (fb[i] + 3.0f * fc[i])) <= 1e-6f, "triad [%u]", i);
+    ff_kernel_destroy(&k);
+
+    ff_buf_destroy(&a), ff_buf_destroy(&b), ff_buf_destroy(&c);
+    free(h0), free(h1), free(h2);
+}
+
+Test(vulkan, empty_kernel)
+{
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_EMPTY};
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
+    uint64_t dns = 0, wns = 0;
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(ff_kernel_run(k, NULL, 0, NULL, 0, &dns, &wns, err, sizeof(err)), FF_OK,
+                     "%s", err);
+    cr_expect(wns > 0);
+    cr_expect(dns <= wns + 1000000, "device %llu ns > wall %llu ns", (unsigned long long)dns,
+              (unsigned long long)wns);
+    ff_kernel_destroy(&k);
+}
+
+Test(vulkan, transfer)
+{
+    /* more than the staging chunk would be slow under ASan; 3 MiB + odd tail */
+    const uint64_t bytes = (3u << 20) + 12;
+    uint8_t *h = malloc(bytes), *back = malloc(bytes);
+    cr_assert(h && back);
+    for (uint64_t i = 0; i < bytes; i++)
+        h[i] = (uint8_t)(i * 7 + 3);
+    struct ff_buf *b = mkbuf(bytes);
+    for (int kind = 0; kind < FF_XFER_COUNT; kind++) {
+        uint64_t ns = 0;
+        if (kind == FF_XFER_DOWNLOAD_PAGEABLE || kind == FF_XFER_DOWNLOAD_PINNED)
+            memset(back, 0, bytes);
+        void *host = (kind == FF_XFER_UPLOAD_PAGEABLE || kind == FF_XFER_UPLOAD_PINNED) ? h : back;
+        cr_assert_eq(ff_buf_transfer_timed(b, (enum ff_xfer)kind, host, bytes, &ns, err,
+                                           sizeof(err)),
+                     FF_OK, "kind %d: %s", kind, err);
+        cr_expect(ns > 0, "kind %d took 0 ns", kind);
+        if (host == back)
+            cr_assert(memcmp(h, back, bytes) == 0, "kind %d: data differs", kind);
+    }
+    /* partial writes/reads at an offset */
+    uint8_t mid[100];
+    memset(mid, 0xee, sizeof(mid));
+    cr_assert_eq(ff_buf_write(b, 1001, mid, sizeof(mid), err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_buf_read(b, 1000, back, 102, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect(back[0] == h[1000] && back[1] == 0xee && back[100] == 0xee && back[101] == h[1101]);
+    ff_buf_destroy(&b);
+    free(h), free(back);
+}
+
+Test(vulkan, bad_args)
+{
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32,
+                                  .m = 64, .n = 64, .k = 64};
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
+    struct ff_buf *small = mkbuf(64), *big = mkbuf(64 * 64 * 4);
+    struct ff_buf *bufs[3] = {big, big, small};
+    uint32_t p[3] = {64, 64, 64};
+    cr_expect_eq(run(k, bufs, 3, p, 3, NULL), FF_ERR_INVALID, "small C accepted");
+    bufs[2] = big;
+    uint32_t q[3] = {64, 64, 32};
+    cr_expect_eq(run(k, bufs, 3, q, 3, NULL), FF_ERR_INVALID, "other shape accepted");
+    cr_expect_eq(run(k, bufs, 2, p, 3, NULL), FF_ERR_INVALID, "2 buffers accepted");
+    cr_expect_eq(run(k, bufs, 3, p, 3, NULL), FF_OK, "%s", err);
+    struct ff_buf *none = NULL;
+    cr_expect_eq(ff_buf_create(dev, 0, &none, err, sizeof(err)), FF_ERR_INVALID);
+    uint64_t too_big = ff_device_info(dev)->max_alloc_bytes + 1;
+    cr_expect_eq(ff_buf_create(dev, too_big, &none, err, sizeof(err)), FF_ERR_DEVICE_MEMORY);
+    struct ff_kernel_desc bad = {.id = FF_KERNEL_MEM_READ, .n = 1000};
+    struct ff_kernel *k2 = NULL;
+    cr_expect_eq(ff_kernel_create(dev, &bad, &k2, err, sizeof(err)), FF_ERR_INVALID);
+    ff_kernel_destroy(&k);
+    ff_buf_destroy(&small), ff_buf_destroy(&big);
+}
+
+/* Faults, injected where a driver would report them. Each test runs in its
+ * own process (Criterion forks), so setenv does not leak. */
+Test(vulkan, fault_out_of_memory)
+{
+    setenv("FF_VK_FAULT", "oom", 1);
+    struct ff_buf *b = NULL;
+    cr_expect_eq(ff_buf_create(dev, 4096, &b, err, sizeof(err)), FF_ERR_DEVICE_MEMORY);
+    cr_expect(strstr(err, "VK_ERROR_OUT_OF_DEVICE_MEMORY"), "%s", err);
+    cr_expect_null(b);
+    unsetenv("FF_VK_FAULT");
+}
+
+Test(vulkan, fault_pipeline)
+{
+    setenv("FF_VK_FAULT", "pipeline", 1);
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_EMPTY};
+    struct ff_kernel *k = NULL;
+    cr_expect_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_ERR_BUILD);
+    cr_expect(err[0], "no reason given");
+    cr_expect_null(k);
+    unsetenv("FF_VK_FAULT");
+}
+
+Test(vulkan, fault_device_lost)
+{
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_EMPTY};
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
+    setenv("FF_VK_FAULT", "lost", 1);
+    cr_expect_eq(ff_kernel_run(k, NULL, 0, NULL, 0, NULL, NULL, err, sizeof(err)),
+                 FF_ERR_DEVICE_LOST);
+    unsetenv("FF_VK_FAULT");
+    /* once lost, every later call says so instead of touching the device */
+    cr_expect_eq(ff_kernel_run(k, NULL, 0, NULL, 0, NULL, NULL, err, sizeof(err)),
+                 FF_ERR_DEVICE_LOST);
+    struct ff_buf *b = NULL;
+    cr_expect_eq(ff_buf_create(dev, 4096, &b, err, sizeof(err)), FF_ERR_DEVICE_LOST);
+    ff_kernel_destroy(&k);
+}
+
+/* Skip (77) without a Vulkan device, fail under CI=true; then Criterion. */
+int main(int argc, char *argv[])
+{
+    int status = vkt_require_device();
+    if (status)
+        return status;
+    struct criterion_test_set *tests = criterion_initialize();
+    int result = 0;
+    if (criterion_handle_args(argc, argv, true))
+        result = !criterion_run_all_tests(tests);
+    criterion_finalize(tests);
+    return result;
+}
