@@ -1,0 +1,219 @@
+/* estimate/cli/report_json.c — the --json report, written with json-c. */
+#include <math.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "cli_report.h"
+
+static json_object *num(double v)
+{
+    if (!isfinite(v))
+        return NULL; /* JSON null */
+    return json_object_new_double(v);
+}
+
+static json_object *cost_or_null(double v)
+{
+    return v >= 0.0 ? json_object_new_double(v) : NULL;
+}
+
+#define ADD(obj, key, val) json_object_object_add((obj), (key), (val))
+
+static json_object *model_json(const struct ff_model *m)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "name", json_object_new_string(m->name));
+    ADD(o, "source", json_object_new_string(m->source));
+    ADD(o, "rough", json_object_new_boolean(m->rough));
+    ADD(o, "layers", json_object_new_int64(m->layers));
+    ADD(o, "hidden", json_object_new_int64(m->hidden));
+    ADD(o, "heads", json_object_new_int64(m->heads));
+    ADD(o, "kv_heads", json_object_new_int64(m->kv_heads));
+    ADD(o, "head_dim", json_object_new_int64(m->head_dim));
+    ADD(o, "ffn", json_object_new_int64(m->ffn));
+    ADD(o, "vocab", json_object_new_int64(m->vocab));
+    ADD(o, "tied_embeddings", json_object_new_boolean(m->tied_embeddings));
+    ADD(o, "experts", json_object_new_int64(m->experts));
+    ADD(o, "experts_active", json_object_new_int64(m->experts_active));
+    ADD(o, "kv_lora_rank", json_object_new_int64(m->kv_lora_rank));
+    ADD(o, "sliding_window", json_object_new_int64(m->sliding_window));
+    return o;
+}
+
+static json_object *device_json(const struct ff_device *d)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "slug", json_object_new_string(d->slug));
+    ADD(o, "name", json_object_new_string(d->name));
+    ADD(o, "source", json_object_new_string(d->source));
+    ADD(o, "measured", json_object_new_boolean(d->measured));
+    ADD(o, "memory_bytes", num(d->mem_bytes));
+    ADD(o, "bandwidth_bytes_per_s", num(d->bandwidth_bytes_per_s));
+    json_object *r = json_object_new_object();
+    for (int i = 0; i < FF_PREC_INT4; i++)
+        ADD(r, ff_precision_name((enum ff_precision)i),
+            d->flops_per_s[i] > 0 ? json_object_new_double(d->flops_per_s[i]) : NULL);
+    ADD(o, "matmul_flops_per_s", r);
+    ADD(o, "notes", json_object_new_string(d->notes));
+    return o;
+}
+
+static json_object *plan_json(const struct ff_plan *p)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "task", json_object_new_string(ff_task_name(p->task)));
+    ADD(o, "precision", json_object_new_string(ff_precision_name(p->precision)));
+    ADD(o, "grad_precision", json_object_new_string(ff_precision_name(p->grad_precision)));
+    ADD(o, "optimizer", json_object_new_string(ff_optimizer_name(p->optimizer)));
+    ADD(o, "batch", json_object_new_int64(p->batch));
+    ADD(o, "seq", json_object_new_int64(p->seq));
+    ADD(o, "accum", json_object_new_int64(p->accum));
+    ADD(o, "recompute", json_object_new_string(ff_recompute_name(p->recompute)));
+    ADD(o, "flash_attention", json_object_new_boolean(p->flash_attention));
+    ADD(o, "zero", json_object_new_int(p->zero));
+    ADD(o, "tp", json_object_new_int64(p->tp));
+    ADD(o, "pp", json_object_new_int64(p->pp));
+    ADD(o, "gpus", json_object_new_int64(p->gpus));
+    if (p->task == FF_TASK_SERVE) {
+        ADD(o, "prompt", json_object_new_int64(p->prompt));
+        ADD(o, "generate", json_object_new_int64(p->generate));
+    }
+    if (p->task == FF_TASK_LORA || p->task == FF_TASK_QLORA)
+        ADD(o, "lora_rank", json_object_new_int64(p->lora_rank));
+    return o;
+}
+
+static json_object *estimate_json(const struct ff_plan *p, const struct ff_estimate *e)
+{
+    json_object *o = json_object_new_object();
+    json_object *params = json_object_new_object();
+    ADD(params, "total", json_object_new_int64((int64_t)e->params.total));
+    ADD(params, "active", json_object_new_int64((int64_t)e->params.active));
+    ADD(params, "embedding", json_object_new_int64((int64_t)e->params.embedding));
+    ADD(o, "params", params);
+
+    json_object *mem = json_object_new_object(), *per = json_object_new_object();
+    ADD(per, "weights", num(e->mem.weights));
+    ADD(per, "gradients", num(e->mem.gradients));
+    ADD(per, "optimizer", num(e->mem.optimizer));
+    ADD(per, "activations", num(e->mem.activations));
+    ADD(per, "kv_cache", num(e->mem.kv_cache));
+    ADD(per, "overhead", num(e->mem.overhead));
+    ADD(per, "total", num(e->mem.total));
+    ADD(mem, "per_gpu_bytes", per);
+    ADD(mem, "usable_bytes", num(e->usable_bytes));
+    ADD(mem, "margin_bytes", num(e->margin_bytes));
+    ADD(o, "memory", mem);
+    ADD(o, "fits", json_object_new_boolean(e->fits));
+    ADD(o, "max_batch", json_object_new_int64(e->max_batch));
+    ADD(o, "min_gpus", e->min_gpus > 0 ? json_object_new_int64(e->min_gpus) : NULL);
+    json_object *lay = json_object_new_object();
+    ADD(lay, "gpus", json_object_new_int64(e->gpus));
+    ADD(lay, "tp", json_object_new_int64(e->tp));
+    ADD(lay, "pp", json_object_new_int64(e->pp));
+    ADD(lay, "dp", json_object_new_int64(e->dp));
+    ADD(lay, "chosen", json_object_new_boolean(e->gpus_chosen));
+    ADD(o, "layout", lay);
+
+    json_object *fl = json_object_new_object();
+    ADD(fl, "total", num(e->flops_model));
+    ADD(fl, "six_nd", p->task == FF_TASK_SERVE ? NULL : num(e->flops_6nd));
+    ADD(fl, "hardware", num(e->flops_hardware));
+    ADD(o, "flops", fl);
+
+    json_object *t = json_object_new_object();
+    ADD(t, "seconds", num(e->seconds));
+    ADD(t, "days", num(e->seconds / 86400.0));
+    ADD(t, "gpu_hours", num(e->gpu_hours));
+    ADD(t, "gpus", json_object_new_int64(e->gpus));
+    ADD(o, "time", t);
+
+    json_object *c = json_object_new_object();
+    ADD(c, "usd", cost_or_null(e->cost_usd));
+    ADD(c, "price_per_gpu_hour", e->price_per_hour > 0 ? num(e->price_per_hour) : NULL);
+    ADD(o, "cost", c);
+
+    json_object *a = json_object_new_object();
+    ADD(a, "compute_precision", json_object_new_string(ff_precision_name(e->compute_precision)));
+    ADD(a, "kv_precision", json_object_new_string(ff_precision_name(e->kv_precision)));
+    ADD(a, "rate_flops_per_s", num(e->rate_flops_per_s));
+    ADD(a, "mfu", num(e->mfu));
+    ADD(a, "hfu", num(e->hfu));
+    ADD(a, "mfu_default", json_object_new_boolean(e->mfu_default));
+    ADD(a, "bandwidth_bytes_per_s", num(e->bandwidth_bytes_per_s));
+    ADD(a, "bw_fraction", num(e->bw_fraction));
+    ADD(a, "tokens", p->task == FF_TASK_SERVE ? NULL : num(e->tokens));
+    ADD(o, "assumptions", a);
+
+    if (p->task == FF_TASK_SERVE) {
+        json_object *s = json_object_new_object();
+        ADD(s, "batch", json_object_new_int64(e->serve_batch));
+        ADD(s, "prefill_seconds", num(e->prefill_seconds));
+        ADD(s, "decode_seconds_per_token", num(e->decode_seconds_per_token));
+        ADD(s, "tokens_per_second", num(e->tokens_per_second));
+        ADD(s, "batch_tokens_per_second", num(e->batch_tokens_per_second));
+        ADD(s, "max_sequences", json_object_new_int64(e->max_sequences));
+        ADD(s, "max_tokens_per_second", num(e->max_tokens_per_second));
+        ADD(s, "cost_per_million_tokens", cost_or_null(e->cost_per_million_tokens));
+        ADD(o, "serve", s);
+    }
+    json_object *sug = json_object_new_array();
+    for (size_t i = 0; i < e->n_suggestions; i++) {
+        json_object *x = json_object_new_object();
+        ADD(x, "change", json_object_new_string(e->suggestions[i].change));
+        ADD(x, "total_bytes", num(e->suggestions[i].total_bytes));
+        ADD(x, "fits", json_object_new_boolean(e->suggestions[i].fits));
+        json_object_array_add(sug, x);
+    }
+    ADD(o, "suggestions", sug);
+    return o;
+}
+
+static int emit(FILE *out, json_object *o)
+{
+    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY
+                                                          | JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = s ? 0 : FF_ERR_NO_MEMORY;
+    if (s)
+        fprintf(out, "%s\n", s);
+    json_object_put(o);
+    return rc;
+}
+
+int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_device *d,
+                   const struct ff_plan *p, const struct ff_estimate *e)
+{
+    json_object *o = estimate_json(p, e);
+    if (!o)
+        return FF_ERR_NO_MEMORY;
+    ADD(o, "model", model_json(m));
+    ADD(o, "device", device_json(d));
+    ADD(o, "plan", plan_json(p));
+    return emit(out, o);
+}
+
+int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_plan *p,
+                        const struct ff_rank_row *rows, size_t n)
+{
+    json_object *o = json_object_new_object();
+    if (!o)
+        return FF_ERR_NO_MEMORY;
+    ADD(o, "model", model_json(m));
+    ADD(o, "plan", plan_json(p));
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *x;
+        if (rows[i].status == 0) {
+            x = estimate_json(p, &rows[i].est);
+        } else {
+            x = json_object_new_object();
+            ADD(x, "error", json_object_new_string(rows[i].why));
+        }
+        ADD(x, "rank", json_object_new_int64((int64_t)i + 1));
+        ADD(x, "device", device_json(&rows[i].device));
+        json_object_array_add(arr, x);
+    }
+    ADD(o, "ranking", arr);
+    return emit(out, o);
+}

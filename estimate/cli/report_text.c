@@ -1,0 +1,193 @@
+/* estimate/cli/report_text.c — the human-readable report. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_report.h"
+
+const char *ff_fmt_bytes(char *buf, size_t n, double bytes)
+{
+    double gib = bytes / 1073741824.0;
+    snprintf(buf, n, "%.2f GiB (%.1f GB)", gib, bytes / 1e9);
+    return buf;
+}
+
+const char *ff_fmt_seconds(char *buf, size_t n, double s)
+{
+    if (s < 1.0)
+        snprintf(buf, n, "%.2f ms", s * 1e3);
+    else if (s < 120.0)
+        snprintf(buf, n, "%.2f s", s);
+    else if (s < 7200.0)
+        snprintf(buf, n, "%.1f min", s / 60.0);
+    else if (s < 3.0 * 86400.0)
+        snprintf(buf, n, "%.1f h", s / 3600.0);
+    else
+        snprintf(buf, n, "%.1f days", s / 86400.0);
+    return buf;
+}
+
+static void row(FILE *out, const char *what, double bytes, const char *why)
+{
+    char b[64];
+    fprintf(out, "  %-13s %28s  %s\n", what, ff_fmt_bytes(b, sizeof(b), bytes), why);
+}
+
+static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estimate *e)
+{
+    fprintf(out, "plan:    %s, %s weights", ff_task_name(p->task), ff_precision_name(p->precision));
+    if (p->task == FF_TASK_SERVE) {
+        fprintf(out, ", KV %s, batch %lld, prompt %lld + generate %lld tokens",
+                ff_precision_name(e->kv_precision),
+                (long long)p->batch, (long long)p->prompt, (long long)p->generate);
+    } else {
+        fprintf(out, ", %s grads, %s, micro-batch %lld, accum %lld, recompute %s, flash %s, "
+                "ZeRO-%d",
+                p->precision == FF_PREC_FP32 ? "fp32" : ff_precision_name(p->grad_precision),
+                ff_optimizer_name(p->optimizer), (long long)p->batch, (long long)p->accum,
+                ff_recompute_name(p->recompute), p->flash_attention ? "on" : "off", p->zero);
+        if (p->task != FF_TASK_TRAIN)
+            fprintf(out, ", LoRA rank %lld (%s)", (long long)p->lora_rank,
+                    p->lora_all_linear ? "all linear layers" : "Wq, Wv");
+    }
+    fprintf(out, "\nlayout:  %lld GPU(s) = tp %lld x pp %lld x dp %lld%s\n", (long long)e->gpus,
+            (long long)e->tp, (long long)e->pp, (long long)e->dp,
+            e->gpus_chosen ? " (no --gpus: the fewest that fit)" : "");
+}
+
+void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device *d,
+                    const struct ff_plan *p, const struct ff_estimate *e)
+{
+    char b1[64], b2[64];
+    fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token\n", m->name,
+            (double)e->params.total / 1e9, (unsigned long long)e->params.total,
+            (double)e->params.active / 1e9);
+    fprintf(out, "         source: %s\n", m->source);
+    fprintf(out, "device:  %s (%s)\n         source: %s\n", d->slug, d->name, d->source);
+    if (d->notes[0])
+        fprintf(out, "         note: %s\n", d->notes);
+    plan_line(out, p, e);
+
+    fprintf(out, "\nmemory per GPU (most loaded GPU)\n");
+    row(out, "weights", e->mem.weights, "");
+    row(out, "gradients", e->mem.gradients, "");
+    row(out, "optimizer", e->mem.optimizer, "");
+    row(out, "activations", e->mem.activations,
+        p->task == FF_TASK_SERVE ? "one prefill's transients + last-token logits" : "");
+    row(out, "KV cache", e->mem.kv_cache, "");
+    row(out, "overhead", e->mem.overhead, "1 GiB runtime + 5% fragmentation (default)");
+    row(out, "total", e->mem.total, "");
+    row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
+    if (e->fits)
+        fprintf(out, "verdict: FITS, margin %s\n", ff_fmt_bytes(b1, sizeof(b1), e->margin_bytes));
+    else
+        fprintf(out, "verdict: DOES NOT FIT, short by %s\n",
+                ff_fmt_bytes(b1, sizeof(b1), -e->margin_bytes));
+    if (p->task == FF_TASK_SERVE)
+        fprintf(out, "max concurrent sequences at %lld tokens: %lld\n",
+                (long long)(p->prompt + p->generate), (long long)e->max_sequences);
+    else
+        fprintf(out, "largest micro-batch that fits: %lld\n", (long long)e->max_batch);
+    if (e->min_gpus > 0)
+        fprintf(out, "fewest GPUs under this plan: %lld (tp %lld x pp %lld x dp %lld)\n",
+                (long long)e->min_gpus, (long long)e->min_tp, (long long)e->min_pp,
+                (long long)e->min_dp);
+    else
+        fprintf(out, "fewest GPUs under this plan: none (no layout up to tp 8 x pp %lld fits)\n",
+                (long long)m->layers);
+    if (!e->fits && e->n_suggestions) {
+        fprintf(out, "what would make it fit (per-GPU total with the change):\n");
+        for (size_t i = 0; i < e->n_suggestions; i++)
+            fprintf(out, "  %-50s %28s  %s\n", e->suggestions[i].change,
+                    ff_fmt_bytes(b1, sizeof(b1), e->suggestions[i].total_bytes),
+                    e->suggestions[i].fits ? "fits" : "still too big");
+    }
+
+    double rate = e->rate_flops_per_s;
+    if (p->task != FF_TASK_SERVE) {
+        fprintf(out, "\ncompute (%.4g tokens%s)\n", e->tokens,
+                p->tokens > 0 ? "" : ", default 20 x params (Chinchilla)");
+        fprintf(out, "  6ND:            %.4g FLOP (Kaplan et al. 2020)\n", e->flops_6nd);
+        fprintf(out, "  exact:          %.4g FLOP (matmuls + attention, PaLM App. B)%s\n",
+                e->flops_model, p->task == FF_TASK_TRAIN ? "" : ", frozen base: 4N/token");
+        fprintf(out, "  with recompute: %.4g FLOP (hardware)\n", e->flops_hardware);
+        fprintf(out, "  rate:           %.4g TFLOP/s %s per GPU (%s) x MFU %.1f%% (HFU %.1f%%)%s\n",
+                rate / 1e12, ff_precision_name(e->compute_precision),
+                d->measured ? "measured" : "datasheet dense", e->mfu * 100.0, e->hfu * 100.0,
+                p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
+                : e->mfu_default ? " default: Llama 2/3.1 and Megatron runs reach 38-46%" : "");
+        fprintf(out, "  time:           %s on %lld GPU(s) (%.4g s)\n",
+                ff_fmt_seconds(b1, sizeof(b1), e->seconds), (long long)e->gpus, e->seconds);
+        fprintf(out, "  GPU-hours:      %.4g\n", e->gpu_hours);
+        if (e->cost_usd >= 0)
+            fprintf(out, "  cost:           $%.4g at $%.2f per GPU-hour%s\n", e->cost_usd,
+                    e->price_per_hour, p->price_per_hour > 0 ? "" : " (typical cloud rate)");
+        else
+            fprintf(out, "  cost:           unknown (no price for %s; pass --price)\n", d->slug);
+    } else {
+        fprintf(out, "\nserving (rate %.4g TFLOP/s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
+                rate / 1e12, ff_precision_name(e->compute_precision == FF_PREC_INT4
+                                                   ? FF_PREC_FP16 : e->compute_precision),
+                e->mfu * 100.0, e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
+        fprintf(out, "  time to first token (prefill, batch %lld): %s\n",
+                (long long)e->serve_batch, ff_fmt_seconds(b1, sizeof(b1), e->prefill_seconds));
+        fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
+                (long long)e->serve_batch,
+                ff_fmt_seconds(b2, sizeof(b2), e->decode_seconds_per_token));
+        fprintf(out, "  one sequence:                 %.1f tokens/s\n", e->tokens_per_second);
+        fprintf(out, "  batch %-6lld end to end:       %.1f output tokens/s\n",
+                (long long)e->serve_batch, e->batch_tokens_per_second);
+        if (e->max_sequences > 0) {
+            fprintf(out, "  at %lld sequences (max):        %.1f output tokens/s\n",
+                    (long long)e->max_sequences, e->max_tokens_per_second);
+            if (e->cost_per_million_tokens >= 0)
+                fprintf(out, "  cost:                         $%.4g per million output tokens "
+                        "at $%.2f per GPU-hour x %lld GPU(s)\n", e->cost_per_million_tokens,
+                        e->price_per_hour, (long long)(e->tp * e->pp));
+            else
+                fprintf(out, "  cost:                         unknown (pass --price)\n");
+        }
+    }
+}
+
+void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
+                         const struct ff_rank_row *rows, size_t n)
+{
+    char b1[64];
+    bool serve = p->task == FF_TASK_SERVE;
+    fprintf(out, "%s, %s %s — ranked (fits first, then cost)\n", m->name,
+            ff_task_name(p->task), ff_precision_name(p->precision));
+    if (serve)
+        fprintf(out, "%-4s %-14s %-5s %5s %14s %14s %12s\n", "rank", "device", "fits", "GPUs",
+                "tok/s (1 seq)", "tok/s (max)", "$/M tokens");
+    else
+        fprintf(out, "%-4s %-14s %-5s %7s %14s %12s %14s\n", "rank", "device", "fits", "GPUs",
+                "time", "GPU-hours", "cost");
+    for (size_t i = 0; i < n; i++) {
+        const struct ff_rank_row *r = &rows[i];
+        if (r->status != 0) {
+            fprintf(out, "%-4zu %-14s n/a   %s\n", i + 1, r->device.slug, r->why);
+            continue;
+        }
+        const struct ff_estimate *e = &r->est;
+        char cost[32] = "unknown";
+        if (serve) {
+            if (e->cost_per_million_tokens >= 0)
+                snprintf(cost, sizeof(cost), "$%.3g", e->cost_per_million_tokens);
+            fprintf(out, "%-4zu %-14s %-5s %5lld %14.1f %14.1f %12s\n", i + 1, r->device.slug,
+                    e->fits ? "yes" : "no", (long long)e->min_gpus, e->tokens_per_second,
+                    e->max_tokens_per_second, cost);
+        } else {
+            if (e->cost_usd >= 0)
+                snprintf(cost, sizeof(cost), "$%.4g", e->cost_usd);
+            fprintf(out, "%-4zu %-14s %-5s %7lld %14s %12.4g %14s\n", i + 1, r->device.slug,
+                    e->fits ? "yes" : "no", (long long)e->min_gpus,
+                    e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-",
+                    e->fits ? e->gpu_hours : NAN, e->fits ? cost : "-");
+        }
+    }
+    if (!serve)
+        fprintf(out, "time and cost on the fewest GPUs that fit%s; MFU %s\n",
+                p->gpus > 0 ? " (or --gpus)" : "",
+                p->mfu > 0 ? "as given" : "40% default");
+}

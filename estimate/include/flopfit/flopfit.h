@@ -1,0 +1,12 @@
+/* flopfit/flopfit.h — everything libflopfit installs. */
+#ifndef FLOPFIT_FLOPFIT_H
+#define FLOPFIT_FLOPFIT_H
+
+#include "flopfit/device.h"
+#include "flopfit/estimate.h"
+#include "flopfit/export.h"
+#include "flopfit/model.h"
+#include "flopfit/precision.h"
+#include "flopfit/status.h"
+
+#endif

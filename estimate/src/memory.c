@@ -1,0 +1,320 @@
+/*
+ * estimate/src/memory.c — memory per GPU: weights, gradients, optimizer states,
+ * activations, KV cache and runtime overhead.
+ *
+ * Sources: ZeRO (Rajbhandari et al. 2020) §3.1 and Fig. 1 for model states; DeepSpeed
+ * docs memory.rst for the ZeRO-3 resident layer and ZeRO-2's 16-bit gradient buffer;
+ * Korthikanti et al. 2022 Table 2 for activations; Megatron-LM theoretical_memory_usage.py
+ * for pipeline stages (the first stage holds min(pp, micro-batches) in flight).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "flopfit/estimate.h"
+#include "flopfit/status.h"
+#include "internal.h"
+
+void ff_est_model_state(double params, double largest_layer, int stage, double dp, double w,
+                        double g, double k, struct ff_memory *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (dp < 1.0)
+        dp = 1.0;
+    out->weights = w * params;
+    out->gradients = g * params;
+    out->optimizer = k * params;
+    switch (stage) {
+    case 1: /* P_os: 4Ψ + KΨ/N_d with 2-byte weights and grads */
+        out->optimizer /= dp;
+        break;
+    case 2: /* P_os+g: 2Ψ + (2+K)Ψ/N_d */
+        out->gradients /= dp;
+        out->optimizer /= dp;
+        /* Gradients kept wider than the weights (fp32): backward still writes 16-bit
+         * gradients for the whole shard before the reduce-scatter (DeepSpeed's estimate
+         * 4Ψ + 16Ψ/N_d, docs memory.rst). */
+        if (g > w)
+            out->gradients += w * params;
+        break;
+    case 3: /* P_os+g+p: (2+2+K)Ψ/N_d, plus the largest layer gathered in 16 bits with its
+             * gradients (DeepSpeed: 4 bytes × largest layer) */
+        out->weights = out->weights / dp + w * largest_layer;
+        out->gradients = out->gradients / dp + w * largest_layer;
+        out->optimizer /= dp;
+        break;
+    default: break;
+    }
+}
+
+double ff_est_optimizer_bytes(enum ff_optimizer opt, double weight_bytes)
+{
+    /* Mixed precision keeps an fp32 master copy of 16-bit (or narrower) weights. */
+    double master = weight_bytes < 4.0 ? 4.0 : 0.0;
+    switch (opt) {
+    case FF_OPT_ADAMW: return master + 8.0;     /* fp32 momentum + variance */
+    case FF_OPT_ADAMW8BIT: return master + 2.0; /* 8-bit states (Dettmers et al. 2022) */
+    case FF_OPT_SGD: return master + 4.0;       /* fp32 momentum */
+    }
+    return master + 8.0;
+}
+
+enum ff_precision ff_plan_kv_precision(const struct ff_plan *p)
+{
+    if (p->kv_precision_set)
+        return p->kv_precision;
+    if (p->precision == FF_PREC_FP32)
+        return FF_PREC_FP32;
+    return p->precision == FF_PREC_FP16 ? FF_PREC_FP16 : FF_PREC_BF16;
+}
+
+int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p)
+{
+    if (p->task == FF_TASK_SERVE)
+        return p->prompt + p->generate;
+    if (p->seq > 0)
+        return p->seq;
+    return m->max_positions > 0 && m->max_positions < 4096 ? m->max_positions : 4096;
+}
+
+/* Bytes per stored weight of the transformer blocks and of embeddings/head. */
+static void weight_bytes(const struct ff_plan *p, double *block, double *other)
+{
+    double wide = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
+    switch (p->task) {
+    case FF_TASK_TRAIN:
+        *block = *other = wide; /* fp8 training keeps 16-bit weights (Transformer Engine) */
+        return;
+    case FF_TASK_QLORA:
+        *block = ff_precision_bytes(FF_PREC_NF4);
+        *other = wide; /* QLoRA leaves embeddings and the LM head in 16 bits */
+        return;
+    default:
+        *block = ff_precision_bytes(p->precision);
+        /* Quantised checkpoints keep embeddings and the LM head in 16 bits. */
+        *other = *block < 2.0 ? 2.0 : *block;
+        return;
+    }
+}
+
+/* Per token per layer activation bytes (Korthikanti Table 2, generalised; see header). */
+static double act_per_token(const struct ff_model *m, const struct ff_plan *p, double s,
+                            double tp, bool *scores_out)
+{
+    double h = (double)m->hidden, a = (double)m->heads;
+    double e = p->precision == FF_PREC_FP32 ? 2.0 : 1.0; /* element size / 2 bytes */
+    double d = m->dropout ? 1.0 : 0.0;
+    double qk, v_dim, k_dim;
+    if (m->kv_lora_rank > 0) {
+        qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
+        k_dim = a * qk;
+        v_dim = a * (double)m->v_head_dim;
+    } else {
+        qk = (double)m->head_dim;
+        k_dim = v_dim = (double)m->kv_heads * (double)m->head_dim;
+    }
+    double q_dim = a * qk, o_dim = m->kv_lora_rank > 0 ? v_dim : a * (double)m->head_dim;
+    double f;
+    double moe_copies = 0.0;
+    if (m->experts > 0) {
+        double w = (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn);
+        f = (double)(m->experts_active + m->shared_experts) * w;
+        if (m->dense_layers > 0 && (double)m->ffn > f)
+            f = (double)m->ffn;
+        moe_copies = 2.0 * h * (double)m->experts_active; /* dispatched token copies */
+    } else {
+        f = (double)m->ffn;
+    }
+    /* Replicated under TP without sequence parallelism: norm inputs, QKV and MLP inputs,
+     * dropout masks (1 byte each). Korthikanti: 10sbh for two norms and dropout. */
+    double rep = e * (2.0 * (double)m->norms_per_layer * h + 2.0 * h + 2.0 * h) + 2.0 * d * h;
+    /* Sharded: Q, K, V, attention output (projection input), FFN intermediates:
+     * 4f (GeLU: fc1 output + activation output) or 6f (gated: gate, up, product). */
+    double shard = e * (2.0 * q_dim + 2.0 * k_dim + 2.0 * v_dim + 2.0 * o_dim
+                        + (m->gated_ffn ? 6.0 : 4.0) * f + moe_copies);
+    /* Attention scores: softmax output 2as (+ dropout mask as and output 2as), unless
+     * flash attention or selective recomputation removes them. */
+    double scores = 0.0;
+    bool keep_scores = !p->flash_attention && p->recompute == FF_RECOMPUTE_NONE;
+    if (keep_scores) {
+        double s_eff = s;
+        if (m->sliding_window > 0 && (double)m->sliding_window < s && m->sliding_layers == 0)
+            s_eff = (double)m->sliding_window;
+        scores = (e * 2.0 + 3.0 * d) * a * s_eff;
+    }
+    if (scores_out)
+        *scores_out = keep_scores;
+    if (tp > 1.0 && p->sequence_parallel)
+        return (rep + shard + scores) / tp;
+    return rep + (shard + scores) / tp;
+}
+
+struct stage_sizes {
+    double blocks_first, blocks_last; /* block parameters per stage */
+    double other_first, other_last;   /* embedding / head parameters per stage */
+    double layers_per_stage;
+};
+
+static void stages(const struct ff_model *m, const struct ff_param_count *pc, double pp,
+                   struct stage_sizes *st)
+{
+    double L = (double)m->layers;
+    double lps = ceil(L / pp);
+    double blocks = (double)pc->total - (double)pc->embedding - (double)pc->head;
+    double stage_blocks = pp <= 1.0 ? blocks : fmin(blocks, lps * (double)pc->per_layer_max);
+    double head = m->tied_embeddings ? (double)m->vocab * (double)(m->embed_proj ? m->embed_proj : m->hidden)
+                                     : (double)pc->head;
+    st->layers_per_stage = lps;
+    st->blocks_first = st->blocks_last = stage_blocks;
+    if (pp <= 1.0) {
+        st->other_first = st->other_last = (double)pc->embedding + (double)pc->head;
+    } else {
+        st->other_first = (double)pc->embedding;
+        st->other_last = head; /* a tied head keeps its own copy on the last stage */
+    }
+}
+
+static double lora_params_per_layer(const struct ff_model *m, const struct ff_plan *p)
+{
+    double r = (double)p->lora_rank, h = (double)m->hidden;
+    double qd = (double)m->heads * (double)m->head_dim;
+    double kvd = (double)m->kv_heads * (double)m->head_dim;
+    /* LoRA §4: r·(d_in + d_out) per adapted matrix. */
+    double w = r * (h + qd) + r * (h + kvd); /* Wq, Wv */
+    if (p->lora_all_linear) {
+        w += r * (h + kvd) + r * (qd + h); /* Wk, Wo */
+        double f = (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn);
+        double per = (m->gated_ffn ? 3.0 : 2.0) * r * (h + f);
+        double n = m->experts > 0 ? (double)(m->experts + m->shared_experts) : 1.0;
+        w += n * per;
+    }
+    return w;
+}
+
+static void add_overhead(const struct ff_plan *p, struct ff_memory *mem)
+{
+    double sum = mem->weights + mem->gradients + mem->optimizer + mem->activations
+                 + mem->kv_cache;
+    double fixed = p->overhead_bytes >= 0.0 ? p->overhead_bytes : FF_DEFAULT_OVERHEAD_BYTES;
+    double frac = p->overhead_fraction >= 0.0 ? p->overhead_fraction
+                                              : FF_DEFAULT_OVERHEAD_FRACTION;
+    mem->overhead = fixed + frac * sum;
+    mem->total = sum + mem->overhead;
+}
+
+static void train_stage(const struct ff_model *m, const struct ff_plan *p,
+                        const struct ff_param_count *pc, double blocks, double other,
+                        double in_flight, bool last, double tp, double dp, double b,
+                        struct ff_memory *mem)
+{
+    double wb, ob;
+    weight_bytes(p, &wb, &ob);
+    double largest = (double)pc->per_layer_max / tp;
+    double w16 = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
+    double g = p->precision == FF_PREC_FP32 ? 4.0 : ff_precision_bytes(p->grad_precision);
+    if (p->task == FF_TASK_TRAIN) {
+        double k = ff_est_optimizer_bytes(p->optimizer, w16);
+        ff_est_model_state((blocks + other) / tp, largest, p->zero, dp, w16, g, k, mem);
+    } else {
+        /* Frozen base (sharded only by ZeRO-3) + trainable adapters with full states. */
+        double frozen = (blocks * wb + other * ob) / tp;
+        if (p->zero == 3)
+            frozen = frozen / dp + largest * w16;
+        double adapters = lora_params_per_layer(m, p) * (blocks / (double)pc->per_layer_max)
+                          / tp;
+        double k = ff_est_optimizer_bytes(p->optimizer, w16);
+        ff_est_model_state(adapters, 0.0, p->zero, dp, w16, g, k, mem);
+        mem->weights += frozen;
+    }
+    double s = (double)ff_plan_seq(m, p);
+    double tokens = s * b;
+    double per_layer = act_per_token(m, p, s, tp, NULL) * tokens;
+    double e = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
+    double sp = (tp > 1.0 && p->sequence_parallel) ? tp : 1.0;
+    double layers = blocks / (double)pc->per_layer_max;
+    if (layers < 1.0)
+        layers = 1.0;
+    double act;
+    if (p->recompute == FF_RECOMPUTE_FULL)
+        /* Keep each layer's input (2sbh) and rebuild one layer at a time in backward. */
+        act = e * (double)m->hidden * tokens / sp * layers + per_layer;
+    else
+        act = per_layer * layers;
+    act *= in_flight;
+    if (!last)
+        act += e * (double)m->hidden * tokens / sp * in_flight; /* embedding output */
+    else
+        act += 4.0 * (double)m->vocab * tokens / tp; /* fp32 logits for the loss */
+    if (p->task == FF_TASK_QLORA)
+        act += 2.0 * largest; /* one layer dequantised to 16 bits at a time */
+    mem->activations = act;
+    add_overhead(p, mem);
+}
+
+static int memory_at(const struct ff_model *m, const struct ff_plan *p,
+                     const struct ff_param_count *pc, double tp, double pp, double dp, double b,
+                     struct ff_memory *out)
+{
+    struct stage_sizes st;
+    stages(m, pc, pp, &st);
+    if (p->task != FF_TASK_SERVE) {
+        double in_flight = pp > 1.0 ? fmin(pp, (double)p->accum) : 1.0;
+        struct ff_memory first, last;
+        train_stage(m, p, pc, st.blocks_first, st.other_first, in_flight, pp <= 1.0, tp, dp, b,
+                    &first);
+        if (pp <= 1.0) {
+            *out = first;
+            return FF_OK;
+        }
+        train_stage(m, p, pc, st.blocks_last, st.other_last, 1.0, true, tp, dp, b, &last);
+        *out = first.total >= last.total ? first : last;
+        return FF_OK;
+    }
+    /* Serving: weights + KV cache + transient activations of one prefill + overhead. */
+    double wb, ob;
+    weight_bytes(p, &wb, &ob);
+    struct ff_memory mem;
+    memset(&mem, 0, sizeof(mem));
+    double other = fmax(st.other_first, st.other_last);
+    mem.weights = (st.blocks_first * wb + other * ob) / tp;
+    double kv_share = 1.0; /* MLA's latent is replicated across TP ranks */
+    if (m->kv_lora_rank == 0)
+        kv_share = 1.0 / fmin(tp, (double)m->kv_heads);
+    double ctx = (double)(p->prompt + p->generate);
+    mem.kv_cache = ff_model_kv_bytes(m, ctx, b, ff_precision_bytes(ff_plan_kv_precision(p)))
+                   * kv_share / pp;
+    double h = (double)m->hidden;
+    double qkv = (double)(m->heads + 2 * m->kv_heads) * (double)m->head_dim;
+    double f = m->experts > 0 ? (double)(m->experts_active + m->shared_experts)
+                                    * (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn)
+                              : (double)m->ffn;
+    double wide = (m->gated_ffn ? 2.0 : 1.0) * f;
+    double act_elem = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
+    mem.activations = b * (double)p->prompt * act_elem * (2.0 * h + fmax(qkv, wide)) / tp
+                      + b * (double)m->vocab * 4.0 / tp;
+    add_overhead(p, &mem);
+    *out = mem;
+    return FF_OK;
+}
+
+int ff_memory_at(const struct ff_model *m, const struct ff_plan *p,
+                 const struct ff_param_count *pc, double tp, double pp, double dp, double b,
+                 struct ff_memory *out)
+{
+    return memory_at(m, p, pc, tp, pp, dp, b, out);
+}
+
+int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, int64_t gpus,
+                  int64_t batch, struct ff_memory *out)
+{
+    if (!m || !plan || !out || batch < 0)
+        return FF_ERR_INVALID;
+    struct ff_param_count pc;
+    int rc = ff_model_params(m, &pc);
+    if (rc != FF_OK)
+        return rc;
+    double mp = (double)(plan->tp * plan->pp);
+    double dp = gpus > 0 ? (double)gpus / mp : 1.0;
+    if (dp < 1.0)
+        dp = 1.0;
+    return memory_at(m, plan, &pc, (double)plan->tp, (double)plan->pp, dp, (double)batch, out);
+}

@@ -1,0 +1,91 @@
+/*
+ * estimate/src/serve.c — prefill and decode time (roofline).
+ *
+ * Prefill ≈ 2·N·tokens / (peak·MFU): compute-bound. Decode step ≈ (weight bytes + KV bytes)
+ * / (bandwidth·fraction): memory-bound while the batch is below peak/bandwidth (kipply,
+ * "Transformer Inference Arithmetic"). Each phase takes the larger of its compute and memory
+ * times. MoE decode reads only the experts its tokens touch: E·(1 - (1 - k/E)^tokens) per
+ * layer. Tensor parallelism divides both and adds two all-reduces per layer (Megatron):
+ * latency α plus a ring's 2(t-1)/t of the activations over the GPU link.
+ * Attention is counted without the causal halving, as in the training count.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "flopfit/estimate.h"
+#include "flopfit/status.h"
+#include "internal.h"
+
+static double block_bytes(const struct ff_plan *p)
+{
+    return ff_precision_bytes(p->precision);
+}
+
+/* Weight bytes read once when `tokens` tokens pass through the model. */
+static double weights_read(const struct ff_model *m, const struct ff_param_count *pc,
+                           const struct ff_plan *p, double tokens)
+{
+    double wb = block_bytes(p), ob = wb < 2.0 ? 2.0 : wb;
+    double head = (double)m->vocab * (double)(m->embed_proj > 0 ? m->embed_proj : m->hidden);
+    double blocks = (double)pc->total - (double)pc->embedding - (double)pc->head;
+    if (m->rough) {
+        head = (double)pc->embedding;
+        blocks = (double)pc->total - head;
+    }
+    if (m->experts > 0 && pc->expert > 0) {
+        double n_moe = (double)(m->layers - m->dense_layers);
+        double E = (double)m->experts, k = (double)m->experts_active;
+        double all = n_moe * E * (double)pc->expert;
+        double touched = E * (1.0 - pow(1.0 - k / E, tokens));
+        blocks = blocks - all + n_moe * touched * (double)pc->expert;
+    }
+    return blocks * wb + head * ob;
+}
+
+static double comm_seconds(const struct ff_model *m, const struct ff_device *d, double tp,
+                           double tokens, double act_bytes)
+{
+    if (tp <= 1.0)
+        return 0.0;
+    double bytes = 2.0 * (tp - 1.0) / tp * tokens * (double)m->hidden * act_bytes;
+    double link = d->link_bytes_per_s > 0.0 ? bytes / d->link_bytes_per_s : 0.0;
+    return 2.0 * (double)m->layers * (FF_DEFAULT_ALLREDUCE_LATENCY_S + link);
+}
+
+int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
+                const struct ff_param_count *pc, double mfu, double bw_fraction,
+                int64_t batch, struct ff_serve_point *out)
+{
+    double rate = ff_device_rate(d, p->precision);
+    double bw = d->bandwidth_bytes_per_s * bw_fraction;
+    if (rate <= 0.0 || bw <= 0.0)
+        return FF_ERR_UNSUPPORTED;
+    double tp = (double)p->tp, B = (double)batch;
+    double P = (double)p->prompt, G = (double)p->generate;
+    double head = (double)m->vocab * (double)(m->embed_proj > 0 ? m->embed_proj : m->hidden);
+    double matmul = (double)pc->matmul_active;
+    double act_bytes = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
+    double L = (double)m->layers;
+
+    /* Prefill: every prompt token through the blocks, the LM head for the last one only. */
+    double attn_p = m->rough ? 0.0 : L * ff_attn_flops_per_token_layer(m, P);
+    double flops_p = B * (P * (2.0 * (matmul - head) + attn_p) + 2.0 * head);
+    double bytes_p = weights_read(m, pc, p, B * P);
+    double t_p = fmax(flops_p / (tp * rate * mfu), bytes_p / (tp * bw))
+                 + comm_seconds(m, d, tp, B * P, act_bytes);
+
+    /* Decode: one token per sequence at the mean context of the generation. */
+    double ctx = P + G / 2.0;
+    double attn_d = m->rough ? 0.0 : L * ff_attn_flops_per_token_layer(m, ctx);
+    double flops_d = B * (2.0 * matmul + attn_d);
+    double kv = ff_model_kv_bytes(m, ctx, B, ff_precision_bytes(ff_plan_kv_precision(p)));
+    double bytes_d = weights_read(m, pc, p, B) + kv;
+    double t_d = fmax(flops_d / (tp * rate * mfu), bytes_d / (tp * bw))
+                 + comm_seconds(m, d, tp, B, act_bytes);
+
+    out->prefill_s = t_p;
+    out->step_s = t_d;
+    out->total_s = t_p + G * t_d;
+    out->tokens_per_s = B * G / out->total_s;
+    return FF_OK;
+}

@@ -1,0 +1,124 @@
+/* estimate/src/util.c — small string helpers for messages and name matching. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+void ff_strlcpy(char *dst, const char *src, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t len = strlen(src);
+    if (len >= n)
+        len = n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+bool ff_streq_ci(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+bool ff_word_in(const char *name, const char *list)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+    while (p && *p) {
+        while (*p == ' ')
+            p++;
+        const char *end = strchr(p, ' ');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && len > 0) {
+            size_t i = 0;
+            while (i < len && tolower((unsigned char)p[i]) == tolower((unsigned char)name[i]))
+                i++;
+            if (i == len)
+                return true;
+        }
+        p = end;
+    }
+    return false;
+}
+
+int ff_edit_distance(const char *a, const char *b)
+{
+    enum { CAP = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > CAP || lb > CAP)
+        return CAP;
+    int prev[CAP + 1], cur[CAP + 1];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = prev[j - 1] + cost;
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev, cur, sizeof(int) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (n == 0)
+        return false;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+int ff_suggest_from(const char *name, const char *const *candidates, size_t n, char *buf,
+                    size_t buflen, int max)
+{
+    if (buf && buflen)
+        buf[0] = '\0';
+    if (!name || !buf || buflen == 0)
+        return 0;
+    int written = 0;
+    size_t len = strlen(name);
+    int limit = len < 6 ? 2 : (int)(len / 3);
+    /* Two passes: distance 0..limit in order, then substring matches. */
+    for (int d = 0; d <= limit + 1 && written < max; d++) {
+        for (size_t i = 0; i < n && written < max; i++) {
+            int dist = ff_edit_distance(name, candidates[i]);
+            bool sub = contains_ci(candidates[i], name) || contains_ci(name, candidates[i]);
+            bool ok = d <= limit ? dist == d : (sub && dist > limit);
+            if (!ok)
+                continue;
+            size_t used = strlen(buf);
+            snprintf(buf + used, buflen - used, "%s%s", written ? ", " : "", candidates[i]);
+            written++;
+        }
+    }
+    return written;
+}
