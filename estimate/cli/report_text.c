@@ -75,7 +75,7 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
     row(out, "activations", e->mem.activations,
         p->task == FF_TASK_SERVE ? "one prefill's transients + last-token logits" : "");
     row(out, "KV cache", e->mem.kv_cache, "");
-    row(out, "overhead", e->mem.overhead, "1 GiB runtime + 5% fragmentation (default)");
+    row(out, "overhead", e->mem.overhead, "runtime 1 GiB + 10% of activations (default)");
     row(out, "total", e->mem.total, "");
     row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
     if (e->fits)
@@ -104,6 +104,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
     }
 
     double rate = e->rate_flops_per_s;
+    if (!e->fits)
+        fprintf(out, "\n(the figures below assume the plan fit; as planned it does not run)\n");
     if (p->task != FF_TASK_SERVE) {
         fprintf(out, "\ncompute (%.4g tokens%s)\n", e->tokens,
                 p->tokens > 0 ? "" : ", default 20 x params (Chinchilla)");

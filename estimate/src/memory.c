@@ -197,7 +197,9 @@ static void add_overhead(const struct ff_plan *p, struct ff_memory *mem)
     double fixed = p->overhead_bytes >= 0.0 ? p->overhead_bytes : FF_DEFAULT_OVERHEAD_BYTES;
     double frac = p->overhead_fraction >= 0.0 ? p->overhead_fraction
                                               : FF_DEFAULT_OVERHEAD_FRACTION;
-    mem->overhead = fixed + frac * sum;
+    /* Model states and a paged KV cache are allocated once; the caching allocator's
+     * fragmentation comes from the churn of transient activations. */
+    mem->overhead = fixed + frac * mem->activations;
     mem->total = sum + mem->overhead;
 }
 

@@ -31,7 +31,7 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
 #define FF_DEFAULT_MFU_SERVE 0.60   /* prefill; P10 implies ~66% */
 #define FF_DEFAULT_BW_FRACTION 0.70 /* datasheet bandwidth; P10 implies ~75%, llama.cpp 32-72% */
 #define FF_DEFAULT_OVERHEAD_BYTES 1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
-#define FF_DEFAULT_OVERHEAD_FRACTION 0.05      /* allocator fragmentation */
+#define FF_DEFAULT_OVERHEAD_FRACTION 0.10      /* of activations: allocator fragmentation */
 #define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6   /* one small NCCL all-reduce on NVLink */
 
 /* What to estimate and how. ff_plan_init sets every default listed here. */
@@ -62,7 +62,7 @@ struct ff_plan {
     double bw_fraction;                /* 0 = default (0.70 datasheet, 1.0 measured) */
     double price_per_hour;             /* USD per GPU-hour; 0 = the device's */
     double overhead_bytes;             /* fixed runtime overhead per GPU; < 0 = default */
-    double overhead_fraction;          /* of the other memory; < 0 = default */
+    double overhead_fraction;          /* of the activations; < 0 = default */
 };
 
 /* Memory per GPU, bytes. */
