@@ -104,6 +104,8 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
      * every earlier run was waited for). */
     VkDescriptorBufferInfo bi[FF_MAX_BUFS];
     VkWriteDescriptorSet w[FF_MAX_BUFS];
+    VkBufferView views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    size_t n_texel = vk->texel_format != VK_FORMAT_UNDEFINED ? 2 : 0;
     for (size_t i = 0; i < n_bufs; i++) {
         bi[i] = (VkDescriptorBufferInfo){
             .buffer = ((struct ffvk_buf *)bufs[i])->buf, .offset = 0, .range = VK_WHOLE_SIZE};
@@ -115,13 +117,31 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .pBufferInfo = &bi[i],
         };
+        if (i < n_texel) {
+            /* views live for this run only: the buffers may change per call */
+            VkBufferViewCreateInfo vci = {
+                .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+                .buffer = bi[i].buffer,
+                .format = vk->texel_format,
+                .offset = 0,
+                .range = vk->need_bytes[i],
+            };
+            VkResult r = fn->vkCreateBufferView(d->dev, &vci, NULL, &views[i]);
+            if (r != VK_SUCCESS) {
+                ret = ffvk_check(d, r, "vkCreateBufferView", err, errlen);
+                goto error_views;
+            }
+            w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+            w[i].pBufferInfo = NULL;
+            w[i].pTexelBufferView = &views[i];
+        }
     }
     if (n_bufs)
         fn->vkUpdateDescriptorSets(d->dev, (uint32_t)n_bufs, w, 0, NULL);
 
     ret = ffvk_cmd_begin(d, err, errlen);
     if (ret < 0)
-        return ret;
+        goto error_views;
     VkCommandBuffer cmd = d->cmd;
     if (d->timestamps) {
         fn->vkCmdResetQueryPool(cmd, d->timestamps, 0, 2);
@@ -140,7 +160,9 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     uint64_t wall = 0;
     ret = ffvk_cmd_submit_wait(d, &wall, err, errlen);
     if (ret < 0)
-        return ret;
+        goto error_views;
+    for (size_t i = 0; i < n_texel; i++)
+        fn->vkDestroyBufferView(d->dev, views[i], NULL);
 
     uint64_t dev_ns = wall;
     if (d->timestamps) {
@@ -159,4 +181,13 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     *device_ns = dev_ns;
     *wall_ns = wall;
     return FF_OK;
+
+error_views:
+    /* after a timeout the views may still be in use: leak them rather than
+     * destroy what the device reads */
+    if (!d->lost)
+        for (size_t i = 0; i < n_texel; i++)
+            if (views[i])
+                fn->vkDestroyBufferView(d->dev, views[i], NULL);
+    return ret;
 }

@@ -88,7 +88,10 @@
     X(vkCreateDescriptorPool)                                                               \
     X(vkDestroyDescriptorPool)                                                              \
     X(vkAllocateDescriptorSets)                                                             \
-    X(vkUpdateDescriptorSets)
+    X(vkUpdateDescriptorSets)                                                               \
+    X(vkCreateBufferView)                                                                   \
+    X(vkDestroyBufferView)                                                                  \
+    X(vkGetPhysicalDeviceFormatProperties)
 
 /* Optional entry points: NULL when the extension is absent. */
 #define FFVK_OPTIONAL_FNS(X)                                                                \
@@ -198,6 +201,7 @@ struct ffvk_kernel {
     uint32_t n_fixed_push;              /* leading push words set at create time */
     uint64_t need_bytes[FF_MAX_BUFS];   /* smallest buffer each binding accepts */
     bool sizes_from_params;             /* params must equal desc m, n, k */
+    VkFormat texel_format;              /* != UNDEFINED: bindings 0, 1 are texel buffers */
 };
 
 /* Check buffer sizes and params of a run; fills vk->push. */

@@ -34,8 +34,9 @@ int ffvk_alloc(struct ffvk_device *d, uint64_t bytes, uint32_t type, VkBuffer *b
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = bytes,
+        /* texel usage: matmul may read A and B through texel-buffer views */
         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
     VkResult r = fn->vkCreateBuffer(d->dev, &bci, NULL, buf);

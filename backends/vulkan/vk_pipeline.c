@@ -20,6 +20,9 @@
 #include "vk_matmul_f16.h"
 #include "vk_matmul_f32.h"
 #include "vk_matmul_i8.h"
+#include "vk_matmul_tex_f16.h"
+#include "vk_matmul_tex_f32.h"
+#include "vk_matmul_tex_i8.h"
 #include "vk_mem_copy.h"
 #include "vk_mem_read.h"
 #include "vk_mem_triad.h"
@@ -28,10 +31,10 @@
 #define SPV(name) name, sizeof(name)
 
 /* Register block on CPU devices (lavapipe), see pick_tiles(). */
-#define FF_VK_CPU_TM 8
+#define FF_VK_CPU_TM 16
 #define FF_VK_CPU_TN4 2
 #define FF_VK_CPU_WX 8
-#define FF_VK_CPU_WY 8
+#define FF_VK_CPU_WY 1
 
 /* ---- tile tables ------------------------------------------------------------ */
 
@@ -69,6 +72,12 @@ static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec
         break;
     }
     (void)prec;
+    /* FF_VK_TILES=tm,tn4,wx,wy overrides the table (tuning on a new device) */
+    const char *env = getenv("FF_VK_TILES");
+    struct mm_tiles e;
+    if (env && sscanf(env, "%u,%u,%u,%u", &e.tm, &e.tn4, &e.wx, &e.wy) == 4 && e.tm >= 1 &&
+        e.tm <= 64 && e.tn4 >= 1 && e.tn4 <= 4 && e.wx >= 1 && e.wy >= 1)
+        t = e;
     /* stay inside the device's work-group limits */
     const VkPhysicalDeviceLimits *l = &d->props.limits;
     while (t.wx * t.wy > l->maxComputeWorkGroupInvocations || t.wx > l->maxComputeWorkGroupSize[0] ||
@@ -81,6 +90,39 @@ static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec
             break;
     }
     return t;
+}
+
+/* Texel-buffer format holding 4 consecutive elements of A or B. */
+static VkFormat texel_format(enum ff_prec prec)
+{
+    return prec == FF_PREC_FP16   ? VK_FORMAT_R16G16B16A16_SFLOAT
+           : prec == FF_PREC_INT8 ? VK_FORMAT_R8G8B8A8_SINT
+                                  : VK_FORMAT_R32G32B32A32_SFLOAT;
+}
+
+/*
+ * Read A and B through texel buffers? On lavapipe a storage-buffer load is
+ * a loop over the SIMD lanes with a bounds check each, while a texel fetch
+ * is a vector gather: measured several times faster there (bench_matmul).
+ * GPUs keep plain storage loads. FF_VK_MATMUL_PATH=texel|storage overrides.
+ */
+static bool use_texel(const struct ffvk_device *d, const struct ff_kernel_desc *desc)
+{
+    const char *env = getenv("FF_VK_MATMUL_PATH");
+    bool want = d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (env && strcmp(env, "texel") == 0)
+        want = true;
+    else if (env && strcmp(env, "storage") == 0)
+        want = false;
+    if (!want)
+        return false;
+    VkFormatProperties fp;
+    d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, texel_format(desc->prec), &fp);
+    if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
+        return false;
+    uint64_t texels_a = (uint64_t)desc->m * desc->k / 4, texels_b = (uint64_t)desc->k * desc->n / 4;
+    uint64_t max = d->props.limits.maxTexelBufferElements;
+    return texels_a <= max && texels_b <= max;
 }
 
 /* ---- generic pipeline ------------------------------------------------------ */
@@ -102,10 +144,12 @@ static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *c
         return ret == FF_ERR_DEVICE ? FF_ERR_BUILD : ret;
     }
     VkDescriptorSetLayoutBinding bind[FF_MAX_BUFS];
+    uint32_t n_texel = k->texel_format != VK_FORMAT_UNDEFINED ? 2 : 0;
     for (uint32_t i = 0; i < n_bufs; i++)
         bind[i] = (VkDescriptorSetLayoutBinding){
             .binding = i,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType = i < n_texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                          : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
@@ -166,13 +210,15 @@ static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *c
         return ret;
     }
     if (n_bufs) {
-        VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                   .descriptorCount = n_bufs};
+        VkDescriptorPoolSize ps[2] = {
+            {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = n_bufs - n_texel},
+            {.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = n_texel},
+        };
         VkDescriptorPoolCreateInfo dpi = {
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
             .maxSets = 1,
-            .poolSizeCount = 1,
-            .pPoolSizes = &ps,
+            .poolSizeCount = n_texel ? 2 : 1,
+            .pPoolSizes = ps,
         };
         r = fn->vkCreateDescriptorPool(d->dev, &dpi, NULL, &k->desc_pool);
         if (r != VK_SUCCESS)
@@ -240,13 +286,15 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     size_t bytes;
     uint32_t in_size, out_size;
     const char *maths;
+    bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
+    bool texel = aligned && use_texel(d, desc);
     switch (desc->prec) {
     case FF_PREC_FP16:
         if (!d->storage16)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "device lacks storageBuffer16BitAccess (fp16 buffers)");
-        code = ff_vk_spv_matmul_f16;
-        bytes = sizeof(ff_vk_spv_matmul_f16);
+        code = texel ? ff_vk_spv_matmul_tex_f16 : ff_vk_spv_matmul_f16;
+        bytes = texel ? sizeof(ff_vk_spv_matmul_tex_f16) : sizeof(ff_vk_spv_matmul_f16);
         in_size = 2;
         out_size = 2;
         maths = "fp16 in/out, fp32 accumulate";
@@ -255,22 +303,23 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
         if (!d->storage8)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "device lacks storageBuffer8BitAccess (int8 buffers)");
-        code = ff_vk_spv_matmul_i8;
-        bytes = sizeof(ff_vk_spv_matmul_i8);
+        code = texel ? ff_vk_spv_matmul_tex_i8 : ff_vk_spv_matmul_i8;
+        bytes = texel ? sizeof(ff_vk_spv_matmul_tex_i8) : sizeof(ff_vk_spv_matmul_i8);
         in_size = 1;
         out_size = 4;
         maths = "int8 in, int32 accumulate/out";
         break;
     default:
-        code = ff_vk_spv_matmul_f32;
-        bytes = sizeof(ff_vk_spv_matmul_f32);
+        code = texel ? ff_vk_spv_matmul_tex_f32 : ff_vk_spv_matmul_f32;
+        bytes = texel ? sizeof(ff_vk_spv_matmul_tex_f32) : sizeof(ff_vk_spv_matmul_f32);
         in_size = 4;
         out_size = 4;
         maths = "fp32";
         break;
     }
+    if (texel)
+        k->texel_format = texel_format(desc->prec);
     struct mm_tiles t = pick_tiles(d, desc->prec);
-    bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
     uint32_t spec[8] = {desc->m, desc->n, desc->k, t.tm, t.tn4, t.wx, t.wy, aligned};
     k->groups[0] = div_up(div_up(desc->n, 4), (uint64_t)t.wx * t.tn4);
     k->groups[1] = div_up(desc->m, (uint64_t)t.wy * t.tm);
@@ -285,10 +334,12 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     k->base.n_bufs = 3;
     k->base.n_params = 3;
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s; %ux%u block per invocation (%s), work-group %ux%u, registers only, "
-             "tiles for %s",
-             maths, t.tm, t.tn4 * 4, aligned ? "vec4 loads" : "scalar loads: K or N not /4",
-             t.wx, t.wy, d->base.info.type);
+             "%s; %ux%u block per invocation, %s, work-group %ux%u, no shared memory",
+             maths, t.tm, t.tn4 * 4,
+             texel     ? "A, B via texel buffers"
+             : aligned ? "vec4 storage loads"
+                       : "scalar loads (K or N not /4)",
+             t.wx, t.wy);
     (void)prec_name;
     return build(d, k, code, bytes, 3, 0, spec, 8, err, errlen);
 }

@@ -21,6 +21,7 @@
  * any shape works; ALIGNED (K and N multiples of 4) selects the vec4 path,
  * otherwise a scalar path handles the odd shapes.
  */
+#extension GL_EXT_control_flow_attributes : require
 #if defined(FF_FP16)
 #extension GL_EXT_shader_16bit_storage : require
 #define TIN float16_t
@@ -57,13 +58,30 @@ layout(constant_id = 5) const uint WX = 8;
 layout(constant_id = 6) const uint WY = 8;
 layout(constant_id = 7) const bool ALIGNED = true;
 
-#define MAX_TM 16
+#define MAX_TM 64
 #define MAX_TN4 4
 
+#if defined(FF_TEXEL)
+/* A and B through uniform texel buffers (RGBA32F / RGBA16F / RGBA8I views):
+ * the texture path converts to fp32/int32 and, on lavapipe, fetches all
+ * lanes with SIMD gathers, where a storage-buffer load is a per-lane loop. */
+#if defined(FF_INT8)
+layout(set = 0, binding = 0) uniform isamplerBuffer a_tex;
+layout(set = 0, binding = 1) uniform isamplerBuffer b_tex;
+#else
+layout(set = 0, binding = 0) uniform samplerBuffer a_tex;
+layout(set = 0, binding = 1) uniform samplerBuffer b_tex;
+#endif
+#define LOAD_A4(i) texelFetch(a_tex, int(i))
+#define LOAD_B4(i) texelFetch(b_tex, int(i))
+#else
 layout(set = 0, binding = 0, std430) readonly buffer A4b { TIN4 a4[]; };
 layout(set = 0, binding = 0, std430) readonly buffer A1b { TIN a1[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B4b { TIN4 b4[]; };
 layout(set = 0, binding = 1, std430) readonly buffer B1b { TIN b1[]; };
+#define LOAD_A4(i) TACC4(a4[i])
+#define LOAD_B4(i) TACC4(b4[i])
+#endif
 layout(set = 0, binding = 2, std430) writeonly buffer C4b { TOUT4 c4[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer C1b { TOUT c1[]; };
 
@@ -76,56 +94,58 @@ void main()
     TACC4 acc[MAX_TM][MAX_TN4];
     uint arow[MAX_TM];
     uint bcol[MAX_TN4];
-    for (uint i = 0; i < TM; i++) {
+    [[unroll]] for (uint i = 0; i < TM; i++) {
         arow[i] = min(row0 + i * WY, M - 1);
-        for (uint j = 0; j < TN4; j++)
+        [[unroll]] for (uint j = 0; j < TN4; j++)
             acc[i][j] = TACC4(0);
     }
-    for (uint j = 0; j < TN4; j++)
+    [[unroll]] for (uint j = 0; j < TN4; j++)
         bcol[j] = col0 + j * WX;
 
     if (ALIGNED) {
-        for (uint j = 0; j < TN4; j++)
+        [[unroll]] for (uint j = 0; j < TN4; j++)
             bcol[j] = min(bcol[j], N4 - 1);
         for (uint k4 = 0; k4 < K4; k4++) {
             TACC4 a[MAX_TM];
-            for (uint i = 0; i < TM; i++)
-                a[i] = TACC4(a4[arow[i] * K4 + k4]);
-            for (uint kk = 0; kk < 4; kk++) {
+            [[unroll]] for (uint i = 0; i < TM; i++)
+                a[i] = LOAD_A4(arow[i] * K4 + k4);
+            [[unroll]] for (uint kk = 0; kk < 4; kk++) {
                 uint boff = (k4 * 4 + kk) * N4;
-                for (uint j = 0; j < TN4; j++) {
-                    TACC4 b = TACC4(b4[boff + bcol[j]]);
-                    for (uint i = 0; i < TM; i++)
+                [[unroll]] for (uint j = 0; j < TN4; j++) {
+                    TACC4 b = LOAD_B4(boff + bcol[j]);
+                    [[unroll]] for (uint i = 0; i < TM; i++)
                         acc[i][j] += a[i][kk] * b;
                 }
             }
         }
     } else {
+#if !defined(FF_TEXEL) /* the texel variant is only built for aligned shapes */
         for (uint k = 0; k < K; k++) {
             TACC a[MAX_TM];
-            for (uint i = 0; i < TM; i++)
+            [[unroll]] for (uint i = 0; i < TM; i++)
                 a[i] = TACC(a1[arow[i] * K + k]);
-            for (uint j = 0; j < TN4; j++) {
+            [[unroll]] for (uint j = 0; j < TN4; j++) {
                 TACC4 b;
-                for (uint c = 0; c < 4; c++)
+                [[unroll]] for (uint c = 0; c < 4; c++)
                     b[c] = TACC(b1[k * N + min(bcol[j] * 4 + c, N - 1)]);
-                for (uint i = 0; i < TM; i++)
+                [[unroll]] for (uint i = 0; i < TM; i++)
                     acc[i][j] += a[i] * b;
             }
         }
+#endif
     }
 
-    for (uint i = 0; i < TM; i++) {
+    [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = row0 + i * WY;
         if (row >= M)
             continue;
-        for (uint j = 0; j < TN4; j++) {
+        [[unroll]] for (uint j = 0; j < TN4; j++) {
             uint col4 = col0 + j * WX;
             if (ALIGNED) {
                 if (col4 < N4)
                     c4[row * N4 + col4] = TOUT4(acc[i][j]);
             } else {
-                for (uint c = 0; c < 4; c++)
+                [[unroll]] for (uint c = 0; c < 4; c++)
                     if (col4 * 4 + c < N)
                         c1[row * N + col4 * 4 + c] = TOUT(acc[i][j][c]);
             }
