@@ -120,12 +120,14 @@ int ff_device_find(const char *name, struct ff_device *out)
 
 int ff_device_suggest(const char *name, char *buf, size_t buflen, int max)
 {
-    const char *names[N_CATALOG + N_ALIASES];
+    const char *names[N_CATALOG + N_ALIASES], *targets[N_CATALOG + N_ALIASES];
     for (size_t i = 0; i < N_CATALOG; i++)
-        names[i] = catalog[i].slug;
-    for (size_t i = 0; i < N_ALIASES; i++)
+        names[i] = targets[i] = catalog[i].slug;
+    for (size_t i = 0; i < N_ALIASES; i++) {
         names[N_CATALOG + i] = aliases[i][0];
-    return ff_suggest_from(name, names, N_CATALOG + N_ALIASES, buf, buflen, max);
+        targets[N_CATALOG + i] = aliases[i][1];
+    }
+    return ff_suggest_from(name, names, targets, N_CATALOG + N_ALIASES, buf, buflen, max);
 }
 
 double ff_device_rate(const struct ff_device *d, enum ff_precision p)

@@ -19,9 +19,10 @@ bool ff_word_in(const char *name, const char *list);
 /* Edit distance between two lower-cased strings, capped at 64. */
 int ff_edit_distance(const char *a, const char *b);
 
-/* Append close matches of `name` among candidates[i] to buf, ", "-separated. */
-int ff_suggest_from(const char *name, const char *const *candidates, size_t n, char *buf,
-                    size_t buflen, int max);
+/* Write close matches of `name` among candidates[i] to buf, ", "-separated, showing
+ * targets[i] (NULL: the candidate itself) once each. Returns the number written. */
+int ff_suggest_from(const char *name, const char *const *candidates,
+                    const char *const *targets, size_t n, char *buf, size_t buflen, int max);
 
 /* Copy with truncation, always NUL-terminated. */
 void ff_strlcpy(char *dst, const char *src, size_t n);

@@ -118,5 +118,5 @@ int ff_model_suggest(const char *name, char *buf, size_t buflen, int max)
     const char *slugs[N];
     for (size_t i = 0; i < N; i++)
         slugs[i] = presets[i].slug;
-    return ff_suggest_from(name, slugs, N, buf, buflen, max);
+    return ff_suggest_from(name, slugs, NULL, N, buf, buflen, max);
 }

@@ -97,8 +97,20 @@ static bool contains_ci(const char *hay, const char *needle)
     return false;
 }
 
-int ff_suggest_from(const char *name, const char *const *candidates, size_t n, char *buf,
-                    size_t buflen, int max)
+static bool listed(const char *buf, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = buf; (p = strstr(p, word)) != NULL; p += n) {
+        bool start = p == buf || p[-1] == ' ';
+        bool end = p[n] == '\0' || p[n] == ',';
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+int ff_suggest_from(const char *name, const char *const *candidates,
+                    const char *const *targets, size_t n, char *buf, size_t buflen, int max)
 {
     if (buf && buflen)
         buf[0] = '\0';
@@ -113,10 +125,11 @@ int ff_suggest_from(const char *name, const char *const *candidates, size_t n, c
             int dist = ff_edit_distance(name, candidates[i]);
             bool sub = contains_ci(candidates[i], name) || contains_ci(name, candidates[i]);
             bool ok = d <= limit ? dist == d : (sub && dist > limit);
-            if (!ok)
+            const char *show = targets ? targets[i] : candidates[i];
+            if (!ok || listed(buf, show))
                 continue;
             size_t used = strlen(buf);
-            snprintf(buf + used, buflen - used, "%s%s", written ? ", " : "", candidates[i]);
+            snprintf(buf + used, buflen - used, "%s%s", written ? ", " : "", show);
             written++;
         }
     }

@@ -1,0 +1,254 @@
+/*
+ * tests/estimate/test_cli.c — `flopfit estimate` end to end through ff_cmd_estimate, run in
+ * a forked child with stdout and stderr captured: exit codes, messages, JSON, timing.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "common.h"
+#include "estimate_cli.h"
+
+#define CAP 200000
+
+struct out {
+    int code;
+    char out[CAP], err[8192];
+};
+
+static void slurp(FILE *f, char *buf, size_t n)
+{
+    rewind(f);
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+}
+
+/* Runs `flopfit estimate ARGS...` (NULL-terminated) in a child process. */
+static struct out *cli(const char *first, ...)
+{
+    const char *argv[64] = { "estimate" };
+    int argc = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+
+    static struct out o;
+    memset(&o, 0, sizeof(o));
+    FILE *fo = tmpfile(), *fe = tmpfile();
+    cr_assert(fo && fe);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fileno(fo), 1);
+        dup2(fileno(fe), 2);
+        int rc = ff_cmd_estimate(argc, (char **)argv);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st), "child crashed");
+    o.code = WEXITSTATUS(st);
+    slurp(fo, o.out, sizeof(o.out));
+    slurp(fe, o.err, sizeof(o.err));
+    fclose(fo);
+    fclose(fe);
+    return &o;
+}
+
+#define DATA(f) FF_TEST_DATA "/" f
+
+Test(cli, help_and_lists)
+{
+    struct out *o = cli("--help", NULL);
+    cr_expect_eq(o->code, 0);
+    cr_expect(strstr(o->out, "--model") && strstr(o->out, "--device"));
+    o = cli("--list-models", NULL);
+    cr_expect_eq(o->code, 0);
+    cr_expect(strstr(o->out, "llama-3.1-405b") && strstr(o->out, "mixtral-8x7b"));
+    o = cli("--list-devices", NULL);
+    cr_expect_eq(o->code, 0);
+    cr_expect(strstr(o->out, "h100-sxm") && strstr(o->out, "max-1550"));
+}
+
+Test(cli, fits_and_does_not_fit)
+{
+    struct out *o = cli("--model", "llama-2-7b", "--serve", "--device", "h100", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "FITS") && strstr(o->out, "tokens/s"), "%s", o->out);
+    o = cli("--model", "llama-2-70b", "--train", "--device", "h100", "--gpus", "1", NULL);
+    cr_expect_eq(o->code, 1, "not fitting is exit 1");
+    cr_expect(strstr(o->out, "DOES NOT FIT") && strstr(o->out, "what would make it fit"),
+              "%s", o->out);
+}
+
+Test(cli, unknown_names_list_close_matches)
+{
+    struct out *o = cli("--model", "llama-2-7", "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "unknown model \"llama-2-7\"") && strstr(o->err, "llama-2-7b"),
+              "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h1000", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "unknown device") && strstr(o->err, "h100"), "%s", o->err);
+}
+
+Test(cli, bad_config_names_file_and_field)
+{
+    struct out *o = cli("--model", DATA("bad-heads-string.json"), "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "bad-heads-string.json") && strstr(o->err, "num_attention_heads"),
+              "%s", o->err);
+    o = cli("--model", DATA("bad-unsupported.json"), "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "t5"), "%s", o->err);
+    o = cli("--model", "./missing/config.json", "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "missing/config.json"), "%s", o->err);
+}
+
+Test(cli, bad_numbers)
+{
+    static const char *const cases[][3] = {
+        { "--batch", "-3", "out of range" }, { "--batch", "0", "out of range" },
+        { "--batch", "abc", "not a number" }, { "--gpus", "99999999999999999999", "range" },
+        { "--tokens", "-1e9", "out of range" }, { "--mfu", "1.5", "out of range" },
+        { "--seq", "1e40", "range" }, { "--tp", "3.5", "range" }, { "--price", "nan", "" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct out *o = cli("--model", "llama-2-7b", "--device", "h100", cases[i][0],
+                            cases[i][1], NULL);
+        cr_expect_eq(o->code, 2, "%s %s", cases[i][0], cases[i][1]);
+        cr_expect(strstr(o->err, cases[i][0]) && strstr(o->err, cases[i][2]), "%s", o->err);
+    }
+    struct out *o = cli("--params", "0", "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+    o = cli("--params", "1e300", "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+}
+
+Test(cli, impossible_plans)
+{
+    struct out *o = cli("--model", "llama-2-7b", "--device", "h100", "--tp", "3", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "--tp 3 does not divide the 32 attention heads"), "%s", o->err);
+    o = cli("--model", "llama-2-70b", "--device", "h100", "--tp", "128", NULL); /* 64 heads */
+    cr_expect_eq(o->code, 2);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--tp", "8", "--gpus", "4", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "needs tp x pp = 8 GPUs"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--tp", "2", "--gpus", "5", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "not a multiple"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--serve", "--device", "h100", "--gpus", "8", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "more GPUs than needed"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--pp", "64", NULL);
+    cr_expect_eq(o->code, 2);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--precision", "int4", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "qlora"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "a100", "--precision", "fp8", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "fp8"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--train", "--serve", "--device", "h100", NULL);
+    cr_expect_eq(o->code, 2);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--profile", DATA("profile-full.json"),
+            NULL);
+    cr_expect_eq(o->code, 2);
+    o = cli("--model", "llama-2-7b", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "no device"), "%s", o->err);
+}
+
+static json_object *path(json_object *o, const char *a, const char *b)
+{
+    json_object *x = NULL, *y = NULL;
+    if (!json_object_object_get_ex(o, a, &x))
+        return NULL;
+    if (!b)
+        return x;
+    json_object_object_get_ex(x, b, &y);
+    return y;
+}
+
+Test(cli, json_has_the_contract_keys)
+{
+    struct out *o = cli("--model", "llama-3-8b", "--train", "--device", "h100", "--gpus", "8",
+                        "--zero", "3", "--tokens", "15e12", "--json", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    json_object *j = json_tokener_parse(o->out);
+    cr_assert(j, "valid JSON");
+    const char *keys[][2] = {
+        { "params", "total" }, { "params", "active" }, { "memory", "usable_bytes" },
+        { "fits", NULL }, { "max_batch", NULL }, { "min_gpus", NULL }, { "flops", "total" },
+        { "time", "seconds" }, { "time", "gpu_hours" }, { "cost", "usd" },
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        cr_expect(path(j, keys[i][0], keys[i][1]), "%s.%s", keys[i][0],
+                  keys[i][1] ? keys[i][1] : "");
+    json_object *per = path(j, "memory", "per_gpu_bytes");
+    const char *mem[] = { "weights", "gradients", "optimizer", "activations", "kv_cache",
+                          "overhead", "total" };
+    for (size_t i = 0; i < 7; i++)
+        cr_expect(per && json_object_object_get_ex(per, mem[i], NULL), "%s", mem[i]);
+    cr_expect_eq(json_object_get_int64(path(j, "params", "total")), 8030261248LL);
+    json_object_put(j);
+
+    o = cli("--model", "mixtral-8x7b", "--serve", "--device", "h200", "--json", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    j = json_tokener_parse(o->out);
+    cr_assert(j);
+    const char *serve[] = { "prefill_seconds", "decode_seconds_per_token", "tokens_per_second",
+                            "max_sequences" };
+    for (size_t i = 0; i < 4; i++)
+        cr_expect(path(j, "serve", serve[i]), "serve.%s", serve[i]);
+    json_object_put(j);
+}
+
+Test(cli, device_all_ranks_within_50ms)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    struct out *o = cli("--model", "llama-3.1-405b", "--train", "--device", "all", "--profile",
+                        DATA("profile-full.json"), "--tokens", "15.6e12", NULL);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "mi300x") && strstr(o->out, "profile-full"), "%s", o->out);
+    cr_expect_lt(ms, 50.0 * (getenv("FF_SLOW") ? 20 : 1), "--device all took %.1f ms", ms);
+    o = cli("--model", "llama-2-70b", "--serve", "--device", "all", "--json", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    json_object *j = json_tokener_parse(o->out);
+    cr_assert(j);
+    cr_expect_eq(json_object_array_length(path(j, "ranking", NULL)), 10);
+    json_object_put(j);
+}
+
+Test(cli, rough_params_and_profile)
+{
+    struct out *o = cli("--params", "1e12", "--device", "h200", "--zero", "3", "--gpus", "1024",
+                        "--seq", "1048576", "--recompute", "full", NULL);
+    cr_expect(o->code == 0 || o->code == 1, "%s", o->err);
+    cr_expect(strstr(o->out, "1e+12") || strstr(o->out, "1000 B"), "%s", o->out);
+    cr_expect(!strstr(o->out, "nan") && !strstr(o->out, "inf"), "%s", o->out);
+    o = cli("--model", "gpt2", "--profile", DATA("profile-cpu.json"), NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "lacks a bf16 matrix rate"), "%s", o->err);
+    o = cli("--model", "gpt2", "--profile", DATA("profile-cpu.json"), "--precision", "fp32",
+            NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "measured"), "%s", o->out);
+}

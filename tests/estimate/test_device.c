@@ -1,0 +1,107 @@
+/* tests/estimate/test_device.c — the catalog and measured profiles (results/SCHEMA.md). */
+#include <string.h>
+
+#include "common.h"
+
+static int profile(const char *file, struct ff_device *d, char *err, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", FF_TEST_DATA, file);
+    return ff_device_from_profile(path, d, err, n);
+}
+
+Test(device, catalog_has_required_entries_with_sources)
+{
+    const char *need[] = { "h100-sxm", "h200", "a100-80gb", "a100-40gb", "l4", "rtx-4090",
+                           "mi300x", "rx-7900-xtx", "arc-a770", "max-1550" };
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+        struct ff_device d = device(need[i]);
+        cr_expect_gt(d.mem_bytes, 0.0, "%s memory", need[i]);
+        cr_expect_gt(d.bandwidth_bytes_per_s, 0.0, "%s bandwidth", need[i]);
+        cr_expect_gt(d.flops_per_s[FF_PREC_FP32], 0.0, "%s fp32", need[i]);
+        cr_expect_gt(d.flops_per_s[FF_PREC_BF16], d.flops_per_s[FF_PREC_FP32],
+                     "%s: matrix bf16 above fp32", need[i]);
+        cr_expect_gt(d.flops_per_s[FF_PREC_INT8], 0.0, "%s int8", need[i]);
+        cr_expect_gt(strlen(d.source), 20, "%s has a source", need[i]);
+        cr_expect(!d.measured);
+    }
+}
+
+Test(device, aliases_case_and_suggestions)
+{
+    struct ff_device a = device("H100"), b = device("h100-sxm");
+    cr_expect_str_eq(a.slug, b.slug);
+    struct ff_device x;
+    cr_expect_eq(ff_device_find("h10", &x), FF_ERR_NOT_FOUND);
+    char near[256];
+    cr_expect_gt(ff_device_suggest("h10", near, sizeof(near), 4), 0);
+    cr_expect(strstr(near, "h100") != NULL, "%s", near);
+    cr_expect_gt(ff_device_suggest("a10", near, sizeof(near), 4), 0);
+    cr_expect(strstr(near, "a100-80gb") != NULL, "%s", near);
+    cr_expect_eq(ff_device_rate(&b, FF_PREC_INT4), b.flops_per_s[FF_PREC_FP16]);
+    struct ff_device a100 = device("a100-80gb");
+    cr_expect_eq(ff_device_rate(&a100, FF_PREC_FP8), 0.0, "A100 has no fp8");
+}
+
+Test(device, profile_best_verified_figures)
+{
+    struct ff_device d;
+    char err[512] = "";
+    cr_assert_eq(profile("profile-full.json", &d, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect(d.measured);
+    cr_expect_str_eq(d.slug, "profile-full");
+    cr_expect_eq(d.flops_per_s[FF_PREC_FP32], 2.5e13, "best over impls");
+    cr_expect_eq(d.flops_per_s[FF_PREC_FP16], 1.5e14, "unverified 9.9e15 ignored");
+    cr_expect_eq(d.flops_per_s[FF_PREC_BF16], 1.5e14, "bf16 from fp16");
+    cr_expect(strstr(d.notes, "bf16 rate taken from the measured fp16") != NULL, "%s", d.notes);
+    cr_expect_eq(d.flops_per_s[FF_PREC_INT8], 0.0, "unsupported is not 0-as-a-figure");
+    cr_expect(strstr(d.notes, "missing: int8") != NULL, "%s", d.notes);
+    cr_expect_eq(d.mem_bytes, 23622320128.0, "usable memory test");
+    cr_expect_eq(d.bandwidth_bytes_per_s, 8.5e11, "best of read/copy, not triad");
+
+    /* The measured figures drive the estimate; measured bandwidth is used at 100%. */
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_SERVE;
+    p.precision = FF_PREC_FP16;
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect_eq(e.rate_flops_per_s, 1.5e14);
+    cr_expect_eq(e.bw_fraction, 1.0);
+    cr_expect_eq(e.usable_bytes, 23622320128.0);
+}
+
+Test(device, profile_missing_figures_are_named)
+{
+    struct ff_device d;
+    char err[512] = "";
+    cr_assert_eq(profile("profile-cpu.json", &d, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(d.mem_bytes, 4294967296.0, "falls back to global_mem_bytes");
+    cr_expect(strstr(d.notes, "global_mem_bytes") != NULL, "%s", d.notes);
+    cr_expect(strstr(d.notes, "missing: bandwidth") != NULL, "%s", d.notes);
+    cr_expect(strstr(d.notes, "missing: fp16/bf16") != NULL, "%s", d.notes);
+    struct ff_model m = preset("gpt2");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    struct ff_estimate e;
+    cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "lacks a bf16 matrix rate") && strstr(err, "profile-cpu.json"), "%s",
+              err);
+    p.precision = FF_PREC_FP32;
+    cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
+    p.task = FF_TASK_SERVE;
+    cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "bandwidth"), "%s", err);
+}
+
+Test(device, profile_version_and_schema_checked)
+{
+    struct ff_device d;
+    char err[512] = "";
+    cr_expect_eq(profile("profile-v2.json", &d, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "2.0") && strstr(err, "profile-v2.json"), "%s", err);
+    cr_expect_eq(profile("profile-wrong-schema.json", &d, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "schema"), "%s", err);
+    cr_expect_eq(profile("bad-truncated.json", &d, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect_eq(profile("nope.json", &d, err, sizeof(err)), FF_ERR_IO);
+}
