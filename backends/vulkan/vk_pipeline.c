@@ -31,8 +31,8 @@
 #define SPV(name) name, sizeof(name)
 
 /* Register block on CPU devices (lavapipe), see pick_tiles(). */
-#define FF_VK_CPU_TM 16
-#define FF_VK_CPU_TN4 2
+#define FF_VK_CPU_TM 8
+#define FF_VK_CPU_TN4 4
 #define FF_VK_CPU_WX 8
 #define FF_VK_CPU_WY 1
 
