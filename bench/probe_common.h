@@ -30,9 +30,9 @@ uint64_t ff_probe_scratch_bytes(const struct ff_device_info *info,
 /*
  * Highest bandwidth (bytes read + written per second) that makes physical
  * sense on this device; `why` says where it comes from. Host-shared devices:
- * 3x the host's own streaming read bandwidth measured once per process
- * (all CPUs, a buffer past the last-level cache); discrete devices: 10 TB/s,
- * above any HBM/GDDR part shipping.
+ * 4x the host's own streaming read bandwidth measured once per process (all
+ * CPUs, a buffer past the last-level cache), at least 51.2 GB/s; discrete
+ * devices: 10 TB/s, above any HBM/GDDR part shipping.
  */
 double ff_probe_bandwidth_limit(const struct ff_device_info *info, char *why, size_t whylen);
 

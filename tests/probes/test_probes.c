@@ -1,0 +1,358 @@
+/*
+ * tests/probes/test_probes.c — the memory, bandwidth, transfer and latency
+ * probes on a real device (PoCL on CI) with small limits, plus device faults
+ * injected through a wrapping backend: a failed allocation, a corrupted
+ * read-back, no memory at all. The wrapper counts live buffers and kernels,
+ * so every test also proves the probes free all they create.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "backend_impl.h"
+#include "bench.h"
+
+#ifndef FF_TEST_BACKEND
+#define FF_TEST_BACKEND "opencl"
+#endif
+
+#define MIB (1024ull * 1024)
+
+static bool in_ci(void)
+{
+    const char *ci = getenv("CI");
+    return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
+}
+
+/*
+ * Ends the test when the backend has no device: a skip on a user's machine,
+ * a failure with CI=true (PoCL and lavapipe are on every CI machine).
+ */
+static const struct ff_backend *require_backend(const char *name)
+{
+    char err[512] = "";
+    const struct ff_backend *b = ff_backend_find(name);
+    uint32_t n = 0;
+    int ret = b ? ff_backend_device_count(b, &n, err, sizeof(err)) : FF_ERR_NOT_FOUND;
+    if (!b || ret < 0 || n == 0) {
+        if (in_ci())
+            cr_assert_fail("CI=true but no %s device: %s", name, b ? err : "backend not built");
+        cr_skip_test("no %s device here (%s)", name, b ? err : "backend not built");
+    }
+    return b;
+}
+
+/* ---- a backend that wraps the real one and injects faults -------------- */
+
+static struct {
+    const struct ff_backend *real;
+    uint64_t fail_above_bytes;   /* buf_create fails past this many live bytes; 0 = never */
+    uint64_t corrupt_size;       /* reads from buffers of this size come back corrupted */
+    bool fail_all;               /* every buf_create fails */
+    uint64_t live_bytes;
+    long live_bufs, live_kernels;
+} fault;
+
+static struct ff_backend_ops wrap_ops;
+static const struct ff_backend wrap = {&wrap_ops};
+
+static int w_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
+                        size_t errlen)
+{
+    if (fault.fail_all ||
+        (fault.fail_above_bytes && fault.live_bytes + bytes > fault.fail_above_bytes))
+        return ff_errf(err, errlen, FF_ERR_DEVICE_MEMORY, "injected: out of device memory");
+    int ret = fault.real->ops->buf_create(dev, bytes, out, err, errlen);
+    if (ret == FF_OK) {
+        fault.live_bytes += bytes;
+        fault.live_bufs++;
+    }
+    return ret;
+}
+
+static void w_buf_destroy(struct ff_buf *buf)
+{
+    fault.live_bytes -= buf->bytes;
+    fault.live_bufs--;
+    fault.real->ops->buf_destroy(buf);
+}
+
+static int w_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
+                      size_t errlen)
+{
+    int ret = fault.real->ops->buf_read(buf, offset, dst, bytes, err, errlen);
+    if (ret == FF_OK && fault.corrupt_size && buf->bytes == fault.corrupt_size)
+        ((unsigned char *)dst)[bytes / 2] ^= 0x10;
+    return ret;
+}
+
+static int w_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                           struct ff_kernel **out, char *err, size_t errlen)
+{
+    int ret = fault.real->ops->kernel_create(dev, desc, out, err, errlen);
+    if (ret == FF_OK)
+        fault.live_kernels++;
+    return ret;
+}
+
+static void w_kernel_destroy(struct ff_kernel *k)
+{
+    fault.live_kernels--;
+    fault.real->ops->kernel_destroy(k);
+}
+
+/* Opens device 0 of the tested backend through the fault-injecting wrapper. */
+static struct ff_device *open_wrapped(void)
+{
+    const struct ff_backend *real = require_backend(FF_TEST_BACKEND);
+    memset(&fault, 0, sizeof(fault));
+    fault.real = real;
+    wrap_ops = *fault.real->ops;
+    wrap_ops.buf_create = w_buf_create;
+    wrap_ops.buf_destroy = w_buf_destroy;
+    wrap_ops.buf_read = w_buf_read;
+    wrap_ops.kernel_create = w_kernel_create;
+    wrap_ops.kernel_destroy = w_kernel_destroy;
+    struct ff_device *dev = NULL;
+    char err[512] = "";
+    cr_assert_eq(ff_device_open(&wrap, 0, &dev, err, sizeof(err)), FF_OK, "%s", err);
+    return dev;
+}
+
+static void close_wrapped(struct ff_device **dev)
+{
+    cr_expect_eq(fault.live_bufs, 0, "%ld buffers leaked", fault.live_bufs);
+    cr_expect_eq(fault.live_bytes, 0);
+    cr_expect_eq(fault.live_kernels, 0, "%ld kernels leaked", fault.live_kernels);
+    ff_device_destroy(dev);
+}
+
+static void small_cfg(struct ff_bench_cfg *cfg, uint64_t limit)
+{
+    ff_bench_cfg_defaults(cfg);
+    cfg->quick = true;
+    cfg->progress = false;
+    cfg->memory_limit_bytes = limit;
+    cfg->measure.budget_s = 0.05;
+    cfg->measure.min_reps = 2;
+    cfg->measure.max_reps = 5;
+    cfg->seed = 12345;
+}
+
+static const struct ff_result *find(const struct ff_profile *p, const char *family,
+                                    const char *name)
+{
+    for (size_t i = 0; i < p->n_results; i++)
+        if (!strcmp(p->results[i].family, family) && !strcmp(p->results[i].name, name))
+            return &p->results[i];
+    cr_assert_fail("no %s/%s result", family, name);
+    return NULL;
+}
+
+static double extra(const struct ff_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_extra; i++)
+        if (!strcmp(r->extra[i].key, key))
+            return r->extra[i].value;
+    cr_assert_fail("result %s/%s has no %s", r->family, r->name, key);
+    return NAN;
+}
+
+static bool has_extra(const struct ff_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_extra; i++)
+        if (!strcmp(r->extra[i].key, key))
+            return true;
+    return false;
+}
+
+/* ---- the probes on the real device -------------------------------------- */
+
+Test(probes, latency)
+{
+    struct ff_device *dev = open_wrapped();
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_latency(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 2);
+    const char *names[] = {"launch", "roundtrip"};
+    for (int i = 0; i < 2; i++) {
+        const struct ff_result *r = find(&p, "latency", names[i]);
+        cr_assert_eq(r->status, FF_RES_OK, "%s: %s", names[i], r->reason);
+        cr_expect_str_eq(r->unit, "s");
+        cr_expect(r->value > 0 && r->value < 1, "%s = %g s", names[i], r->value);
+        cr_expect(r->has_timing && r->t.reps >= 2);
+    }
+    cr_expect(find(&p, "latency", "launch")->value <=
+                  2 * find(&p, "latency", "roundtrip")->value + 1e-3,
+              "device time of an empty kernel exceeds its round trip");
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, transfer)
+{
+    struct ff_device *dev = open_wrapped();
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_transfer(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 4);
+    const char *names[] = {"upload_pageable", "download_pageable", "upload_pinned",
+                           "download_pinned"};
+    int ok = 0;
+    for (int i = 0; i < 4; i++) {
+        const struct ff_result *r = find(&p, "transfer", names[i]);
+        cr_expect_str_eq(r->unit, "B/s");
+        cr_expect(r->bytes > 0 && r->bytes <= 32 * MIB, "%s moved %llu bytes", names[i],
+                  (unsigned long long)r->bytes);
+        if (r->status == FF_RES_UNSUPPORTED) {
+            cr_expect(r->reason[0], "%s unsupported without a reason", names[i]);
+            continue;
+        }
+        cr_expect_eq(r->status, FF_RES_OK, "%s: %s", names[i], r->reason);
+        cr_expect(r->verified, "%s not verified", names[i]);
+        cr_expect(r->value > 1e6, "%s = %g B/s", names[i], r->value);
+        ok++;
+    }
+    cr_expect(ok >= 2, "pageable transfers must work on every backend");
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, bandwidth)
+{
+    struct ff_device *dev = open_wrapped();
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 192 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_bandwidth(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 4);
+    const char *names[] = {"read", "write", "copy", "triad"};
+    for (int i = 0; i < 4; i++) {
+        const struct ff_result *r = find(&p, "bandwidth", names[i]);
+        cr_expect_str_eq(r->unit, "B/s");
+        /* A figure above the physical limit is flagged, never published. */
+        bool implausible = r->status == FF_RES_FAILED && !strncmp(r->reason, "implausible", 11);
+        cr_expect(r->status == FF_RES_OK || implausible, "%s: %s", names[i], r->reason);
+        cr_expect(r->verified, "%s: %s", names[i], r->reason);
+        cr_expect(r->bytes > 0);
+        if (r->status == FF_RES_OK) {
+            cr_expect(r->value > 1e8 && r->value <= extra(r, "limit_bytes_per_s"), "%s = %g",
+                      names[i], r->value);
+        }
+        /* 3 buffers under the 192 MiB limit */
+        cr_expect(r->bytes <= (i == 3 ? 3 : i == 2 ? 2 : 1) * 64 * MIB + 4 * MIB);
+    }
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, memory_capped_by_limit)
+{
+    struct ff_device *dev = open_wrapped();
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_memory(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 1);
+    const struct ff_result *r = find(&p, "memory", "usable");
+    cr_assert_eq(r->status, FF_RES_OK, "%s", r->reason);
+    cr_expect(r->verified);
+    cr_expect_str_eq(r->unit, "B");
+    cr_expect_eq(r->value, 64.0 * MIB);
+    cr_expect_eq(extra(r, "cap_bytes"), 64.0 * MIB);
+    cr_expect_eq(extra(r, "capped"), 1.0);
+    double reported = extra(r, "reported_bytes");
+    cr_expect_eq(reported, (double)ff_device_info(dev)->global_mem_bytes);
+    cr_expect_eq(extra(r, "difference_bytes"), 64.0 * MIB - reported);
+    cr_expect(strstr(r->variant, "--memory-limit"), "variant: %s", r->variant);
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, memory_allocation_fails_midway)
+{
+    struct ff_device *dev = open_wrapped();
+    fault.fail_above_bytes = 40 * MIB;
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_memory(dev, &cfg, &p);
+    const struct ff_result *r = find(&p, "memory", "usable");
+    /* 16 MiB chunks: two pass, the third fails, bisection finds the last 8 MiB. */
+    cr_assert_eq(r->status, FF_RES_OK, "%s", r->reason);
+    cr_expect_eq(r->value, 40.0 * MIB);
+    cr_expect_eq(extra(r, "capped"), 0.0);
+    cr_expect(strstr(r->variant, "injected"), "the stop reason is said: %s", r->variant);
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, memory_corrupt_readback_not_counted)
+{
+    struct ff_device *dev = open_wrapped();
+    fault.corrupt_size = 16 * MIB; /* every full-size chunk reads back wrong */
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_memory(dev, &cfg, &p);
+    const struct ff_result *r = find(&p, "memory", "usable");
+    /* Bisection moves on to 8 MiB chunks, which read back intact. */
+    cr_assert_eq(r->status, FF_RES_OK, "%s", r->reason);
+    cr_expect_eq(r->value, 64.0 * MIB);
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, memory_nothing_allocates)
+{
+    struct ff_device *dev = open_wrapped();
+    fault.fail_all = true;
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_memory(dev, &cfg, &p);
+    const struct ff_result *r = find(&p, "memory", "usable");
+    cr_expect_eq(r->status, FF_RES_FAILED);
+    cr_expect(strstr(r->reason, "injected"), "reason: %s", r->reason);
+    cr_expect(!r->verified);
+    cr_expect(!has_extra(r, "difference_bytes"));
+    ff_profile_finish(&p);
+
+    /* The other probes fail their tests cleanly too. */
+    ff_probe_bandwidth(dev, &cfg, &p);
+    ff_probe_transfer(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 8);
+    for (size_t i = 0; i < p.n_results; i++)
+        cr_expect_eq(p.results[i].status, FF_RES_FAILED, "%s/%s", p.results[i].family,
+                     p.results[i].name);
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, memory_host_cap)
+{
+    /* Without --memory-limit a host-shared device is capped from the host's memory. */
+    struct ff_device *dev = open_wrapped();
+    if (!ff_device_info(dev)->host_shared_memory) {
+        close_wrapped(&dev);
+        cr_skip_test("device memory is not host memory");
+    }
+    fault.fail_above_bytes = 48 * MIB; /* keep the test small: the "device" ends first */
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 0);
+    struct ff_profile p = {0};
+    ff_probe_memory(dev, &cfg, &p);
+    const struct ff_result *r = find(&p, "memory", "usable");
+    cr_assert_eq(r->status, FF_RES_OK, "%s", r->reason);
+    cr_expect_eq(r->value, 48.0 * MIB);
+    double cap = extra(r, "cap_bytes");
+    cr_expect(cap > 0 && cap <= 2.0 * 1024 * MIB, "quick caps at 2 GiB, got %g", cap);
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
