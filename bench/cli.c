@@ -93,7 +93,8 @@ int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, 
     errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (errno || !isfinite(v))
+    /* Plain decimal only: strtod would also take hex ("0x10") and exponents. */
+    if (errno || !isfinite(v) || end != s + strspn(s, "0123456789."))
         return bad(err, errlen, opt, s, accepted);
     double mul = 1;
     if (*end) {
