@@ -34,19 +34,6 @@ struct cl_buf {
     cl_mem mem;
 };
 
-struct cl_kern {
-    struct ff_kernel base;
-    cl_kernel kernel;       /* NULL for library kernels */
-    size_t global[2];
-    size_t local[2];
-    bool has_local;
-    bool library;           /* runs the library reference (CLBlast) */
-};
-
-/* Map an OpenCL error to an ff_status; fills err with "what: CL_... (code)". */
-int ff_cl_fail(cl_int code, const char *what, char *err, size_t errlen);
-const char *ff_cl_errname(cl_int code);
-
 /* Tile choices for a matmul on this device (cl_tuning.c). */
 struct cl_matmul_tune {
     unsigned tm, tn;        /* rows x columns of C per work-item */
@@ -56,6 +43,25 @@ struct cl_matmul_tune {
     unsigned tk;            /* k tile for the local-memory layout */
     const char *why;        /* which table entry chose it */
 };
+struct cl_kern {
+    struct ff_kernel base;
+    cl_kernel kernel;       /* NULL for library kernels */
+    size_t global[2];
+    size_t local[2];
+    bool has_local;
+    bool library;           /* runs the library reference (CLBlast) */
+    /* Register layout: A and B are first packed into panels (matmul.cl). */
+    cl_kernel pack[2];      /* pack_a, pack_b; NULL when not packing */
+    cl_mem packed[2];       /* Ap, Bp scratch */
+    size_t pack_global[2][2];
+    bool want_packing;
+    struct cl_matmul_tune tune;
+};
+
+/* Map an OpenCL error to an ff_status; fills err with "what: CL_... (code)". */
+int ff_cl_fail(cl_int code, const char *what, char *err, size_t errlen);
+const char *ff_cl_errname(cl_int code);
+
 void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_prec prec, struct cl_matmul_tune *t);
 
 /* The ops, one file each for buffers and kernels. */

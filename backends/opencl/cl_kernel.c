@@ -69,6 +69,31 @@ static const char *prec_name(enum ff_prec p)
     return names[p];
 }
 
+/* Scratch panels and the two packing kernels of the register layout. */
+static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
+                          const struct cl_matmul_tune *t, char *err, size_t errlen)
+{
+    const struct ff_kernel_desc *desc = &k->base.desc;
+    size_t el = desc->prec == FF_PREC_FP32 ? 4 : desc->prec == FF_PREC_FP16 ? 2 : 1;
+    size_t mp = round_up(desc->m, t->tm), np = round_up(desc->n, t->tn);
+    size_t bytes[2] = {mp * desc->k * el, np * desc->k * el};
+    static const char *const names[2] = {"pack_a", "pack_b"};
+    cl_int rc;
+    for (int i = 0; i < 2; i++) {
+        k->packed[i] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes[i], NULL, &rc);
+        if (!k->packed[i])
+            return ff_cl_fail(rc, "clCreateBuffer (packed panels)", err, errlen);
+        k->pack[i] = clCreateKernel(prog, names[i], &rc);
+        if (!k->pack[i])
+            return ff_cl_fail(rc, "clCreateKernel", err, errlen);
+    }
+    k->pack_global[0][0] = mp;
+    k->pack_global[0][1] = desc->k;
+    k->pack_global[1][0] = np;
+    k->pack_global[1][1] = desc->k;
+    return FF_OK;
+}
+
 static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen,
                          const char **src, char *options, size_t optlen, const char **name)
 {
@@ -83,6 +108,8 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
     *src = ff_cl_src_matmul;
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
+    k->want_packing = !t.use_local;
+    k->tune = t;
     if (t.use_local) {
         k->has_local = true;
         k->local[0] = t.wg0;
@@ -93,6 +120,13 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
                  "%s: %ux%u per work-item, %ux%u work-group, local tiles k=%u (%s)",
                  prec_name(desc->prec), t.tm, t.tn, t.wg0, t.wg1, t.tk, t.why);
     } else {
+        if (t.wg0 && t.wg1) {
+            k->has_local = true;
+            k->local[0] = t.wg0;
+            k->local[1] = t.wg1;
+            gx = round_up(gx, t.wg0);
+            gy = round_up(gy, t.wg1);
+        }
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %s%u vectors, no local memory (%s)",
                  prec_name(desc->prec), t.tm, t.tn,
@@ -203,11 +237,13 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
         ret = ff_cl_fail(rc, "clCreateKernel", err, errlen);
         goto error;
     }
+    if (k->want_packing && (ret = create_packing(d, k, prog, &k->tune, err, errlen)) < 0)
+        goto error;
     *out = &k->base;
     return FF_OK;
 
 error:
-    free(k);
+    ff_cl_kernel_destroy(&k->base);
     return ret;
 }
 
@@ -216,6 +252,12 @@ void ff_cl_kernel_destroy(struct ff_kernel *kernel)
     struct cl_kern *k = (struct cl_kern *)kernel;
     if (k->kernel)
         clReleaseKernel(k->kernel);
+    for (int i = 0; i < 2; i++) {
+        if (k->pack[i])
+            clReleaseKernel(k->pack[i]);
+        if (k->packed[i])
+            clReleaseMemObject(k->packed[i]);
+    }
     free(k);
 }
 
@@ -237,12 +279,19 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
 {
     struct cl_kern *k = (struct cl_kern *)kernel;
     struct cl_dev *d = (struct cl_dev *)kernel->dev;
-    cl_event ev = NULL;
+    cl_event ev = NULL, first = NULL;
     cl_int rc = CL_SUCCESS;
     int ret;
 
     uint64_t t0 = ff_now_ns();
     if (k->library) {
+        /* CLBlast may enqueue several kernels (padding, transposes, the
+         * GEMM) and its event covers only the last, so time from a marker
+         * enqueued before the call to the end of that event. */
+        cl_event before = NULL;
+        rc = clEnqueueMarkerWithWaitList(d->queue, 0, NULL, &before);
+        if (rc != CL_SUCCESS)
+            return ff_cl_fail(rc, "clEnqueueMarkerWithWaitList", err, errlen);
 #if FF_HAVE_CLBLAST
         ret = ff_clblast_run(d, k, ((struct cl_buf *)bufs[0])->mem,
                              ((struct cl_buf *)bufs[1])->mem, ((struct cl_buf *)bufs[2])->mem,
@@ -250,34 +299,87 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
 #else
         ret = FF_ERR_UNSUPPORTED;
 #endif
-        if (ret < 0)
+        if (ret < 0) {
+            clReleaseEvent(before);
             return ret;
+        }
+        rc = clWaitForEvents(1, &ev);
+        *wall_ns = ff_now_ns() - t0;
+        cl_ulong start = 0, end = 0;
+        if (rc == CL_SUCCESS)
+            rc = clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_START, sizeof(start),
+                                         &start, NULL);
+        if (rc == CL_SUCCESS)
+            rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL);
+        clReleaseEvent(before);
+        clReleaseEvent(ev);
+        if (rc != CL_SUCCESS)
+            return ff_cl_fail(rc, "CLBlast GEMM", err, errlen);
+        *device_ns = end > start ? (uint64_t)(end - start) : 0;
+        return FF_OK;
     } else {
+        cl_mem mems[FF_MAX_BUFS];
+        for (size_t i = 0; i < n_bufs; i++)
+            mems[i] = ((struct cl_buf *)bufs[i])->mem;
+        if (k->pack[0]) {
+            /* pack_a(A, Ap, M, K), pack_b(B, Bp, N, K), then matmul(Ap, Bp, C, ...) */
+            const cl_uint dims[2] = {params[0], params[1]};
+            for (int i = 0; i < 2 && rc == CL_SUCCESS; i++) {
+                rc = clSetKernelArg(k->pack[i], 0, sizeof(cl_mem), &mems[i]);
+                if (rc == CL_SUCCESS)
+                    rc = clSetKernelArg(k->pack[i], 1, sizeof(cl_mem), &k->packed[i]);
+                if (rc == CL_SUCCESS)
+                    rc = clSetKernelArg(k->pack[i], 2, sizeof(cl_uint), &dims[i]);
+                if (rc == CL_SUCCESS)
+                    rc = clSetKernelArg(k->pack[i], 3, sizeof(cl_uint), &params[2]);
+                if (rc == CL_SUCCESS)
+                    rc = clEnqueueNDRangeKernel(d->queue, k->pack[i], 2, NULL, k->pack_global[i],
+                                                NULL, 0, NULL, i == 0 ? &first : NULL);
+            }
+            if (rc != CL_SUCCESS) {
+                if (first)
+                    clReleaseEvent(first);
+                return ff_cl_fail(rc, "packing the inputs", err, errlen);
+            }
+            mems[0] = k->packed[0];
+            mems[1] = k->packed[1];
+        }
         for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
-            rc = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem),
-                                &((struct cl_buf *)bufs[i])->mem);
+            rc = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem), &mems[i]);
         for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
             rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
-        if (rc != CL_SUCCESS)
-            return ff_cl_fail(rc, "clSetKernelArg", err, errlen);
-        rc = clEnqueueNDRangeKernel(d->queue, k->kernel, 2, NULL, k->global,
-                                    k->has_local ? k->local : NULL, 0, NULL, &ev);
-        if (rc != CL_SUCCESS)
+        if (rc == CL_SUCCESS)
+            rc = clEnqueueNDRangeKernel(d->queue, k->kernel, 2, NULL, k->global,
+                                        k->has_local ? k->local : NULL, 0, NULL, &ev);
+        if (rc != CL_SUCCESS) {
+            if (first)
+                clReleaseEvent(first);
             return ff_cl_fail(rc, "clEnqueueNDRangeKernel", err, errlen);
+        }
     }
     rc = clWaitForEvents(1, &ev);
     *wall_ns = ff_now_ns() - t0;
-    if (rc != CL_SUCCESS) {
-        clReleaseEvent(ev);
-        return ff_cl_fail(rc, "kernel execution", err, errlen);
-    }
     cl_int status = CL_COMPLETE;
-    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
-    if (status < 0) {
+    if (rc == CL_SUCCESS)
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+    if (rc != CL_SUCCESS || status < 0) {
+        if (first)
+            clReleaseEvent(first);
         clReleaseEvent(ev);
-        return ff_cl_fail(status, "kernel execution", err, errlen);
+        return ff_cl_fail(rc != CL_SUCCESS ? rc : status, "kernel execution", err, errlen);
     }
     ret = event_times(ev, device_ns, err, errlen);
+    if (ret == FF_OK && first) {
+        /* The packing is part of the run: time from its start. */
+        cl_ulong s0 = 0, e1 = 0;
+        if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(s0), &s0, NULL) ==
+                CL_SUCCESS &&
+            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(e1), &e1, NULL) ==
+                CL_SUCCESS && e1 > s0)
+            *device_ns = (uint64_t)(e1 - s0);
+    }
+    if (first)
+        clReleaseEvent(first);
     clReleaseEvent(ev);
     return ret;
 }

@@ -7,6 +7,8 @@
  * ~3 GFLOP/s against ~40 for register blocking on the CI CPU (DESIGN.md).
  * GPUs get local-memory tiles, 64x64 per work-group with 4x4 per work-item.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -26,15 +28,35 @@ static bool vendor_is(const struct ff_device_info *info, const char *what)
     return contains_nocase(info->vendor, what) || contains_nocase(info->platform, what);
 }
 
+/* FF_CL_MATMUL_TUNE="tm,tn,vw,use_local,wg0,wg1,tk" overrides the table: a
+ * developer knob for tuning on new hardware, reported in the variant text. */
+static bool from_env(struct cl_matmul_tune *t)
+{
+    const char *e = getenv("FF_CL_MATMUL_TUNE");
+    unsigned v[7] = {0};
+    if (!e || sscanf(e, "%u,%u,%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                     &v[6]) != 7)
+        return false;
+    if (!v[0] || !v[1] || !v[2] || v[1] % v[2] || v[0] > 16 || v[1] > 64)
+        return false;
+    *t = (struct cl_matmul_tune){v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+                                 "FF_CL_MATMUL_TUNE override"};
+    return true;
+}
+
 void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_prec prec, struct cl_matmul_tune *t)
 {
     const struct ff_device_info *info = &d->base.info;
     memset(t, 0, sizeof(*t));
+    if (from_env(t))
+        return;
     if (d->is_cpu) {
-        /* 4 rows x 16 columns: 8 float8 accumulators fit 16 AVX2 registers
-         * with the B row loads; int8 uses the same geometry in int8 vectors. */
-        t->tm = 4;
-        t->tn = 16;
+        /* 8 rows x 8 columns: 8 float8 accumulators, one B load and eight
+         * broadcasts per k fit the 16 AVX2 registers; int8 uses the same
+         * geometry in int8 vectors. Measured against 4x16, 6x16, 8x16 and
+         * 16x8 on the CI CPU (see README). */
+        t->tm = 8;
+        t->tn = 8;
         t->vw = 8;
         t->why = d->is_pocl ? "PoCL CPU: register tile, no local memory" : "CPU: register tile";
         (void)prec;

@@ -35,6 +35,14 @@
 
 #if USE_LOCAL == 0
 
+/*
+ * Register layout for CPU devices, in two steps. pack_a/pack_b copy A and B
+ * into panels a work-item reads front to back (A: TM rows interleaved per k;
+ * B: TN columns per k), zero-padded to whole tiles. Without it a work-item
+ * walks a column panel of B with a row stride of N elements: at N = 1024 or
+ * 2048 every row maps to the same cache set and the kernel runs from memory.
+ * The copies are O(n^2) and their time is part of the measured run.
+ */
 #define NV (TN / VW)
 #define TACCV CAT(TACC, VW)
 #if PREC == 0
@@ -48,48 +56,68 @@
 #define STOREC(v, off, p) CAT(vstore, VW)((v), 0, (p) + (off))
 #endif
 
-__kernel void matmul(__global const TIN *restrict A, __global const TIN *restrict B,
+/* Ap[r / TM][k][r % TM] = A[r][k]; global size (roundup(M, TM), K). */
+__kernel void pack_a(__global const TIN *restrict A, __global TIN *restrict Ap, uint M, uint K)
+{
+    const uint r = get_global_id(0), k = get_global_id(1);
+    Ap[((size_t)(r / TM) * K + k) * TM + r % TM] = r < M ? A[(size_t)r * K + k] : (TIN)0;
+}
+
+/* Bp[c / TN][k][c % TN] = B[k][c]; global size (roundup(N, TN), K). */
+__kernel void pack_b(__global const TIN *restrict B, __global TIN *restrict Bp, uint N, uint K)
+{
+    const uint c = get_global_id(0), k = get_global_id(1);
+    Bp[((size_t)(c / TN) * K + k) * TN + c % TN] = c < N ? B[(size_t)k * N + c] : (TIN)0;
+}
+
+__kernel void matmul(__global const TIN *restrict Ap, __global const TIN *restrict Bp,
                      __global TOUT *restrict C, uint M, uint N, uint K)
 {
-    const uint col0 = get_global_id(0) * TN;
-    const uint row0 = get_global_id(1) * TM;
+    const uint px = get_global_id(0), py = get_global_id(1);
+    const uint col0 = px * TN, row0 = py * TM;
     if (row0 >= M || col0 >= N)
         return;
+    __global const TIN *pa = Ap + (size_t)py * K * TM;
+    __global const TIN *pb = Bp + (size_t)px * K * TN;
+
+    TACCV acc[TM][NV];
+    for (int i = 0; i < TM; i++)
+        for (int j = 0; j < NV; j++)
+            acc[i][j] = (TACCV)(0);
+    for (uint k = 0; k < K; k++, pa += TM, pb += TN) {
+        TACCV b[NV];
+        for (int j = 0; j < NV; j++)
+            b[j] = LOADB(j * VW, pb);
+        for (int i = 0; i < TM; i++) {
+            TACCV a = (TACCV)(TOACC(pa[i]));
+            for (int j = 0; j < NV; j++)
+                acc[i][j] = MAC(a, b[j], acc[i][j]);
+        }
+    }
 
     if (row0 + TM <= M && col0 + TN <= N) {
-        TACCV acc[TM][NV];
-        for (int i = 0; i < TM; i++)
-            for (int j = 0; j < NV; j++)
-                acc[i][j] = (TACCV)(0);
-        __global const TIN *arow = A + (size_t)row0 * K;
-        for (uint k = 0; k < K; k++) {
-            __global const TIN *brow = B + (size_t)k * N + col0;
-            TACCV b[NV];
-            for (int j = 0; j < NV; j++)
-                b[j] = LOADB(j * VW, brow);
-            for (int i = 0; i < TM; i++) {
-                TACCV a = (TACCV)(TOACC(arow[(size_t)i * K + k]));
-                for (int j = 0; j < NV; j++)
-                    acc[i][j] = MAC(a, b[j], acc[i][j]);
-            }
-        }
         for (int i = 0; i < TM; i++)
             for (int j = 0; j < NV; j++)
                 STOREC(acc[i][j], j * VW, C + (size_t)(row0 + i) * N + col0);
         return;
     }
-
-    /* Edge tile: plain guarded loops. */
-    for (uint i = row0; i < row0 + TM && i < M; i++) {
-        for (uint j = col0; j < col0 + TN && j < N; j++) {
-            TACC s = 0;
-            for (uint k = 0; k < K; k++)
-                s = MAC(TOACC(A[(size_t)i * K + k]), TOACC(B[(size_t)k * N + j]), s);
+    /* Edge tile: store what lies inside C. */
+    for (int i = 0; i < TM; i++) {
+        if (row0 + i >= M)
+            break;
+        for (int j = 0; j < NV; j++) {
+            TACC v[VW];
+            CAT(vstore, VW)(acc[i][j], 0, v);
+            for (int x = 0; x < VW; x++) {
+                uint c = col0 + j * VW + x;
+                if (c < N) {
 #if PREC == 1
-            vstore_half(s, 0, C + (size_t)i * N + j);
+                    vstore_half(v[x], 0, C + (size_t)(row0 + i) * N + c);
 #else
-            C[(size_t)i * N + j] = s;
+                    C[(size_t)(row0 + i) * N + c] = v[x];
 #endif
+                }
+            }
         }
     }
 }

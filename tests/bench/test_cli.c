@@ -1,0 +1,160 @@
+/* `flopfit bench` options: typed parsers, bad input named, exit codes of the binary. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "cli.h"
+
+static int parse(struct ff_bench_opts *o, char *err, size_t errlen, int argc, char **argv)
+{
+    return ff_bench_parse(argc, argv, o, err, errlen);
+}
+
+#define PARSE(o, err, ...)                                                                    \
+    parse(o, err, sizeof(err), (int)(sizeof((char *[]){"bench", __VA_ARGS__}) / sizeof(char *)), \
+          (char *[]){"bench", __VA_ARGS__, NULL})
+
+Test(cli, defaults_run_everything)
+{
+    struct ff_bench_opts o;
+    char err[256];
+    char *argv[] = {"bench", NULL};
+    cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
+    cr_assert_eq(o.cfg.families, FF_FAM_ALL);
+    cr_assert(o.cfg.prec[FF_PREC_FP32] && o.cfg.prec[FF_PREC_FP16] && o.cfg.prec[FF_PREC_INT8]);
+    cr_assert(o.cfg.library);
+    cr_assert_str_eq(o.output_dir, "results");
+    cr_assert_gt(o.cfg.n_sizes, 3);
+}
+
+Test(cli, lists_and_quick)
+{
+    struct ff_bench_opts o;
+    char err[256];
+    cr_assert_eq(PARSE(&o, err, "--precision", "int8,fp32", "--sizes", "1024,64", "--quick",
+                       "--only", "matmul", "--device", "vulkan:1", "--backend", "vulkan"),
+                 FF_OK, "%s", err);
+    cr_assert(o.cfg.prec[FF_PREC_INT8] && o.cfg.prec[FF_PREC_FP32] && !o.cfg.prec[FF_PREC_FP16]);
+    cr_assert_eq(o.cfg.n_sizes, 2);
+    cr_assert_eq(o.cfg.sizes[0], 64); /* sorted */
+    cr_assert_eq(o.cfg.families, FF_FAM_MATMUL);
+    cr_assert(o.cfg.quick);
+    cr_assert_str_eq(o.device_backend, "vulkan");
+    cr_assert_eq(o.device_index, 1);
+}
+
+Test(cli, bad_values_name_the_option_and_what_is_accepted)
+{
+    struct {
+        const char *opt, *val, *expect;
+    } cases[] = {
+        {"--sizes", "0", "--sizes"},          {"--sizes", "-5", "16 to 32768"},
+        {"--sizes", "99999999", "--sizes"},   {"--sizes", "12x", "'12x'"},
+        {"--sizes", "", "--sizes"},           {"--precision", "fp64", "fp32, fp16, int8"},
+        {"--device", "-1", "--device"},       {"--device", "cuda:0", "opencl:N"},
+        {"--reps", "0", "1 to 10000"},        {"--time-budget", "nan", "--time-budget"},
+        {"--memory-limit", "12Q", "--memory-limit"}, {"--memory-limit", "-1G", "--memory-limit"},
+        {"--only", "flops", "matmul, memory"}, {"--backend", "cuda", "opencl, vulkan or all"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct ff_bench_opts o;
+        char err[512] = "";
+        char *argv[] = {"bench", (char *)cases[i].opt, (char *)cases[i].val, NULL};
+        cr_assert_eq(ff_bench_parse(3, argv, &o, err, sizeof(err)), FF_ERR_INVALID, "%s %s",
+                     cases[i].opt, cases[i].val);
+        cr_assert(strstr(err, cases[i].expect), "%s %s: message '%s' lacks '%s'", cases[i].opt,
+                  cases[i].val, err, cases[i].expect);
+    }
+}
+
+Test(cli, unknown_option_and_missing_value)
+{
+    struct ff_bench_opts o;
+    char err[256];
+    cr_assert_eq(PARSE(&o, err, "--frobnicate"), FF_ERR_INVALID);
+    cr_assert(strstr(err, "--frobnicate"), "%s", err);
+    cr_assert_eq(PARSE(&o, err, "--sizes"), FF_ERR_INVALID);
+    cr_assert(strstr(err, "--sizes"), "%s", err);
+    cr_assert_eq(PARSE(&o, err, "stray"), FF_ERR_INVALID);
+    cr_assert_eq(PARSE(&o, err, "--help"), FF_CLI_HELP);
+}
+
+Test(cli, byte_sizes)
+{
+    uint64_t v;
+    char err[256];
+    cr_assert_eq(ff_parse_bytes("--memory-limit", "8G", 1, &v, err, sizeof(err)), FF_OK);
+    cr_assert_eq(v, 8ull << 30);
+    cr_assert_eq(ff_parse_bytes("--memory-limit", "512MiB", 1, &v, err, sizeof(err)), FF_OK);
+    cr_assert_eq(v, 512ull << 20);
+    cr_assert_eq(ff_parse_bytes("--memory-limit", "1048576", 1, &v, err, sizeof(err)), FF_OK);
+    cr_assert_eq(ff_parse_bytes("--memory-limit", "1K", 1 << 20, &v, err, sizeof(err)),
+                 FF_ERR_INVALID);
+}
+
+/* ---- the binary: exit codes and nothing left behind -------------------- */
+
+static int run(const char *args, char *out, size_t outlen)
+{
+    const char *exe = getenv("FLOPFIT");
+    cr_assert(exe, "FLOPFIT must name the built binary");
+    char cmd[2048];
+    snprintf(cmd, sizeof(cmd), "%s %s 2>&1", exe, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, outlen - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(cli_binary, usage_errors_exit_2_with_the_input_named)
+{
+    char out[8192];
+    cr_assert_eq(run("bench --sizes 0", out, sizeof(out)), 2, "%s", out);
+    cr_assert(strstr(out, "--sizes"), "%s", out);
+    cr_assert_eq(run("bench --bogus", out, sizeof(out)), 2, "%s", out);
+    cr_assert(strstr(out, "--bogus"), "%s", out);
+    cr_assert_eq(run("frobnicate", out, sizeof(out)), 2, "%s", out);
+    cr_assert_eq(run("bench --help", out, sizeof(out)), 0);
+    cr_assert(strstr(out, "--precision"), "%s", out);
+}
+
+Test(cli_binary, unknown_device_index_exits_2)
+{
+    char out[8192];
+    int rc = run("bench --backend opencl --device 999 --no-save", out, sizeof(out));
+    if (rc == 1 && strstr(out, "no OpenCL platform"))
+        cr_skip_test("no OpenCL platform here");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "999"), "%s", out);
+}
+
+Test(cli_binary, unwritable_output_exits_2_and_leaves_no_file)
+{
+    char out[8192];
+    char dir[] = "/tmp/ff-cli-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    cr_assert_eq(chmod(dir, 0500), 0);
+    char args[512], path[300];
+    snprintf(path, sizeof(path), "%s/p.json", dir);
+    snprintf(args, sizeof(args), "bench --only latency --backend opencl --output %s", path);
+    int rc = run(args, out, sizeof(out));
+    if (geteuid() != 0) { /* root ignores the mode bits */
+        cr_assert_eq(rc, 2, "%s", out);
+        cr_assert(strstr(out, "--output"), "%s", out);
+    }
+    chmod(dir, 0700);
+    snprintf(args, sizeof(args), "bench --only latency --output /nonexistent-dir/x/p.json");
+    cr_assert_eq(run(args, out, sizeof(out)), 2, "%s", out);
+    cr_assert(strstr(out, "/nonexistent-dir/x/p.json"), "%s", out);
+    struct stat st;
+    cr_assert_neq(stat("/nonexistent-dir/x/p.json", &st), 0);
+    snprintf(args, sizeof(args), "rm -rf %s", dir);
+    cr_assert_eq(system(args), 0);
+}
