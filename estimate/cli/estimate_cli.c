@@ -49,7 +49,7 @@ static const char usage_text[] =
     "  --device NAME|all      catalog device (see --list-devices); all = rank every one\n"
     "  --profile FILE         measured profile from `flopfit bench` (repeatable)\n"
     "run:\n"
-    "  --tokens N             training tokens (20 x params)\n"
+    "  --tokens N             training tokens (20 x params; fine-tuning 1e8)\n"
     "  --mfu F                model FLOPs utilisation (train 0.40, serve prefill 0.60)\n"
     "  --achieved-tflops X    achieved hardware TFLOP/s per GPU instead of --mfu\n"
     "  --bw-fraction F        achieved fraction of memory bandwidth (0.70; profile 1.0)\n"

@@ -35,7 +35,12 @@ static void row(FILE *out, const char *what, double bytes, const char *why)
 
 static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estimate *e)
 {
-    fprintf(out, "plan:    %s, %s weights", ff_task_name(p->task), ff_precision_name(p->precision));
+    if (p->task == FF_TASK_QLORA)
+        fprintf(out, "plan:    qlora, nf4 base weights, %s compute",
+                ff_precision_name(e->compute_precision));
+    else
+        fprintf(out, "plan:    %s, %s weights", ff_task_name(p->task),
+                ff_precision_name(p->precision));
     if (p->task == FF_TASK_SERVE) {
         fprintf(out, ", KV %s, batch %lld, prompt %lld + generate %lld tokens",
                 ff_precision_name(e->kv_precision),
@@ -108,7 +113,9 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
         fprintf(out, "\n(the figures below assume the plan fit; as planned it does not run)\n");
     if (p->task != FF_TASK_SERVE) {
         fprintf(out, "\ncompute (%.4g tokens%s)\n", e->tokens,
-                p->tokens > 0 ? "" : ", default 20 x params (Chinchilla)");
+                p->tokens > 0 ? ""
+                : p->task == FF_TASK_TRAIN ? ", default 20 x params (Chinchilla)"
+                                           : ", fine-tuning default 1e8; pass --tokens");
         fprintf(out, "  6ND:            %.4g FLOP (Kaplan et al. 2020)\n", e->flops_6nd);
         fprintf(out, "  exact:          %.4g FLOP (matmuls + attention, PaLM App. B)%s\n",
                 e->flops_model, p->task == FF_TASK_TRAIN ? "" : ", frozen base: 4N/token");

@@ -440,7 +440,10 @@ int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct
     e->price_per_hour = p->price_per_hour > 0.0 ? p->price_per_hour : d->price_per_hour;
 
     if (p->task != FF_TASK_SERVE) {
-        e->tokens = p->tokens > 0.0 ? p->tokens : 20.0 * (double)e->params.total;
+        /* Defaults: Chinchilla-optimal 20 tokens per parameter (Hoffmann et al. 2022) for
+         * pre-training; 1e8 tokens (e.g. 50k samples of 2k tokens) for fine-tuning. */
+        e->tokens = p->tokens > 0.0 ? p->tokens
+                    : p->task == FF_TASK_TRAIN ? 20.0 * (double)e->params.total : 1e8;
         struct ff_flops f;
         if ((rc = ff_est_flops(m, &q, e->tokens, &f)) != FF_OK)
             return ff_errf(err, errlen, rc, "FLOP count failed");

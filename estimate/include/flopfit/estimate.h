@@ -56,7 +56,8 @@ struct ff_plan {
     int64_t lora_rank;                 /* default 16 */
     bool lora_all_linear;              /* true: all linear layers (QLoRA); false: Wq, Wv */
     int64_t prompt, generate;          /* serving, tokens; default 512 and 256 */
-    double tokens;                     /* training tokens; 0 = 20 × params (Chinchilla) */
+    double tokens;                     /* training tokens; 0 = 20 × params (Chinchilla),
+                                          fine-tuning 1e8 */
     double mfu;                        /* 0 = default (FF_DEFAULT_MFU_*), else (0,1] */
     double achieved_flops_per_s;       /* hardware FLOP/s per GPU; overrides mfu when > 0 */
     double bw_fraction;                /* 0 = default (0.70 datasheet, 1.0 measured) */
