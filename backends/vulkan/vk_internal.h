@@ -130,6 +130,8 @@ void ffvk_instance_finish(struct ffvk_instance *inst);
 uint64_t ff_vk_validation_errors(void);
 /* Copies the last error message (empty when none) into buf. */
 void ff_vk_validation_last(char *buf, size_t len);
+/* Forget errors counted so far (tests that provoke one on purpose). */
+void ff_vk_validation_reset(void);
 /* True when the layer is really active in this process (env set and layer found). */
 bool ff_vk_validation_active(void);
 

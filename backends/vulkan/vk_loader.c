@@ -52,6 +52,14 @@ uint64_t ff_vk_validation_errors(void)
     return atomic_load(&validation_errors);
 }
 
+void ff_vk_validation_reset(void)
+{
+    atomic_store(&validation_errors, 0);
+    pthread_mutex_lock(&last_lock);
+    last_message[0] = 0;
+    pthread_mutex_unlock(&last_lock);
+}
+
 bool ff_vk_validation_active(void)
 {
     return atomic_load(&validation_active);

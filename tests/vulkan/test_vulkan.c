@@ -387,6 +387,27 @@ Test(vulkan, fault_device_lost)
     ff_kernel_destroy(&k);
 }
 
+/* The zero-error checks mean something only if an error would be counted:
+ * provoke one (a zero-sized VkBuffer) and see the messenger catch it. */
+Test(vulkan, validation_counts_errors)
+{
+    if (!ff_vk_validation_active())
+        cr_skip_test("validation layer not active (FF_VK_VALIDATION unset or layer missing)");
+    struct ffvk_device *d = ffvk_dev(dev);
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = 0, /* invalid: VUID-VkBufferCreateInfo-size-00912 */
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    };
+    VkBuffer b = VK_NULL_HANDLE;
+    uint64_t before = ff_vk_validation_errors();
+    VkResult r = d->fn->vkCreateBuffer(d->dev, &bci, NULL, &b);
+    cr_expect_gt(ff_vk_validation_errors(), before, "the layer did not report a size-0 buffer");
+    if (r == VK_SUCCESS && b)
+        d->fn->vkDestroyBuffer(d->dev, b, NULL);
+    ff_vk_validation_reset();
+}
+
 /* Skip (77) without a Vulkan device, fail under CI=true; then Criterion. */
 int main(int argc, char *argv[])
 {
