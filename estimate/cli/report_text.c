@@ -170,8 +170,8 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
         fprintf(out, "%-4s %-14s %-5s %5s %14s %14s %12s\n", "rank", "device", "fits", "GPUs",
                 "tok/s (1 seq)", "tok/s (max)", "$/M tokens");
     else
-        fprintf(out, "%-4s %-14s %-5s %7s %14s %12s %14s\n", "rank", "device", "fits", "GPUs",
-                "time", "GPU-hours", "cost");
+        fprintf(out, "%-4s %-14s %-5s %11s %6s %14s %12s %14s\n", "rank", "device", "fits",
+                "GPUs needed", "on", "time", "GPU-hours", "cost");
     for (size_t i = 0; i < n; i++) {
         const struct ff_rank_row *r = &rows[i];
         if (r->status != 0) {
@@ -189,14 +189,17 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
         } else {
             if (e->cost_usd >= 0)
                 snprintf(cost, sizeof(cost), "$%.4g", e->cost_usd);
-            fprintf(out, "%-4zu %-14s %-5s %7lld %14s %12.4g %14s\n", i + 1, r->device.slug,
-                    e->fits ? "yes" : "no", (long long)e->min_gpus,
-                    e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-",
-                    e->fits ? e->gpu_hours : NAN, e->fits ? cost : "-");
+            char hours[32] = "-";
+            if (e->fits)
+                snprintf(hours, sizeof(hours), "%.4g", e->gpu_hours);
+            fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %12s %14s\n", i + 1,
+                    r->device.slug, e->fits ? "yes" : "no", (long long)e->min_gpus,
+                    (long long)e->gpus, e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-",
+                    hours, e->fits ? cost : "-");
         }
     }
     if (!serve)
-        fprintf(out, "time and cost on the fewest GPUs that fit%s; MFU %s\n",
-                p->gpus > 0 ? " (or --gpus)" : "",
-                p->mfu > 0 ? "as given" : "40% default");
+        fprintf(out, "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "
+                "column (%s); MFU %s\n", p->gpus > 0 ? "--gpus" : "the fewest that fit",
+                p->mfu > 0 ? "as given" : "default 40%, scaled down by recomputation");
 }

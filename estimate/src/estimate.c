@@ -376,7 +376,7 @@ static int need_figure(const struct ff_device *d, double v, const char *what, ch
         return FF_OK;
     if (d->measured)
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "%s: the profile lacks %s (%s); measure it or use a catalog --device",
+                       "%s: the profile lacks a %s (%s); measure it or use a catalog --device",
                        d->source, what, d->notes[0] ? d->notes : "not measured");
     return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s (%s) has no %s", d->slug, d->name,
                    what);
@@ -399,13 +399,13 @@ int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct
     e->kv_precision = ff_plan_kv_precision(p);
     e->rate_flops_per_s = ff_device_rate(d, e->compute_precision);
     char what[96];
-    snprintf(what, sizeof(what), "a %s matrix rate", ff_precision_name(e->compute_precision));
+    snprintf(what, sizeof(what), "%s matrix rate", ff_precision_name(e->compute_precision));
     if ((rc = need_figure(d, e->rate_flops_per_s, what, err, errlen)) != FF_OK)
         return rc;
-    if ((rc = need_figure(d, d->mem_bytes, "a usable memory figure", err, errlen)) != FF_OK)
+    if ((rc = need_figure(d, d->mem_bytes, "usable memory figure", err, errlen)) != FF_OK)
         return rc;
     if (p->task == FF_TASK_SERVE
-        && (rc = need_figure(d, d->bandwidth_bytes_per_s, "a memory bandwidth figure", err,
+        && (rc = need_figure(d, d->bandwidth_bytes_per_s, "memory bandwidth figure", err,
                              errlen)) != FF_OK)
         return rc;
 
