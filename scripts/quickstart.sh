@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# flopfit quick start on Debian 12.
+#   scripts/quickstart.sh         install what is missing, build, benchmark every device
+#                                 found (--quick), estimate an example model on the result
+#   scripts/quickstart.sh test    same set-up, then the whole test suite (ASan/UBSan build,
+#                                 Vulkan validation layer on)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-run}
+case "$mode" in
+run | test) ;;
+*) echo "usage: scripts/quickstart.sh [test]" >&2; exit 2 ;;
+esac
+
+packages=(
+    meson ninja-build pkg-config gcc python3 git
+    libjson-c-dev                                   # JSON (profiles, configs)
+    ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
+    libclblast-dev                                  # library reference on OpenCL
+    libvulkan-dev mesa-vulkan-drivers vulkan-tools  # Vulkan loader + lavapipe
+    glslc glslang-tools spirv-tools vulkan-validationlayers
+    libcriterion-dev                                # tests
+    libopenblas-dev                                 # CPU peer in the matmul benchmark
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "quickstart: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$mode" = test ]; then
+    # Sanitizers on; b_lundef=false because the sanitizer runtime resolves at load.
+    dir=build-test
+    [ -f "$dir/build.ninja" ] ||
+        meson setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+    ninja -C "$dir"
+    # Device tests take the machine's devices in turn; the rest run in parallel.
+    exec meson test -C "$dir" --print-errorlogs --num-processes 2
+fi
+
+dir=build
+[ -f "$dir/build.ninja" ] || meson setup "$dir" -Dbuildtype=release
+ninja -C "$dir"
+"$dir/flopfit" devices || true
+mkdir -p results
+before=$(mktemp)
+ls results/*.json 2>/dev/null >"$before" || true
+rc=0
+"$dir/flopfit" bench --quick || rc=$?
+newest=$(ls -t results/*.json 2>/dev/null | grep -vxF -f "$before" | head -1 || true)
+rm -f "$before"
+if [ -n "$newest" ]; then
+    echo
+    echo "quickstart: estimating Llama 3 8B serving on $newest"
+    "$dir/flopfit" estimate --model llama-3-8b --serve --prompt 512 --generate 256 \
+        --profile "$newest" || rc=$?
+fi
+exit $rc
