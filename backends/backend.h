@@ -47,8 +47,9 @@ enum ff_kernel_id {
     /*
      * Bandwidth kernels over n 32-bit words (n = desc.n, a multiple of 1024).
      * READ:  bufs: src, out(one uint32 per work-group or per thread, see
-     *        ff_kernel_out_words()), reads src, writes a sum so reads are not
-     *        optimised away.
+     *        ff_kernel_out_words()), reads src, writes an XOR reduction so
+     *        reads are not optimised away: the XOR of all out words equals
+     *        the XOR of all src words (what bench/ checks).
      * WRITE: bufs: dst; params: value. dst[i] = value ^ i.
      * COPY:  bufs: src, dst. dst[i] = src[i].
      * TRIAD: bufs: a, b, c (float). a[i] = b[i] + 3.0f * c[i].

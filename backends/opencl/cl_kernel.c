@@ -226,6 +226,15 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
     }
     if (ret < 0)
         goto error;
+    /* Bandwidth kernels on CPU devices: contiguous blocks per work-item (see mem.cl). */
+    if (d->is_cpu && desc->id >= FF_KERNEL_MEM_READ && desc->id <= FF_KERNEL_MEM_TRIAD) {
+        k->global[0] = desc->n / 1024;
+        if (desc->id == FF_KERNEL_MEM_READ)
+            k->base.out_words = k->global[0];
+        snprintf(options, sizeof(options), "-cl-std=CL1.2 -DFF_MEM_CPU_WORDS=1024");
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "uint8 vectors, 4 KiB contiguous per work-item (CPU layout)");
+    }
 
     cl_program prog = NULL;
     ret = get_program(d, src, options, &prog, err, errlen);

@@ -1,8 +1,62 @@
 /*
  * Bandwidth and latency kernels. n is a word count (uint32), a multiple of 1024.
- * READ: each work-item sums 16 uint4s, grid-strided (coalesced on GPUs), and
- * writes one word so the reads cannot be optimised away.
+ *
+ * Two layouts of the same maths, chosen by the host at build time:
+ * - GPUs (default): one uint4 per work-item and pass, consecutive work-items
+ *   on consecutive addresses (coalesced). READ: each work-item XORs 16 uint4s
+ *   grid-strided and writes one word.
+ * - CPU devices (-DFF_MEM_CPU_WORDS=W): each work-item streams W contiguous
+ *   words with uint8 (32-byte) vectors. PoCL runs work-items of a group in a
+ *   loop on one core, so contiguous blocks keep every core on one stream the
+ *   prefetchers follow; a grid stride scatters them. READ writes one word per
+ *   work-item.
+ * READ writes an XOR reduction either way: the XOR of all out words equals the
+ * XOR of all source words, which is what the host checks.
  */
+#ifdef FF_MEM_CPU_WORDS
+#define V8 (FF_MEM_CPU_WORDS / 8) /* uint8 vectors per work-item */
+
+__kernel void mem_read(__global const uint8 *restrict src, __global uint *restrict out)
+{
+    const size_t g = get_global_id(0);
+    __global const uint8 *p = src + g * V8;
+    uint8 s0 = (uint8)(0), s1 = (uint8)(0);
+    for (int j = 0; j < V8; j += 2) {
+        s0 ^= p[j];
+        s1 ^= p[j + 1];
+    }
+    s0 ^= s1;
+    uint4 s = s0.lo ^ s0.hi;
+    out[g] = s.x ^ s.y ^ s.z ^ s.w;
+}
+
+__kernel void mem_write(__global uint8 *restrict dst, uint value)
+{
+    const uint g = (uint)get_global_id(0);
+    __global uint8 *p = dst + (size_t)g * V8;
+    uint8 w = (uint8)(g * FF_MEM_CPU_WORDS) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int j = 0; j < V8; j++) {
+        p[j] = (uint8)(value) ^ w;
+        w += (uint8)(8);
+    }
+}
+
+__kernel void mem_copy(__global const uint8 *restrict src, __global uint8 *restrict dst)
+{
+    const size_t base = get_global_id(0) * V8;
+    for (int j = 0; j < V8; j++)
+        dst[base + j] = src[base + j];
+}
+
+__kernel void mem_triad(__global float8 *restrict a, __global const float8 *restrict b,
+                        __global const float8 *restrict c)
+{
+    const size_t base = get_global_id(0) * V8;
+    for (int j = 0; j < V8; j++)
+        a[base + j] = b[base + j] + 3.0f * c[base + j];
+}
+
+#else
 #define READ_PER_ITEM 16
 
 __kernel void mem_read(__global const uint4 *restrict src, __global uint *restrict out)
@@ -33,6 +87,7 @@ __kernel void mem_triad(__global float4 *restrict a, __global const float4 *rest
     const size_t g = get_global_id(0);
     a[g] = b[g] + 3.0f * c[g];
 }
+#endif
 
 __kernel void empty(void)
 {
