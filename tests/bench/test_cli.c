@@ -150,7 +150,7 @@ Test(cli_binary, unwritable_output_exits_2_and_leaves_no_file)
         cr_assert(strstr(out, "--output"), "%s", out);
     }
     chmod(dir, 0700);
-    snprintf(args, sizeof(args), "bench --only latency --output /nonexistent-dir/x/p.json");
+    snprintf(args, sizeof(args), "bench --only latency --backend opencl --device 0 --output /nonexistent-dir/x/p.json");
     cr_assert_eq(run(args, out, sizeof(out)), 2, "%s", out);
     cr_assert(strstr(out, "/nonexistent-dir/x/p.json"), "%s", out);
     struct stat st;
