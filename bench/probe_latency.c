@@ -36,7 +36,9 @@ void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, str
         };
         ret = ff_measure(&m, run_empty, &c, &t, err, sizeof(err));
     }
-    const char *variant = c.k ? ff_kernel_variant(c.k) : "";
+    char variant[160] = "";
+    if (c.k)
+        snprintf(variant, sizeof(variant), "%s", ff_kernel_variant(c.k));
     size_t base = p->n_results;
     if (!ff_profile_add(p) || !ff_profile_add(p)) {
         p->n_results = base; /* out of host memory: no half-made records */
