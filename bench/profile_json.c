@@ -20,9 +20,13 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
     json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
+/* Seven significant digits: more than any timing here can claim, and no
+ * json-c "%.17g" noise such as 0.69999999999999996 in published files. */
 static void add_num(struct json_object *o, const char *k, double v)
 {
-    json_object_object_add(o, k, isfinite(v) ? json_object_new_double(v) : NULL);
+    char text[32];
+    snprintf(text, sizeof(text), "%.7g", v);
+    json_object_object_add(o, k, isfinite(v) ? json_object_new_double_s(v, text) : NULL);
 }
 
 static struct json_object *times(double med, double min, double max)

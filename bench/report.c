@@ -72,7 +72,8 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
                     ff_res_status_name(r->status), r->reason);
             continue;
         }
-        if (r->has_timing) {
+        bool figure_is_time = strcmp(r->unit, "s") == 0;
+        if (r->has_timing && !figure_is_time) {
             ff_fmt_time(med, sizeof(med), r->t.dev_median_s);
             double base = r->t.dev_median_s > 0 ? r->t.dev_median_s : 1;
             snprintf(spread, sizeof(spread), "+-%.1f%%",
@@ -80,7 +81,7 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
         }
         if (strcmp(r->unit, "B") == 0)
             fmt_bytes(rate, sizeof(rate), r->value);
-        else if (strcmp(r->unit, "s") == 0)
+        else if (figure_is_time)
             ff_fmt_time(rate, sizeof(rate), r->value);
         else
             ff_fmt_si(rate, sizeof(rate), r->value, r->unit);
@@ -89,6 +90,6 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             snprintf(ratio, sizeof(ratio), "%.2fx", r->value / lib->value);
         fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family,
                 r->name, r->impl, r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, med,
-                spread, rate, r->verified ? "yes" : "no", ratio);
+                spread, rate, figure_is_time ? "-" : r->verified ? "yes" : "no", ratio);
     }
 }
