@@ -31,7 +31,7 @@
  * some hosts (0.5 GB/s in a microVM), and the whole probe set must stay
  * within ~30 s per device. Stopping here is reported like a cap.
  */
-#define TIME_LIMIT_S 20.0
+#define TIME_LIMIT_S 12.0
 #define QUICK_TIME_LIMIT_S 2.5
 #define PAGE 4096ull
 
