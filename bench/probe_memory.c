@@ -32,7 +32,7 @@
  * within ~30 s per device. Stopping here is reported like a cap.
  */
 #define TIME_LIMIT_S 12.0
-#define QUICK_TIME_LIMIT_S 2.5
+#define QUICK_TIME_LIMIT_S 1.5
 #define PAGE 4096ull
 
 struct mem_state {
@@ -166,9 +166,9 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
         cap = reported;
         snprintf(cap_why, sizeof(cap_why), "the driver-reported size");
     }
-    if (cfg->quick && cap > 1 * FF_GIB && !cfg->memory_limit_bytes) {
-        cap = 1 * FF_GIB;
-        snprintf(cap_why, sizeof(cap_why), "--quick (1 GiB)");
+    if (cfg->quick && cap > 512 * FF_MIB && !cfg->memory_limit_bytes) {
+        cap = 512 * FF_MIB;
+        snprintf(cap_why, sizeof(cap_why), "--quick (512 MiB)");
     }
     cap = page_down(cap);
 

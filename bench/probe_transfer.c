@@ -45,7 +45,7 @@ static uint64_t transfer_bytes(const struct ff_device_info *info, const struct f
 {
     uint64_t want = info->host_shared_memory ? 64 * FF_MIB : 256 * FF_MIB;
     if (cfg->quick)
-        want /= 2;
+        want /= 4;
     uint64_t lim = ff_probe_scratch_bytes(info, cfg) / 2;
     if (want > lim)
         want = lim;
