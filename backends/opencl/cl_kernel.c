@@ -233,7 +233,7 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
             k->base.out_words = k->global[0];
         snprintf(options, sizeof(options), "-cl-std=CL1.2 -DFF_MEM_CPU_WORDS=1024");
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "uint8 vectors, 4 KiB contiguous per work-item (CPU layout)");
+                 "uint16 vectors, 4 KiB contiguous per work-item (CPU layout)");
     }
 
     cl_program prog = NULL;

@@ -6,7 +6,7 @@
  *   on consecutive addresses (coalesced). READ: each work-item XORs 16 uint4s
  *   grid-strided and writes one word.
  * - CPU devices (-DFF_MEM_CPU_WORDS=W): each work-item streams W contiguous
- *   words with uint8 (32-byte) vectors. PoCL runs work-items of a group in a
+ *   words with uint16 (64-byte, a cache line) vectors. PoCL runs work-items of a group in a
  *   loop on one core, so contiguous blocks keep every core on one stream the
  *   prefetchers follow; a grid stride scatters them. READ writes one word per
  *   work-item.
@@ -14,45 +14,47 @@
  * XOR of all source words, which is what the host checks.
  */
 #ifdef FF_MEM_CPU_WORDS
-#define V8 (FF_MEM_CPU_WORDS / 8) /* uint8 vectors per work-item */
+#define V16 (FF_MEM_CPU_WORDS / 16) /* uint16 vectors (one cache line) per work-item */
 
-__kernel void mem_read(__global const uint8 *restrict src, __global uint *restrict out)
+__kernel void mem_read(__global const uint16 *restrict src, __global uint *restrict out)
 {
     const size_t g = get_global_id(0);
-    __global const uint8 *p = src + g * V8;
-    uint8 s0 = (uint8)(0), s1 = (uint8)(0);
-    for (int j = 0; j < V8; j += 2) {
+    __global const uint16 *p = src + g * V16;
+    uint16 s0 = (uint16)(0), s1 = (uint16)(0);
+    for (int j = 0; j < V16; j += 2) {
         s0 ^= p[j];
         s1 ^= p[j + 1];
     }
     s0 ^= s1;
-    uint4 s = s0.lo ^ s0.hi;
+    uint8 s8 = s0.lo ^ s0.hi;
+    uint4 s = s8.lo ^ s8.hi;
     out[g] = s.x ^ s.y ^ s.z ^ s.w;
 }
 
-__kernel void mem_write(__global uint8 *restrict dst, uint value)
+__kernel void mem_write(__global uint16 *restrict dst, uint value)
 {
     const uint g = (uint)get_global_id(0);
-    __global uint8 *p = dst + (size_t)g * V8;
-    uint8 w = (uint8)(g * FF_MEM_CPU_WORDS) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
-    for (int j = 0; j < V8; j++) {
-        p[j] = (uint8)(value) ^ w;
-        w += (uint8)(8);
+    __global uint16 *p = dst + (size_t)g * V16;
+    uint16 w = (uint16)(g * FF_MEM_CPU_WORDS) +
+               (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (int j = 0; j < V16; j++) {
+        p[j] = (uint16)(value) ^ w;
+        w += (uint16)(16);
     }
 }
 
-__kernel void mem_copy(__global const uint8 *restrict src, __global uint8 *restrict dst)
+__kernel void mem_copy(__global const uint16 *restrict src, __global uint16 *restrict dst)
 {
-    const size_t base = get_global_id(0) * V8;
-    for (int j = 0; j < V8; j++)
+    const size_t base = get_global_id(0) * V16;
+    for (int j = 0; j < V16; j++)
         dst[base + j] = src[base + j];
 }
 
-__kernel void mem_triad(__global float8 *restrict a, __global const float8 *restrict b,
-                        __global const float8 *restrict c)
+__kernel void mem_triad(__global float16 *restrict a, __global const float16 *restrict b,
+                        __global const float16 *restrict c)
 {
-    const size_t base = get_global_id(0) * V8;
-    for (int j = 0; j < V8; j++)
+    const size_t base = get_global_id(0) * V16;
+    for (int j = 0; j < V16; j++)
         a[base + j] = b[base + j] + 3.0f * c[base + j];
 }
 
