@@ -52,6 +52,7 @@ static struct {
     uint64_t fail_above_bytes;   /* buf_create fails past this many live bytes; 0 = never */
     uint64_t corrupt_size;       /* reads from buffers of this size come back corrupted */
     bool fail_all;               /* every buf_create fails */
+    bool fast_clock;             /* device time reads 1000x too short */
     uint64_t live_bytes;
     long live_bufs, live_kernels;
 } fault;
@@ -104,6 +105,17 @@ static void w_kernel_destroy(struct ff_kernel *k)
     fault.real->ops->kernel_destroy(k);
 }
 
+static int w_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                        const uint32_t *params, size_t n_params, uint64_t *device_ns,
+                        uint64_t *wall_ns, char *err, size_t errlen)
+{
+    int ret = fault.real->ops->kernel_run(k, bufs, n_bufs, params, n_params, device_ns,
+                                          wall_ns, err, errlen);
+    if (fault.fast_clock)
+        *device_ns = *device_ns / 1000 + 1;
+    return ret;
+}
+
 /* Opens device 0 of the tested backend through the fault-injecting wrapper. */
 static struct ff_device *open_wrapped(void)
 {
@@ -116,6 +128,7 @@ static struct ff_device *open_wrapped(void)
     wrap_ops.buf_read = w_buf_read;
     wrap_ops.kernel_create = w_kernel_create;
     wrap_ops.kernel_destroy = w_kernel_destroy;
+    wrap_ops.kernel_run = w_kernel_run;
     struct ff_device *dev = NULL;
     char err[512] = "";
     cr_assert_eq(ff_device_open(&wrap, 0, &dev, err, sizeof(err)), FF_OK, "%s", err);
@@ -354,6 +367,27 @@ Test(probes, memory_host_cap)
     cr_expect_eq(r->value, 48.0 * MIB);
     double cap = extra(r, "cap_bytes");
     cr_expect(cap > 0 && cap <= 512.0 * MIB, "quick caps at 512 MiB, got %g", cap);
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, bandwidth_above_physical_limit_is_flagged)
+{
+    /* A clock that runs 1000x slow makes every figure absurd: none may be published. */
+    struct ff_device *dev = open_wrapped();
+    fault.fast_clock = true;
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 192 * MIB);
+    struct ff_profile p = {0};
+    ff_probe_bandwidth(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 4);
+    for (size_t i = 0; i < p.n_results; i++) {
+        const struct ff_result *r = &p.results[i];
+        cr_expect_eq(r->status, FF_RES_FAILED, "%s published %g B/s", r->name, r->value);
+        cr_expect(!strncmp(r->reason, "implausible: ", 13), "%s: %s", r->name, r->reason);
+        cr_expect(strstr(r->reason, "above limit"), "%s: %s", r->name, r->reason);
+        cr_expect(r->verified, "the data itself was right");
+    }
     ff_profile_finish(&p);
     close_wrapped(&dev);
 }
