@@ -200,3 +200,22 @@ Test(opencl, suite_records_ok_unsupported_and_never_a_zero)
     cr_assert(fp32_ok && int8_ok && fp16_seen);
     ff_profile_finish(&p);
 }
+
+Test(opencl, gpu_local_memory_layout_verified_on_this_device)
+{
+    /* The GPU layout (local-memory tiles) cannot meet a GPU on CI; run it on
+     * whatever device is here through the tuning override so it is checked. */
+    const char *tunes[] = {"4,4,1,1,16,16,16", "8,4,1,1,16,16,16", "4,4,1,1,8,8,16"};
+    const uint32_t shapes[][3] = {{96, 160, 72}, {17, 33, 5}, {130, 64, 40}};
+    char err[1024] = "";
+    for (size_t t = 0; t < sizeof(tunes) / sizeof(tunes[0]); t++) {
+        setenv("FF_CL_MATMUL_TUNE", tunes[t], 1);
+        for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+            for (int p = FF_PREC_FP32; p <= FF_PREC_INT8; p += 2)
+                cr_assert_eq(matmul_once(FF_KERNEL_MATMUL, (enum ff_prec)p, shapes[i][0],
+                                         shapes[i][1], shapes[i][2], err, sizeof(err)),
+                             FF_OK, "tune %s %s %ux%ux%u: %s", tunes[t], ff_prec_name(p),
+                             shapes[i][0], shapes[i][1], shapes[i][2], err);
+    }
+    unsetenv("FF_CL_MATMUL_TUNE");
+}
