@@ -24,6 +24,10 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
  * json-c "%.17g" noise such as 0.69999999999999996 in published files. */
 static void add_num(struct json_object *o, const char *k, double v)
 {
+    if (v == floor(v) && fabs(v) < 9e15) { /* byte counts stay exact */
+        json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+        return;
+    }
     char text[32];
     snprintf(text, sizeof(text), "%.7g", v);
     json_object_object_add(o, k, isfinite(v) ? json_object_new_double_s(v, text) : NULL);

@@ -60,7 +60,7 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             "impl", "prec", "size", "median", "spread", "rate", "verified", "vs library");
     for (size_t i = 0; i < p->n_results; i++) {
         const struct ff_result *r = &p->results[i];
-        char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[32] = "";
+        char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[96] = "";
         if (r->m)
             snprintf(size, sizeof(size), r->m == r->n && r->n == r->k ? "%u" : "%ux%ux%u",
                      r->m, r->n, r->k);
@@ -88,6 +88,20 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
         const struct ff_result *lib = strcmp(r->impl, "clblast") ? library_peer(p, r) : NULL;
         if (lib)
             snprintf(ratio, sizeof(ratio), "%.2fx", r->value / lib->value);
+        if (strcmp(r->family, "memory") == 0) {
+            /* Usable memory: say what the driver claims and what stopped the probe. */
+            char drv[32] = "?";
+            const char *stop = "";
+            for (size_t x = 0; x < r->n_extra; x++) {
+                if (strcmp(r->extra[x].key, "reported_bytes") == 0)
+                    fmt_bytes(drv, sizeof(drv), r->extra[x].value);
+                else if (strcmp(r->extra[x].key, "time_limited") == 0 && r->extra[x].value)
+                    stop = "; stopped by the time limit";
+                else if (strcmp(r->extra[x].key, "capped") == 0 && r->extra[x].value && !*stop)
+                    stop = "; stopped by the cap";
+            }
+            snprintf(ratio, sizeof(ratio), "driver reports %s%s", drv, stop);
+        }
         fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family,
                 r->name, r->impl, r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, med,
                 spread, rate, figure_is_time ? "-" : r->verified ? "yes" : "no", ratio);
