@@ -26,7 +26,7 @@ void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg)
         cfg->prec[i] = true;
     cfg->library = true;
     ff_measure_defaults(&cfg->measure);
-    cfg->max_run_s = 2.0;
+    cfg->max_run_s = 3.0;
     cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 }
 

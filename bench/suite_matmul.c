@@ -197,15 +197,22 @@ void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg,
             continue;
         bool skip[N_IMPLS] = {false};
         skip[2] = !cfg->library;
-        double last_t = 0;
+        /* Each implementation climbs the sizes until one run would pass
+         * max_run_s: a slow library reference must not stop our kernel. */
+        double last_t[N_IMPLS] = {0};
         uint32_t last_n = 0;
         for (size_t si = 0; si < cfg->n_sizes && !ff_interrupted; si++) {
             uint32_t n = cfg->sizes[si];
-            if (!cfg->sizes_given && last_t > 0) {
-                double ratio = (double)n / last_n;
-                if (last_t * ratio * ratio * ratio > cfg->max_run_s)
-                    break; /* larger sizes would take too long on this device */
+            bool any = false;
+            for (size_t ii = 0; ii < N_IMPLS; ii++) {
+                double ratio = last_n ? (double)n / last_n : 1;
+                if (!cfg->sizes_given && last_t[ii] > 0 &&
+                    last_t[ii] * ratio * ratio * ratio > cfg->max_run_s)
+                    skip[ii] = true;
+                any |= !skip[ii];
             }
+            if (!any)
+                break; /* larger sizes would take too long on this device */
             char err[512] = "";
             ff_progress(cfg, "%s %s n=%u: CPU reference", ff_device_info(dev)->name,
                         ff_prec_name(p), n);
@@ -227,17 +234,15 @@ void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg,
                 snprintf(why, sizeof(why), "%s: %s", ff_status_str(ret), err);
                 fail_all(prof, p, n, skip, why);
             } else {
-                double best = 0;
                 for (size_t ii = 0; ii < N_IMPLS && !ff_interrupted; ii++) {
                     if (skip[ii])
                         continue;
                     ff_progress(cfg, "%s %s n=%u: %s", ff_device_info(dev)->name,
                                 ff_prec_name(p), n, impls[ii].impl);
-                    double t = run_impl(dev, cfg, prof, p, ii, n, bufs, &h, &skip[ii]);
-                    if (t > best)
-                        best = t;
+                    last_t[ii] = run_impl(dev, cfg, prof, p, ii, n, bufs, &h, &skip[ii]);
+                    if (last_t[ii] == 0)
+                        skip[ii] = true; /* failed here: larger sizes will not do better */
                 }
-                last_t = best;
                 last_n = n;
             }
             for (int b = 2; b >= 0; b--)
