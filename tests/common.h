@@ -19,8 +19,8 @@ static inline int ff_test_in_ci(void)
     return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
 }
 
-/* Opens device 0 of `backend` or ends the test (skip, or fail under CI). */
-static inline struct ff_device *ff_test_open(const char *backend)
+/* The backend, or the end of the test (skip; a failure under CI) when it has no device. */
+static inline const struct ff_backend *ff_test_require_backend(const char *backend)
 {
     char err[512] = "";
     const struct ff_backend *b = ff_backend_find(backend);
@@ -31,8 +31,16 @@ static inline struct ff_device *ff_test_open(const char *backend)
             cr_assert_fail("CI=true but no %s device: %s", backend, b ? err : "backend not built");
         cr_skip_test("no %s device here (%s)", backend, b ? err : "backend not built");
     }
+    return b;
+}
+
+/* Opens device 0 of `backend` or ends the test as above. */
+static inline struct ff_device *ff_test_open(const char *backend)
+{
+    char err[512] = "";
+    const struct ff_backend *b = ff_test_require_backend(backend);
     struct ff_device *dev = NULL;
-    ret = ff_device_open(b, 0, &dev, err, sizeof(err));
+    int ret = ff_device_open(b, 0, &dev, err, sizeof(err));
     cr_assert_eq(ret, FF_OK, "opening %s:0 failed: %s", backend, err);
     return dev;
 }

@@ -141,6 +141,23 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
     return FF_OK;
 }
 
+/* The bandwidth and latency kernels of mem.cl, in enum ff_kernel_id order. */
+static const struct mem_kernel {
+    const char *name;
+    unsigned words_per_item; /* 32-bit words per work-item (GPU layout); 0: one item */
+    unsigned n_bufs, n_params;
+    const char *variant;
+} mem_kernels[] = {
+    {"mem_read", 64, 2, 0, "uint4 loads, 16 per work-item"},
+    {"mem_write", 4, 1, 1, "uint4 stores"},
+    {"mem_copy", 4, 2, 0, "uint4 loads and stores"},
+    {"mem_triad", 4, 3, 0, "float4 a = b + 3c"},
+    {"empty", 0, 0, 0, "one work-item, no work"},
+};
+_Static_assert(FF_KERNEL_EMPTY - FF_KERNEL_MEM_READ + 1 ==
+                   sizeof(mem_kernels) / sizeof(mem_kernels[0]),
+               "mem_kernels follows enum ff_kernel_id");
+
 int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                         struct ff_kernel **out, char *err, size_t errlen)
 {
@@ -184,41 +201,21 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
         *out = &k->base;
         return FF_OK;
     case FF_KERNEL_MEM_READ:
-        src = ff_cl_src_mem;
-        name = "mem_read";
-        k->global[0] = desc->n / 64; /* 16 uint4 per work-item */
-        k->base.out_words = k->global[0];
-        k->base.n_bufs = 2;
-        snprintf(k->base.variant, sizeof(k->base.variant), "uint4 loads, 16 per work-item");
-        break;
     case FF_KERNEL_MEM_WRITE:
-        src = ff_cl_src_mem;
-        name = "mem_write";
-        k->global[0] = desc->n / 4;
-        k->base.n_bufs = 1;
-        k->base.n_params = 1;
-        snprintf(k->base.variant, sizeof(k->base.variant), "uint4 stores");
-        break;
     case FF_KERNEL_MEM_COPY:
-        src = ff_cl_src_mem;
-        name = "mem_copy";
-        k->global[0] = desc->n / 4;
-        k->base.n_bufs = 2;
-        snprintf(k->base.variant, sizeof(k->base.variant), "uint4 loads and stores");
-        break;
     case FF_KERNEL_MEM_TRIAD:
+    case FF_KERNEL_EMPTY: {
+        const struct mem_kernel *mk = &mem_kernels[desc->id - FF_KERNEL_MEM_READ];
         src = ff_cl_src_mem;
-        name = "mem_triad";
-        k->global[0] = desc->n / 4;
-        k->base.n_bufs = 3;
-        snprintf(k->base.variant, sizeof(k->base.variant), "float4 a = b + 3c");
+        name = mk->name;
+        k->global[0] = mk->words_per_item ? desc->n / mk->words_per_item : 1;
+        k->base.n_bufs = mk->n_bufs;
+        k->base.n_params = mk->n_params;
+        if (desc->id == FF_KERNEL_MEM_READ)
+            k->base.out_words = k->global[0];
+        snprintf(k->base.variant, sizeof(k->base.variant), "%s", mk->variant);
         break;
-    case FF_KERNEL_EMPTY:
-        src = ff_cl_src_mem;
-        name = "empty";
-        k->global[0] = 1;
-        snprintf(k->base.variant, sizeof(k->base.variant), "one work-item, no work");
-        break;
+    }
     default:
         ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "kernel %d not implemented on OpenCL",
                       (int)desc->id);

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 
+#include "../common.h"
 #include "backend_impl.h"
 #include "bench.h"
 
@@ -20,30 +21,6 @@
 #endif
 
 #define MIB (1024ull * 1024)
-
-static bool in_ci(void)
-{
-    const char *ci = getenv("CI");
-    return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
-}
-
-/*
- * Ends the test when the backend has no device: a skip on a user's machine,
- * a failure with CI=true (PoCL and lavapipe are on every CI machine).
- */
-static const struct ff_backend *require_backend(const char *name)
-{
-    char err[512] = "";
-    const struct ff_backend *b = ff_backend_find(name);
-    uint32_t n = 0;
-    int ret = b ? ff_backend_device_count(b, &n, err, sizeof(err)) : FF_ERR_NOT_FOUND;
-    if (!b || ret < 0 || n == 0) {
-        if (in_ci())
-            cr_assert_fail("CI=true but no %s device: %s", name, b ? err : "backend not built");
-        cr_skip_test("no %s device here (%s)", name, b ? err : "backend not built");
-    }
-    return b;
-}
 
 /* ---- a backend that wraps the real one and injects faults -------------- */
 
@@ -119,7 +96,7 @@ static int w_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t 
 /* Opens device 0 of the tested backend through the fault-injecting wrapper. */
 static struct ff_device *open_wrapped(void)
 {
-    const struct ff_backend *real = require_backend(FF_TEST_BACKEND);
+    const struct ff_backend *real = ff_test_require_backend(FF_TEST_BACKEND);
     memset(&fault, 0, sizeof(fault));
     fault.real = real;
     wrap_ops = *fault.real->ops;
