@@ -306,7 +306,7 @@ void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg,
 
     for (int t = 0; t < BW_COUNT; t++) {
         if (ff_interrupted) {
-            ff_result_fail(&res[t], FF_RES_FAILED, "interrupted before it was measured");
+            ff_result_interrupted(&res[t]);
             continue;
         }
         ff_progress(cfg, "%s: bandwidth %s", info->name, tests[t].name);

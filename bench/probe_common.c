@@ -189,7 +189,7 @@ enum ff_res_status ff_probe_status_of(int ret)
 void ff_probe_fail(struct ff_result *r, int ret, const char *what, const char *err)
 {
     if (ret == FF_ERR_INTERRUPTED) {
-        ff_result_fail(r, FF_RES_FAILED, "interrupted before it was measured");
+        ff_result_interrupted(r);
         return;
     }
     if (ret == FF_ERR_UNSUPPORTED) {

@@ -265,7 +265,7 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     ff_kernel_destroy(&s.fill);
 
     if (ff_interrupted && !stop[0]) {
-        ff_result_fail(r, FF_RES_FAILED, "interrupted before it was measured");
+        ff_result_interrupted(r);
     } else if (total == 0) {
         ff_result_fail(r, FF_RES_FAILED, "not even one chunk could be used: %s",
                        first_fail[0] ? first_fail : stop);

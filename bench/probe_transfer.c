@@ -162,7 +162,7 @@ void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     }
     for (size_t i = 0; i < N_KINDS; i++)
         if (ff_interrupted && res[i]->status == FF_RES_OK && !res[i]->has_timing)
-            ff_result_fail(res[i], FF_RES_FAILED, "interrupted before it was measured");
+            ff_result_interrupted(res[i]);
     ret = FF_OK;
 error_buf:
     ff_buf_destroy(&buf);

@@ -57,6 +57,21 @@ void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *
     r->value = 0;
 }
 
+void ff_result_interrupted(struct ff_result *r)
+{
+    ff_result_fail(r, FF_RES_FAILED, "interrupted before it was measured");
+    r->interrupted = true;
+}
+
+void ff_profile_drop_interrupted(struct ff_profile *p)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < p->n_results; i++)
+        if (!p->results[i].interrupted)
+            p->results[kept++] = p->results[i];
+    p->n_results = kept;
+}
+
 const char *ff_prec_name(int prec)
 {
     switch (prec) {

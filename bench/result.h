@@ -42,6 +42,7 @@ struct ff_result {
     bool has_timing;
     double value;          /* only meaningful when status == FF_RES_OK */
     char unit[8];          /* FLOP/s, OP/s, B/s, B, s */
+    bool interrupted;      /* cut off by Ctrl-C before it was measured: not published */
     size_t n_extra;        /* extra numeric fields (memory probe) */
     struct {
         char key[32];
@@ -68,6 +69,10 @@ void ff_result_extra(struct ff_result *r, const char *key, double value, bool is
 __attribute__((format(printf, 3, 4)))
 #endif
 void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *fmt, ...);
+
+/* Mark a test cut off by Ctrl-C; ff_profile_drop_interrupted() removes it. */
+void ff_result_interrupted(struct ff_result *r);
+void ff_profile_drop_interrupted(struct ff_profile *p);
 
 const char *ff_prec_name(int prec);
 const char *ff_res_status_name(enum ff_res_status s);

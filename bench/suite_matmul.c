@@ -153,7 +153,7 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     ff_kernel_destroy(&r.k);
 
     if (ret == FF_ERR_INTERRUPTED) {
-        ff_result_fail(res, FF_RES_FAILED, "interrupted before it was measured");
+        ff_result_interrupted(res);
         return 0;
     }
     if (ret < 0) {

@@ -158,3 +158,43 @@ Test(cli_binary, unwritable_output_exits_2_and_leaves_no_file)
     snprintf(args, sizeof(args), "rm -rf %s", dir);
     cr_assert_eq(system(args), 0);
 }
+
+/* Ctrl-C: exit 130, what was measured is written ("complete": false), and an
+ * existing --output profile is never replaced by the cut-short run. */
+Test(cli_binary, ctrl_c_keeps_what_was_measured_and_clobbers_nothing, .timeout = 120)
+{
+    const char *exe = getenv("FLOPFIT");
+    cr_assert(exe);
+    char dir[] = "/tmp/ff-int-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[300], cmd[1200];
+    snprintf(path, sizeof(path), "%s/p.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"earlier\":true}", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd),
+             "%s bench --backend opencl --device 0 --only latency,matmul --precision fp32 "
+             "--sizes 64,4096 --output %s >/dev/null 2>&1 & pid=$!; sleep 3; kill -INT $pid; "
+             "wait $pid",
+             exe, path);
+    int st = system(cmd);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc == 1 || rc == 2) { /* no OpenCL device here */
+        cr_assert_not(getenv("CI") && strcmp(getenv("CI"), "true") == 0, "exit %d", rc);
+        cr_skip_test("no OpenCL device");
+    }
+    cr_assert_eq(rc, 130);
+    char buf[64] = "";
+    f = fopen(path, "r");
+    cr_assert(fgets(buf, sizeof(buf), f));
+    fclose(f);
+    cr_assert_str_eq(buf, "{\"earlier\":true}", "the earlier profile was replaced");
+    snprintf(cmd, sizeof(cmd),
+             "grep -l '\"complete\":false' %s/p.partial-*.json >/dev/null && "
+             "grep -q '\"family\":\"latency\"' %s/p.partial-*.json && "
+             "! grep -q 'interrupted' %s/p.partial-*.json",
+             dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "no partial profile with the measured tests");
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
