@@ -109,7 +109,6 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
 {
     *n = 0;
     size_t errs = 0, tried = 0;
-    char last[512] = "";
     for (const struct ff_backend *const *b = ff_backends(); *b; b++) {
         const char *name = ff_backend_name(*b);
         if (o->backend[0] && strcmp(o->backend, name) != 0)
@@ -122,7 +121,6 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
         int ret = ff_backend_device_count(*b, &count, e, sizeof(e));
         if (ret < 0) {
             errs++;
-            snprintf(last, sizeof(last), "%s: %s", name, e);
             fprintf(stderr, "flopfit: %s: %s\n", name, e);
             continue;
         }
@@ -146,8 +144,7 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
                        want[0] ? want : "any");
     }
     if (*n == 0)
-        return ff_errf(err, errlen, FF_ERR_NO_DEVICE, "no device found%s%s", errs ? "; " : "",
-                       last);
+        return ff_errf(err, errlen, FF_ERR_NO_DEVICE, "no device found%s", errs ? " (above)" : "");
     return FF_OK;
 }
 
