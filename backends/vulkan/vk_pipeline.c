@@ -20,6 +20,9 @@
 #include "vk_matmul_f16.h"
 #include "vk_matmul_f32.h"
 #include "vk_matmul_i8.h"
+#include "vk_matmul_shared_f16.h"
+#include "vk_matmul_shared_f32.h"
+#include "vk_matmul_shared_i8.h"
 #include "vk_matmul_tex_f16.h"
 #include "vk_matmul_tex_f32.h"
 #include "vk_matmul_tex_i8.h"
@@ -48,7 +51,9 @@ struct mm_tiles {
  * Chosen per device kind; measured on lavapipe (tests/vulkan/bench_matmul),
  * orientation values elsewhere (a 8x8 block per invocation, 16x16
  * invocations = 128x128 C tile per work-group is the classic starting point
- * on NVIDIA/AMD/Intel GPUs without shared memory).
+ * on NVIDIA/AMD/Intel GPUs without shared memory). GPUs run the
+ * shared-memory kernel by default (sh_table below); these GPU rows are
+ * reached with FF_VK_MATMUL_PATH=storage.
  */
 static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec)
 {
@@ -100,22 +105,9 @@ static VkFormat texel_format(enum ff_prec prec)
                                   : VK_FORMAT_R32G32B32A32_SFLOAT;
 }
 
-/*
- * Read A and B through texel buffers? On lavapipe a storage-buffer load is
- * a loop over the SIMD lanes with a bounds check each, while a texel fetch
- * is a vector gather: measured several times faster there (bench_matmul).
- * GPUs keep plain storage loads. FF_VK_MATMUL_PATH=texel|storage overrides.
- */
-static bool use_texel(const struct ffvk_device *d, const struct ff_kernel_desc *desc)
+/* Can A and B be read through texel buffers on this device and shape? */
+static bool texel_ok(const struct ffvk_device *d, const struct ff_kernel_desc *desc)
 {
-    const char *env = getenv("FF_VK_MATMUL_PATH");
-    bool want = d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    if (env && strcmp(env, "texel") == 0)
-        want = true;
-    else if (env && strcmp(env, "storage") == 0)
-        want = false;
-    if (!want)
-        return false;
     VkFormatProperties fp;
     d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, texel_format(desc->prec), &fp);
     if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
@@ -123,6 +115,146 @@ static bool use_texel(const struct ffvk_device *d, const struct ff_kernel_desc *
     uint64_t texels_a = (uint64_t)desc->m * desc->k / 4, texels_b = (uint64_t)desc->k * desc->n / 4;
     uint64_t max = d->props.limits.maxTexelBufferElements;
     return texels_a <= max && texels_b <= max;
+}
+
+/* ---- shared-memory tiles (matmul_shared.comp) -------------------------------- */
+
+/* C tile per work-group (bm x bn), k-slab bk, register block per invocation
+ * (tm x tn); the work-group has (bm/tm)*(bn/tn) invocations. */
+struct sh_tiles {
+    uint32_t bm, bn, bk, tm, tn;
+    const char *name;
+};
+
+#define SH_MAX_LD 4 /* MAX_LD in matmul_shared.comp: vec4 loads per invocation and slab */
+
+/*
+ * Per vendor. Orientation values from the usual SGEMM designs (not measured
+ * here: no GPU on the build machine; FF_VK_SHARED_TILES tunes on a device):
+ *   nvidia   128x128 tile, 256 invocations of 8x8, BK=16: 64 accumulators
+ *            (~128 registers, 2 work-groups/SM), 32.5 KiB double-buffered
+ *            shared memory (< the 48 KiB Vulkan exposes), 2+2 vec4 loads per
+ *            invocation and slab, 8 FMAs per shared load.
+ *   amd      128x128, 256 invocations (4 wave64) of 8x8, BK=8: 16.3 KiB of LDS
+ *            so 3 work-groups fit a GCN CU's 64 KiB (1 would at BK=16).
+ *   intel    64x64, 128 invocations of 8x4, BK=16: Xe threads have 128 GRF
+ *            (64 fp32 per SIMD16 lane); an 8x8 block would spill. 16.5 KiB.
+ *   fallback 64x64, 128 invocations of 8x4, BK=8: 8.3 KiB, inside the
+ *            Vulkan minimums (16 KiB shared, 128 invocations).
+ */
+static const struct sh_tiles sh_table[] = {
+    {128, 128, 16, 8, 8, "nvidia"},
+    {128, 128, 8, 8, 8, "amd"},
+    {64, 64, 16, 8, 4, "intel"},
+    {64, 64, 8, 8, 4, "fallback"},
+};
+enum { SH_NVIDIA, SH_AMD, SH_INTEL, SH_FALLBACK };
+
+static uint32_t sh_wg(const struct sh_tiles *t)
+{
+    return (t->bm / t->tm) * (t->bn / t->tn);
+}
+
+static uint64_t sh_bytes(const struct sh_tiles *t)
+{
+    /* two slabs of As[bk][bm/4 + 1] and Bs[bk][bn/4], 16-byte vec4 each
+     * (fp16 and int8 are widened to fp32 / int32 in shared memory) */
+    return 2ull * t->bk * (t->bm / 4 + 1 + t->bn / 4) * 16;
+}
+
+static bool sh_fits(const struct ffvk_device *d, const struct sh_tiles *t)
+{
+    const VkPhysicalDeviceLimits *l = &d->props.limits;
+    if ((t->tm != 4 && t->tm != 8) || (t->tn != 4 && t->tn != 8))
+        return false;
+    if (t->bk < 4 || t->bk > 64 || t->bk % 4 || t->bm == 0 || t->bn == 0 || t->bm > 512 ||
+        t->bn > 512 || t->bm % t->tm || t->bn % t->tn)
+        return false;
+    uint32_t wg = sh_wg(t);
+    if (wg > l->maxComputeWorkGroupInvocations || wg > l->maxComputeWorkGroupSize[0])
+        return false;
+    if ((uint64_t)t->bm * (t->bk / 4) > (uint64_t)SH_MAX_LD * wg ||
+        (uint64_t)t->bk * (t->bn / 4) > (uint64_t)SH_MAX_LD * wg)
+        return false;
+    return sh_bytes(t) <= l->maxComputeSharedMemorySize;
+}
+
+/* Shrink the k-slab until the tiles fit the device; false when they never do. */
+static bool sh_fit(const struct ffvk_device *d, struct sh_tiles *t)
+{
+    while (!sh_fits(d, t) && t->bk > 4 && t->bk % 8 == 0)
+        t->bk /= 2;
+    return sh_fits(d, t);
+}
+
+/*
+ * Tiles for this device: the vendor's entry; FF_VK_SHARED_TILES overrides it
+ * with an entry's name (nvidia, amd, intel, fallback) or bm,bn,bk,tm,tn
+ * (tuning on a new device; the tests use it to run every entry on lavapipe).
+ * False when not even the fallback fits (then the storage kernel runs).
+ */
+static bool pick_shared(const struct ffvk_device *d, struct sh_tiles *out)
+{
+    int idx = SH_FALLBACK;
+    if (d->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) {
+        switch (d->props.vendorID) {
+        case 0x10de: idx = SH_NVIDIA; break;
+        case 0x1002: idx = SH_AMD; break;
+        case 0x8086: idx = SH_INTEL; break;
+        default: break;
+        }
+    }
+    struct sh_tiles t = sh_table[idx];
+    const char *env = getenv("FF_VK_SHARED_TILES");
+    if (env) {
+        struct sh_tiles e = {0, 0, 0, 0, 0, "env"};
+        for (size_t i = 0; i < sizeof(sh_table) / sizeof(sh_table[0]); i++)
+            if (strcmp(env, sh_table[i].name) == 0)
+                e = sh_table[i];
+        if (e.bm || sscanf(env, "%u,%u,%u,%u,%u", &e.bm, &e.bn, &e.bk, &e.tm, &e.tn) == 5)
+            t = e;
+    }
+    if (sh_fit(d, &t)) {
+        *out = t;
+        return true;
+    }
+    t = sh_table[SH_FALLBACK];
+    if (sh_fit(d, &t)) {
+        *out = t;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * Which matmul kernel:
+ *   shared   shared-memory tiling (matmul_shared.comp): GPUs by default.
+ *   texel    register blocking, A and B via texel buffers: CPU devices. On
+ *            lavapipe a storage-buffer load is a loop over the SIMD lanes
+ *            with a bounds check each, while a texel fetch is a vector
+ *            gather: measured several times faster there (bench_matmul).
+ *   storage  register blocking, storage-buffer loads (the earlier GPU
+ *            kernel; also where texel does not apply: K or N not /4).
+ * FF_VK_MATMUL_PATH=shared|texel|storage overrides the default.
+ */
+enum mm_path { MM_STORAGE, MM_TEXEL, MM_SHARED };
+
+static enum mm_path pick_path(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                              bool aligned, struct sh_tiles *sh)
+{
+    const char *env = getenv("FF_VK_MATMUL_PATH");
+    enum mm_path want = d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? MM_TEXEL : MM_SHARED;
+    if (env && strcmp(env, "texel") == 0)
+        want = MM_TEXEL;
+    else if (env && strcmp(env, "storage") == 0)
+        want = MM_STORAGE;
+    else if (env && strcmp(env, "shared") == 0)
+        want = MM_SHARED;
+    if (want == MM_SHARED)
+        return pick_shared(d, sh) ? MM_SHARED : MM_STORAGE;
+    if (want == MM_TEXEL)
+        return aligned && texel_ok(d, desc) ? MM_TEXEL : MM_STORAGE;
+    return MM_STORAGE;
 }
 
 /* ---- generic pipeline ------------------------------------------------------ */
@@ -287,14 +419,20 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     uint32_t in_size, out_size;
     const char *maths;
     bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
-    bool texel = aligned && use_texel(d, desc);
+    struct sh_tiles sh;
+    enum mm_path path = pick_path(d, desc, aligned, &sh);
+    bool texel = path == MM_TEXEL, shared = path == MM_SHARED;
+#define PICK(f32, tex, shd)                                                                  \
+    do {                                                                                     \
+        code = shared ? shd : texel ? tex : f32;                                             \
+        bytes = shared ? sizeof(shd) : texel ? sizeof(tex) : sizeof(f32);                    \
+    } while (0)
     switch (desc->prec) {
     case FF_PREC_FP16:
         if (!d->storage16)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "device lacks storageBuffer16BitAccess (fp16 buffers)");
-        code = texel ? ff_vk_spv_matmul_tex_f16 : ff_vk_spv_matmul_f16;
-        bytes = texel ? sizeof(ff_vk_spv_matmul_tex_f16) : sizeof(ff_vk_spv_matmul_f16);
+        PICK(ff_vk_spv_matmul_f16, ff_vk_spv_matmul_tex_f16, ff_vk_spv_matmul_shared_f16);
         in_size = 2;
         out_size = 2;
         maths = "fp16 in/out, fp32 accumulate";
@@ -303,26 +441,59 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
         if (!d->storage8)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "device lacks storageBuffer8BitAccess (int8 buffers)");
-        code = texel ? ff_vk_spv_matmul_tex_i8 : ff_vk_spv_matmul_i8;
-        bytes = texel ? sizeof(ff_vk_spv_matmul_tex_i8) : sizeof(ff_vk_spv_matmul_i8);
+        PICK(ff_vk_spv_matmul_i8, ff_vk_spv_matmul_tex_i8, ff_vk_spv_matmul_shared_i8);
         in_size = 1;
         out_size = 4;
         maths = "int8 in, int32 accumulate/out";
         break;
     default:
-        code = texel ? ff_vk_spv_matmul_tex_f32 : ff_vk_spv_matmul_f32;
-        bytes = texel ? sizeof(ff_vk_spv_matmul_tex_f32) : sizeof(ff_vk_spv_matmul_f32);
+        PICK(ff_vk_spv_matmul_f32, ff_vk_spv_matmul_tex_f32, ff_vk_spv_matmul_shared_f32);
         in_size = 4;
         out_size = 4;
         maths = "fp32";
         break;
     }
+#undef PICK
     if (texel)
         k->texel_format = texel_format(desc->prec);
-    struct mm_tiles t = pick_tiles(d, desc->prec);
-    uint32_t spec[8] = {desc->m, desc->n, desc->k, t.tm, t.tn4, t.wx, t.wy, aligned};
-    k->groups[0] = div_up(div_up(desc->n, 4), (uint64_t)t.wx * t.tn4);
-    k->groups[1] = div_up(desc->m, (uint64_t)t.wy * t.tm);
+    uint32_t spec[10];
+    uint32_t n_spec;
+    if (shared) {
+        uint32_t s[10] = {desc->m, desc->n, desc->k, sh.bm, sh.bn, sh.bk, sh.tm, sh.tn,
+                          sh_wg(&sh), aligned};
+        memcpy(spec, s, sizeof(s));
+        n_spec = 10;
+        k->groups[0] = div_up(desc->n, sh.bn);
+        k->groups[1] = div_up(desc->m, sh.bm);
+    } else {
+        struct mm_tiles t = pick_tiles(d, desc->prec);
+        uint32_t s[8] = {desc->m, desc->n, desc->k, t.tm, t.tn4, t.wx, t.wy, aligned};
+        memcpy(spec, s, sizeof(s));
+        n_spec = 8;
+        k->groups[0] = div_up(div_up(desc->n, 4), (uint64_t)t.wx * t.tn4);
+        k->groups[1] = div_up(desc->m, (uint64_t)t.wy * t.tm);
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "%s; %ux%u block per invocation, %s, work-group %ux%u, no shared memory",
+                 maths, t.tm, t.tn4 * 4,
+                 texel     ? "A, B via texel buffers"
+                 : aligned ? "vec4 storage loads"
+                           : "scalar loads (K or N not /4)",
+                 t.wx, t.wy);
+    }
+    if (shared) {
+        /* composed apart: only the worst case of every number overflows */
+        char v[256];
+        snprintf(v, sizeof(v),
+                 "%s; shared memory (%s): %ux%u tile, %u invocations of %ux%u, BK %u "
+                 "x2 (%" PRIu64 " B), %s",
+                 maths, sh.name, sh.bm, sh.bn, sh_wg(&sh), sh.tm, sh.tn, sh.bk, sh_bytes(&sh),
+                 aligned ? "vec4 I/O" : "scalar I/O");
+        size_t n = strlen(v);
+        if (n >= sizeof(k->base.variant))
+            n = sizeof(k->base.variant) - 1;
+        memcpy(k->base.variant, v, n);
+        k->base.variant[n] = 0;
+    }
     k->groups[2] = 1;
     int ret = check_groups(d, k, err, errlen);
     if (ret < 0)
@@ -333,15 +504,8 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     k->sizes_from_params = true;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
-    snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s; %ux%u block per invocation, %s, work-group %ux%u, no shared memory",
-             maths, t.tm, t.tn4 * 4,
-             texel     ? "A, B via texel buffers"
-             : aligned ? "vec4 storage loads"
-                       : "scalar loads (K or N not /4)",
-             t.wx, t.wy);
     (void)prec_name;
-    return build(d, k, code, bytes, 3, 0, spec, 8, err, errlen);
+    return build(d, k, code, bytes, 3, 0, spec, n_spec, err, errlen);
 }
 
 int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, uint32_t kk,

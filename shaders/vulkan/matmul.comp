@@ -15,6 +15,9 @@
  * are interleaved with the work-group size so neighbouring invocations touch
  * neighbouring addresses (coalesced on GPUs).
  *
+ * The CPU-device kernel (texel variant) and the FF_VK_MATMUL_PATH=storage
+ * one; GPUs run matmul_shared.comp (shared-memory tiling) by default.
+ *
  * Sizes and tiles are specialization constants: the kernel is built for one
  * shape, and vk_pipeline.c picks the tiles per device.
  * Out-of-range rows/columns are clamped for loads and skipped for stores, so

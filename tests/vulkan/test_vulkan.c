@@ -13,6 +13,7 @@
 
 static struct ff_device *dev;
 static char err[512];
+static char last_variant[160]; /* of the last kernel check_matmul built */
 
 static void open_dev(void)
 {
@@ -62,6 +63,7 @@ static int check_matmul(enum ff_kernel_id id, enum ff_prec prec, uint32_t m, uin
     int ret = ff_kernel_create(dev, &desc, &kern, err, sizeof(err));
     if (ret < 0)
         return ret;
+    snprintf(last_variant, sizeof(last_variant), "%s", ff_kernel_variant(kern));
     size_t in = prec == FF_PREC_FP32 ? 4 : prec == FF_PREC_FP16 ? 2 : 1;
     size_t out = prec == FF_PREC_FP16 ? 2 : 4;
     size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
@@ -172,6 +174,78 @@ Test(vulkan, matmul_int8)
     cr_assert_eq(ret, FF_OK, "%s", err);
     cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_INT8, 96, 160, 72), FF_OK, "%s", err);
     cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_INT8, 33, 17, 29), FF_OK, "%s", err);
+}
+
+/*
+ * The shared-memory kernel (the default on GPUs) forced onto this device
+ * (FF_VK_MATMUL_PATH=shared), with each vendor's tiles of the table
+ * (FF_VK_SHARED_TILES): tile multiples, odd shapes (zero-filled edge loads,
+ * guarded stores, scalar path when K or N is not /4), K below, at and across
+ * several k-slabs. Criterion forks per test, so setenv stays in the test.
+ */
+static const uint32_t shared_shapes[][3] = {
+    {128, 128, 128}, {96, 160, 72}, {33, 17, 29}, {1, 1, 1}, {130, 260, 12},
+};
+
+static void check_shared(enum ff_prec prec, const char *tiles, const char *want_tile)
+{
+    setenv("FF_VK_MATMUL_PATH", "shared", 1);
+    setenv("FF_VK_SHARED_TILES", tiles, 1);
+    for (size_t i = 0; i < sizeof(shared_shapes) / sizeof(shared_shapes[0]); i++) {
+        const uint32_t *s = shared_shapes[i];
+        int ret = check_matmul(FF_KERNEL_MATMUL, prec, s[0], s[1], s[2]);
+        if (ret == FF_ERR_UNSUPPORTED && !vkt_ci())
+            cr_skip_test("unsupported: %s", err);
+        cr_assert_eq(ret, FF_OK, "%s %ux%ux%u: %s", tiles, s[0], s[1], s[2], err);
+        cr_assert(strstr(last_variant, "shared memory (") && strstr(last_variant, want_tile),
+                  "%s: expected the shared kernel with %s, got: %s", tiles, want_tile,
+                  last_variant);
+    }
+    unsetenv("FF_VK_MATMUL_PATH");
+    unsetenv("FF_VK_SHARED_TILES");
+}
+
+Test(vulkan, matmul_shared_fp32)
+{
+    check_shared(FF_PREC_FP32, "nvidia", "(nvidia): 128x128 tile, 256 invocations of 8x8");
+    check_shared(FF_PREC_FP32, "amd", "(amd): 128x128 tile, 256 invocations of 8x8, BK 8");
+    check_shared(FF_PREC_FP32, "intel", "(intel): 64x64 tile, 128 invocations of 8x4, BK 16");
+    check_shared(FF_PREC_FP32, "fallback", "(fallback): 64x64 tile, 128 invocations of 8x4");
+    /* 4-row blocks and a non-square tile through the numeric override */
+    check_shared(FF_PREC_FP32, "32,64,8,4,8", "(env): 32x64 tile, 64 invocations of 4x8");
+}
+
+Test(vulkan, matmul_shared_fp16)
+{
+    check_shared(FF_PREC_FP16, "nvidia", "(nvidia): 128x128 tile");
+    check_shared(FF_PREC_FP16, "intel", "(intel): 64x64 tile");
+}
+
+Test(vulkan, matmul_shared_int8)
+{
+    check_shared(FF_PREC_INT8, "nvidia", "(nvidia): 128x128 tile");
+    check_shared(FF_PREC_INT8, "intel", "(intel): 64x64 tile");
+}
+
+/* Path choice: a CPU device keeps the register kernels by default; tiles
+ * that can never fit fall back to the vendor-neutral entry. */
+Test(vulkan, matmul_shared_choice)
+{
+    const struct ff_device_info *info = ff_device_info(dev);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 64, 64, 64), FF_OK, "%s", err);
+    if (strcmp(info->type, "cpu") == 0)
+        cr_expect(strstr(last_variant, "shared memory (") == NULL, "%s", last_variant);
+    else
+        cr_expect(strstr(last_variant, "shared memory (") != NULL, "%s", last_variant);
+    setenv("FF_VK_MATMUL_PATH", "shared", 1);
+    setenv("FF_VK_SHARED_TILES", "512,512,64,8,8", 1); /* 4096 invocations: never fits */
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 64, 64, 64), FF_OK, "%s", err);
+    cr_expect(strstr(last_variant, "shared memory (fallback)") != NULL, "%s", last_variant);
+    setenv("FF_VK_MATMUL_PATH", "storage", 1);
+    cr_assert_eq(check_matmul(FF_KERNEL_MATMUL, FF_PREC_FP32, 64, 64, 64), FF_OK, "%s", err);
+    cr_expect(strstr(last_variant, "no shared memory") != NULL, "%s", last_variant);
+    unsetenv("FF_VK_MATMUL_PATH");
+    unsetenv("FF_VK_SHARED_TILES");
 }
 
 Test(vulkan, coopmat)
