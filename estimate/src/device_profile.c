@@ -41,6 +41,13 @@ static void note(struct ff_device *d, const char *text)
     snprintf(d->notes + used, sizeof(d->notes) - used, "%s%s", used ? "; " : "", text);
 }
 
+static bool bool_of(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean)
+           && json_object_get_boolean(v);
+}
+
 int ff_device_from_profile(const char *path, struct ff_device *out, char *err, size_t errlen)
 {
     if (!path || !out)
@@ -97,6 +104,7 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
     snprintf(d.source, sizeof(d.source), "measured profile %s", path);
 
     double usable = 0.0, bw = 0.0;
+    bool usable_stopped = false; /* the probe hit its cap or time limit: a lower bound */
     size_t n = json_object_array_length(tests);
     for (size_t i = 0; i < n; i++) {
         json_object *t = json_object_array_get_idx(tests, i);
@@ -114,8 +122,10 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
             if (ff_precision_parse(prec, &p) == FF_OK && value > d.flops_per_s[p])
                 d.flops_per_s[p] = value;
         } else if (strcmp(family, "memory") == 0 && tname && strcmp(tname, "usable") == 0) {
-            if (value > usable)
+            if (value > usable) {
                 usable = value;
+                usable_stopped = bool_of(t, "capped") || bool_of(t, "time_limited");
+            }
         } else if (strcmp(family, "bandwidth") == 0 && tname
                    && (strcmp(tname, "read") == 0 || strcmp(tname, "copy") == 0)) {
             if (value > bw)
@@ -123,7 +133,18 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
         }
     }
     double global = 0.0;
-    if (usable > 0.0) {
+    if (usable > 0.0 && usable_stopped && num_of(dev, "global_mem_bytes", &global)
+        && global > usable) {
+        /* A probe stopped by its cap or time limit (e.g. bench --quick) proved only a lower
+         * bound; the driver's figure is the better plan, and the note says so. */
+        char text[200];
+        snprintf(text, sizeof(text),
+                 "usable-memory probe stopped by its limit at %.2f GiB (a lower bound): "
+                 "using the driver's %.2f GiB",
+                 usable / 1073741824.0, global / 1073741824.0);
+        d.mem_bytes = global;
+        note(&d, text);
+    } else if (usable > 0.0) {
         d.mem_bytes = usable;
     } else if (num_of(dev, "global_mem_bytes", &global)) {
         d.mem_bytes = global;

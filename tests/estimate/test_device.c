@@ -105,3 +105,14 @@ Test(device, profile_version_and_schema_checked)
     cr_expect_eq(profile("bad-truncated.json", &d, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect_eq(profile("nope.json", &d, err, sizeof(err)), FF_ERR_IO);
 }
+
+Test(device, profile_memory_probe_stopped_by_a_limit_is_a_lower_bound)
+{
+    /* bench --quick caps the usable-memory probe (512 MiB here): planning with that would
+     * call a 4 GiB device a 0.5 GiB one. The driver's figure is used and the note says why. */
+    struct ff_device d;
+    char err[512] = "";
+    cr_assert_eq(profile("profile-capped.json", &d, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_float_eq(d.mem_bytes, 4294967296.0, 1.0);
+    cr_expect(strstr(d.notes, "lower bound"), "%s", d.notes);
+}

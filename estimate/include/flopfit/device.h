@@ -48,7 +48,9 @@ FF_API int ff_device_suggest(const char *name, char *buf, size_t buflen, int max
 /*
  * Read a profile written by `flopfit bench` (results/SCHEMA.md). Per precision the best
  * verified (status "ok", verified true) matmul value over all impls; usable memory from the
- * memory/usable test, else device.global_mem_bytes; bandwidth from the best bandwidth
+ * memory/usable test (the driver's global_mem_bytes when larger and the probe was stopped
+ * by its cap or time limit, which makes the measured figure a lower bound), else
+ * device.global_mem_bytes; bandwidth from the best bandwidth
  * read/copy test. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures
  * stay 0 and are listed in out->notes; they are never invented.
  * Returns 0, FF_ERR_IO, FF_ERR_INVALID (malformed: err names the file and field) or
