@@ -13,6 +13,9 @@
 #include <criterion/criterion.h>
 
 #include "../common.h"
+#ifdef FF_TEST_VK_VALIDATION
+#include "vulkan/vk_internal.h"
+#endif
 #include "backend_impl.h"
 #include "bench.h"
 
@@ -118,6 +121,15 @@ static void close_wrapped(struct ff_device **dev)
     cr_expect_eq(fault.live_bytes, 0);
     cr_expect_eq(fault.live_kernels, 0, "%ld kernels leaked", fault.live_kernels);
     ff_device_destroy(dev);
+#ifdef FF_TEST_VK_VALIDATION
+    /* The Khronos validation layer watched every Vulkan call of the probe. */
+    char last[512] = "";
+    ff_vk_validation_last(last, sizeof(last));
+    cr_expect_eq(ff_vk_validation_errors(), 0, "validation errors: %llu, last: %s",
+                 (unsigned long long)ff_vk_validation_errors(), last);
+    if (ff_test_in_ci())
+        cr_expect(ff_vk_validation_active(), "CI=true but the validation layer is not active");
+#endif
 }
 
 static void small_cfg(struct ff_bench_cfg *cfg, uint64_t limit)
