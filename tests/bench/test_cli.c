@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <json-c/json.h>
 
 #include "cli.h"
 
@@ -197,4 +198,57 @@ Test(cli_binary, ctrl_c_keeps_what_was_measured_and_clobbers_nothing, .timeout =
     cr_assert_eq(system(cmd), 0, "no partial profile with the measured tests");
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* End to end: the binary measures, verifies and prints a profile on each backend. */
+static void end_to_end(const char *backend)
+{
+    char cmd[512], out[1 << 16];
+    const char *exe = getenv("FLOPFIT");
+    snprintf(cmd, sizeof(cmd),
+             "%s bench --backend %s --device 0 --only matmul,latency --sizes 64,96 --json "
+             "--no-save 2>/dev/null",
+             exe, backend);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc != 0 && n == 0) {
+        cr_assert_not(getenv("CI") && strcmp(getenv("CI"), "true") == 0,
+                      "CI=true but flopfit bench --backend %s exited %d", backend, rc);
+        cr_skip_test("no %s device", backend);
+    }
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, out);
+    struct json_object *js = json_tokener_parse(out);
+    cr_assert(js, "stdout is not one JSON profile: %.300s", out);
+    struct json_object *tests, *v;
+    cr_assert(json_object_object_get_ex(js, "tests", &tests));
+    int ok = 0;
+    for (size_t i = 0; i < json_object_array_length(tests); i++) {
+        struct json_object *t = json_object_array_get_idx(tests, i);
+        json_object_object_get_ex(t, "status", &v);
+        const char *status = json_object_get_string(v);
+        cr_assert_str_neq(status, "failed", "%s", json_object_to_json_string(t));
+        if (strcmp(status, "ok") == 0) {
+            cr_assert(json_object_object_get_ex(t, "value", &v));
+            cr_assert_gt(json_object_get_double(v), 0);
+            ok++;
+        } else {
+            cr_assert_not(json_object_object_get_ex(t, "value", &v), "a value without ok");
+        }
+    }
+    cr_assert_geq(ok, 6, "fp32 and int8 at two sizes plus latency must be ok (%d)", ok);
+    json_object_put(js);
+}
+
+Test(cli_binary, end_to_end_opencl, .timeout = 120)
+{
+    end_to_end("opencl");
+}
+
+Test(cli_binary, end_to_end_vulkan, .timeout = 120)
+{
+    end_to_end("vulkan");
 }
