@@ -33,6 +33,8 @@ static struct {
     uint64_t corrupt_size;       /* reads from buffers of this size come back corrupted */
     bool fail_all;               /* every buf_create fails */
     bool fast_clock;             /* device time reads 1000x too short */
+    int fail_create_status;      /* kernel_create of our matmul fails so; 0 = never */
+    int fail_run_status;         /* kernel_run of our matmul fails so; 0 = never */
     uint64_t live_bytes;
     long live_bufs, live_kernels;
 } fault;
@@ -73,6 +75,9 @@ static int w_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t b
 static int w_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                            struct ff_kernel **out, char *err, size_t errlen)
 {
+    if (fault.fail_create_status && desc->id == FF_KERNEL_MATMUL)
+        return ff_errf(err, errlen, fault.fail_create_status, "injected: %s",
+                       ff_status_str(fault.fail_create_status));
     int ret = fault.real->ops->kernel_create(dev, desc, out, err, errlen);
     if (ret == FF_OK)
         fault.live_kernels++;
@@ -89,6 +94,9 @@ static int w_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t 
                         const uint32_t *params, size_t n_params, uint64_t *device_ns,
                         uint64_t *wall_ns, char *err, size_t errlen)
 {
+    if (fault.fail_run_status && k->desc.id == FF_KERNEL_MATMUL)
+        return ff_errf(err, errlen, fault.fail_run_status, "injected: %s",
+                       ff_status_str(fault.fail_run_status));
     int ret = fault.real->ops->kernel_run(k, bufs, n_bufs, params, n_params, device_ns,
                                           wall_ns, err, errlen);
     if (fault.fast_clock)
@@ -379,4 +387,50 @@ Test(probes, bandwidth_above_physical_limit_is_flagged)
     }
     ff_profile_finish(&p);
     close_wrapped(&dev);
+}
+
+/* Device faults in the matmul suite: that test fails with its reason, the run goes on. */
+static void matmul_fault(int *field, int status, const char *expect)
+{
+    struct ff_device *dev = open_wrapped();
+    *field = status;
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    cfg.prec[FF_PREC_FP16] = false;
+    cfg.sizes[0] = 64;
+    cfg.sizes[1] = 96;
+    cfg.n_sizes = 2;
+    cfg.sizes_given = true;
+    cfg.measure.min_reps = 1;
+    cfg.measure.budget_s = 0.001;
+    struct ff_profile p = {0};
+    ff_suite_matmul(dev, &cfg, &p);
+    int failed = 0, other_ok = 0;
+    for (size_t i = 0; i < p.n_results; i++) {
+        const struct ff_result *r = &p.results[i];
+        if (strcmp(r->impl, "flopfit") == 0) {
+            cr_expect_eq(r->status, FF_RES_FAILED, "%s", r->reason);
+            cr_expect(strstr(r->reason, expect), "reason '%s' lacks '%s'", r->reason, expect);
+            cr_expect_not(r->verified);
+            failed++;
+        } else if (r->status == FF_RES_OK) {
+            other_ok++;
+        }
+    }
+    /* fp32 and int8: after a failure at 64 the larger size is not attempted. */
+    cr_expect_eq(failed, 2, "%d failed results", failed);
+    if (strcmp(FF_TEST_BACKEND, "opencl") == 0)
+        cr_expect_geq(other_ok, 2, "CLBlast must still run after our kernel failed");
+    ff_profile_finish(&p);
+    close_wrapped(&dev);
+}
+
+Test(probes, matmul_build_failure_fails_that_test_only)
+{
+    matmul_fault(&fault.fail_create_status, FF_ERR_BUILD, "kernel build failed");
+}
+
+Test(probes, matmul_device_lost_fails_that_test_only)
+{
+    matmul_fault(&fault.fail_run_status, FF_ERR_DEVICE_LOST, "device lost");
 }
