@@ -1,5 +1,6 @@
 /* bench/report.c — prints what was measured, one line a test. */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "report.h"
@@ -54,6 +55,22 @@ static const struct ff_result *library_peer(const struct ff_profile *p, const st
     return NULL;
 }
 
+/* Is results[j] unsupported like results[ref] (same family, impl and reason), for some ref
+ * in [from, to)? */
+static bool same_unsupported(const struct ff_profile *p, size_t j, size_t from, size_t to)
+{
+    const struct ff_result *a = &p->results[j];
+    if (a->status != FF_RES_UNSUPPORTED)
+        return false;
+    for (size_t k = from; k < to; k++) {
+        const struct ff_result *b = &p->results[k];
+        if (k != j && b->status == FF_RES_UNSUPPORTED && strcmp(a->family, b->family) == 0 &&
+            strcmp(a->impl, b->impl) == 0 && strcmp(a->reason, b->reason) == 0)
+            return true;
+    }
+    return false;
+}
+
 void ff_report_table(FILE *f, const struct ff_profile *p)
 {
     fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", "family", "test",
@@ -66,6 +83,19 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
                      r->m, r->n, r->k);
         else if (r->bytes)
             fmt_bytes(size, sizeof(size), (double)r->bytes);
+        if (r->status == FF_RES_UNSUPPORTED && r->prec >= 0) {
+            /* One line per implementation and reason, listing its precisions. */
+            if (same_unsupported(p, i, 0, i))
+                continue;
+            char precs[32] = "";
+            for (size_t j = i; j < p->n_results; j++)
+                if (j == i || same_unsupported(p, j, i, i + 1))
+                    snprintf(precs + strlen(precs), sizeof(precs) - strlen(precs), "%s%s",
+                             precs[0] ? "," : "", ff_prec_name(p->results[j].prec));
+            fprintf(f, "    %-10s %-16s %-8s %-11s unsupported: %s\n", r->family, r->name,
+                    r->impl, precs, r->reason);
+            continue;
+        }
         if (r->status != FF_RES_OK) {
             fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %s: %s\n", r->family, r->name, r->impl,
                     r->prec >= 0 ? ff_prec_name(r->prec) : "-", size,
