@@ -273,9 +273,7 @@ int ff_cmd_bench(int argc, char **argv)
         /* Tests Ctrl-C cut off were not measured: they are absent, not failed
          * ("complete": false says the run was cut short). */
         ff_profile_drop_interrupted(&p);
-        ff_progress(&o.cfg, "%s", "");
-        if (o.cfg.progress)
-            fputs("\r\033[K", stderr);
+        ff_progress(&o.cfg, "%s", ""); /* clears the progress line */
 
         char iso[32], compact[32];
         utc_now(iso, sizeof(iso), compact, sizeof(compact));
