@@ -76,8 +76,7 @@ const struct ff_backend *ff_backend_find(const char *name)
     return NULL;
 }
 
-int ff_backend_device_count(const struct ff_backend *b, uint32_t *count, char *err,
-                            size_t errlen)
+int ff_backend_device_count(const struct ff_backend *b, uint32_t *count, char *err, size_t errlen)
 {
     if (!b || !count)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no backend or count given");
@@ -85,8 +84,8 @@ int ff_backend_device_count(const struct ff_backend *b, uint32_t *count, char *e
     return b->ops->device_count(count, err, errlen);
 }
 
-int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device **out,
-                   char *err, size_t errlen)
+int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device **out, char *err,
+                   size_t errlen)
 {
     if (!b || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no backend or output given");
@@ -96,9 +95,8 @@ int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device 
     if (ret < 0)
         return ret;
     if (index >= n)
-        return ff_errf(err, errlen, FF_ERR_NOT_FOUND,
-                       "%s has no device %u (%u device%s found)", b->ops->name, index, n,
-                       n == 1 ? "" : "s");
+        return ff_errf(err, errlen, FF_ERR_NOT_FOUND, "%s has no device %u (%u device%s found)",
+                       b->ops->name, index, n, n == 1 ? "" : "s");
     ret = b->ops->device_open(index, out, err, errlen);
     if (ret < 0)
         return ret;
@@ -158,21 +156,20 @@ uint64_t ff_buf_size(const struct ff_buf *buf)
     return buf ? buf->bytes : 0;
 }
 
-static int check_range(const struct ff_buf *buf, uint64_t offset, const void *host,
-                       uint64_t bytes, char *err, size_t errlen)
+static int check_range(const struct ff_buf *buf, uint64_t offset, const void *host, uint64_t bytes,
+                       char *err, size_t errlen)
 {
     if (!buf || !host)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no buffer or host pointer given");
     if (bytes == 0 || offset > buf->bytes || bytes > buf->bytes - offset)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "range %llu+%llu is outside the %llu-byte buffer",
-                       (unsigned long long)offset, (unsigned long long)bytes,
-                       (unsigned long long)buf->bytes);
+        return ff_errf(
+            err, errlen, FF_ERR_INVALID, "range %llu+%llu is outside the %llu-byte buffer",
+            (unsigned long long)offset, (unsigned long long)bytes, (unsigned long long)buf->bytes);
     return FF_OK;
 }
 
-int ff_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
-                 char *err, size_t errlen)
+int ff_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes, char *err,
+                 size_t errlen)
 {
     int ret = check_range(buf, offset, src, bytes, err, errlen);
     if (ret < 0)
@@ -216,13 +213,14 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     if (matmul && ((int)desc->prec < 0 || desc->prec >= FF_PREC_COUNT))
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision %d", (int)desc->prec);
     if (matmul && (desc->m == 0 || desc->n == 0 || desc->k == 0))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "matmul shape %ux%ux%u has a zero",
-                       desc->m, desc->n, desc->k);
+        return ff_errf(err, errlen, FF_ERR_INVALID, "matmul shape %ux%ux%u has a zero", desc->m,
+                       desc->n, desc->k);
     if (desc->id >= FF_KERNEL_MEM_READ && desc->id <= FF_KERNEL_MEM_TRIAD &&
         (desc->n == 0 || desc->n % 1024))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "bandwidth kernels need a word count that is a positive multiple of "
-                       "1024, got %u", desc->n);
+                       "1024, got %u",
+                       desc->n);
     int ret = dev->backend->ops->kernel_create(dev, desc, out, err, errlen);
     if (ret < 0)
         return ret;
@@ -250,15 +248,15 @@ uint64_t ff_kernel_out_words(const struct ff_kernel *k)
 }
 
 int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                  const uint32_t *params, size_t n_params, uint64_t *device_ns,
-                  uint64_t *wall_ns, char *err, size_t errlen)
+                  const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
+                  char *err, size_t errlen)
 {
     if (!k)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no kernel given");
     if (n_bufs != k->n_bufs || n_params != k->n_params || n_bufs > FF_MAX_BUFS)
         return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "kernel takes %u buffers and %u parameters, got %zu and %zu",
-                       k->n_bufs, k->n_params, n_bufs, n_params);
+                       "kernel takes %u buffers and %u parameters, got %zu and %zu", k->n_bufs,
+                       k->n_params, n_bufs, n_params);
     for (size_t i = 0; i < n_bufs; i++) {
         if (!bufs[i] || bufs[i]->dev != k->dev)
             return ff_errf(err, errlen, FF_ERR_INVALID,
@@ -267,8 +265,8 @@ int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs
     if (n_params && !params)
         return ff_errf(err, errlen, FF_ERR_INVALID, "parameters missing");
     uint64_t dns = 0, wns = 0;
-    int ret = k->dev->backend->ops->kernel_run(k, bufs, n_bufs, params, n_params, &dns, &wns,
-                                               err, errlen);
+    int ret = k->dev->backend->ops->kernel_run(k, bufs, n_bufs, params, n_params, &dns, &wns, err,
+                                               errlen);
     if (device_ns)
         *device_ns = dns;
     if (wall_ns)

@@ -19,16 +19,16 @@
 
 #include <flopfit/status.h>
 
-struct ff_backend;   /* a compiled-in API (static, never freed) */
-struct ff_device;    /* an opened device on one backend */
-struct ff_buf;       /* device memory */
-struct ff_kernel;    /* a built kernel/pipeline */
+struct ff_backend; /* a compiled-in API (static, never freed) */
+struct ff_device;  /* an opened device on one backend */
+struct ff_buf;     /* device memory */
+struct ff_kernel;  /* a built kernel/pipeline */
 
 /* Numeric formats of the matmul tests. */
 enum ff_prec {
     FF_PREC_FP32 = 0,
-    FF_PREC_FP16,   /* fp16 inputs and output; accumulation fp32 where the kernel says so */
-    FF_PREC_INT8,   /* int8 inputs, int32 accumulation and output */
+    FF_PREC_FP16, /* fp16 inputs and output; accumulation fp32 where the kernel says so */
+    FF_PREC_INT8, /* int8 inputs, int32 accumulation and output */
     FF_PREC_COUNT
 };
 
@@ -65,8 +65,8 @@ enum ff_kernel_id {
 
 struct ff_kernel_desc {
     enum ff_kernel_id id;
-    enum ff_prec prec;        /* matmul only */
-    uint32_t m, n, k;         /* matmul shape; n = word count for MEM_* */
+    enum ff_prec prec; /* matmul only */
+    uint32_t m, n, k;  /* matmul shape; n = word count for MEM_* */
 };
 
 /* Free-form extra facts for `flopfit devices` (heaps, cooperative matrix shapes ...). */
@@ -78,24 +78,24 @@ struct ff_kv {
 #define FF_DEVICE_MAX_EXTRA 24
 
 struct ff_device_info {
-    char backend[16];          /* "opencl", "vulkan" */
-    char platform[128];        /* OpenCL platform name / Vulkan driver name */
+    char backend[16];   /* "opencl", "vulkan" */
+    char platform[128]; /* OpenCL platform name / Vulkan driver name */
     char name[256];
     char vendor[128];
     char driver_version[128];
     char api_version[64];
-    char type[16];             /* "gpu", "cpu", "integrated-gpu", "accelerator", "other" */
+    char type[16]; /* "gpu", "cpu", "integrated-gpu", "accelerator", "other" */
     uint32_t compute_units;
     uint32_t clock_mhz;        /* 0 = not reported */
     uint64_t global_mem_bytes; /* what the driver reports */
     uint64_t max_alloc_bytes;  /* largest single buffer */
     uint64_t budget_bytes;     /* VK_EXT_memory_budget etc.; 0 = unknown */
     uint64_t local_mem_bytes;
-    bool host_shared_memory;   /* device memory is host RAM (CPU devices, iGPUs) */
-    bool fp16;                 /* fp16 arithmetic in kernels */
-    bool int8;                 /* int8 arithmetic / storage in kernels */
-    bool int8_dot;             /* packed int8 dot product instructions */
-    bool coopmat;              /* a matrix engine reachable (cooperative matrix) */
+    bool host_shared_memory; /* device memory is host RAM (CPU devices, iGPUs) */
+    bool fp16;               /* fp16 arithmetic in kernels */
+    bool int8;               /* int8 arithmetic / storage in kernels */
+    bool int8_dot;           /* packed int8 dot product instructions */
+    bool coopmat;            /* a matrix engine reachable (cooperative matrix) */
     double timer_resolution_ns;
     size_t n_extra;
     struct ff_kv extra[FF_DEVICE_MAX_EXTRA];
@@ -118,8 +118,8 @@ int ff_backend_device_count(const struct ff_backend *b, uint32_t *count, char *e
 
 /* ---- devices ------------------------------------------------------------- */
 
-int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device **out,
-                   char *err, size_t errlen);
+int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device **out, char *err,
+                   size_t errlen);
 void ff_device_destroy(struct ff_device **dev);
 const struct ff_device_info *ff_device_info(const struct ff_device *dev);
 const struct ff_backend *ff_device_backend(const struct ff_device *dev);
@@ -127,22 +127,22 @@ const struct ff_backend *ff_device_backend(const struct ff_device *dev);
 /* ---- buffers ------------------------------------------------------------- */
 
 /* Device-local buffer of `bytes` bytes (contents undefined). */
-int ff_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out,
-                  char *err, size_t errlen);
+int ff_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
+                  size_t errlen);
 void ff_buf_destroy(struct ff_buf **buf);
 uint64_t ff_buf_size(const struct ff_buf *buf);
 
 /* Blocking copies between host memory and a buffer range. */
-int ff_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
-                 char *err, size_t errlen);
-int ff_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes,
-                char *err, size_t errlen);
+int ff_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes, char *err,
+                 size_t errlen);
+int ff_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
+                size_t errlen);
 
 /* Host<->device transfer kinds for the transfer probe. */
 enum ff_xfer {
-    FF_XFER_UPLOAD_PAGEABLE = 0,   /* from ordinary malloc'd memory */
+    FF_XFER_UPLOAD_PAGEABLE = 0, /* from ordinary malloc'd memory */
     FF_XFER_DOWNLOAD_PAGEABLE,
-    FF_XFER_UPLOAD_PINNED,         /* from pinned / host-visible staging memory */
+    FF_XFER_UPLOAD_PINNED, /* from pinned / host-visible staging memory */
     FF_XFER_DOWNLOAD_PINNED,
     FF_XFER_COUNT
 };
@@ -180,8 +180,8 @@ uint64_t ff_kernel_out_words(const struct ff_kernel *k);
  * from submit to completion. Either pointer may be NULL.
  */
 int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                  const uint32_t *params, size_t n_params, uint64_t *device_ns,
-                  uint64_t *wall_ns, char *err, size_t errlen);
+                  const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
+                  char *err, size_t errlen);
 
 /* ---- small utilities shared by backends and bench/ --------------------- */
 

@@ -19,8 +19,8 @@
 #include "backend.h"
 
 struct ff_backend_ops {
-    const char *name;        /* "opencl" */
-    const char *hint;        /* packages that provide a driver on Debian */
+    const char *name; /* "opencl" */
+    const char *hint; /* packages that provide a driver on Debian */
 
     int (*device_count)(uint32_t *count, char *err, size_t errlen);
     /* Allocates *out (a backend struct beginning with struct ff_device) and
@@ -28,16 +28,16 @@ struct ff_backend_ops {
     int (*device_open)(uint32_t index, struct ff_device **out, char *err, size_t errlen);
     void (*device_destroy)(struct ff_device *dev);
 
-    int (*buf_create)(struct ff_device *dev, uint64_t bytes, struct ff_buf **out,
-                      char *err, size_t errlen);
+    int (*buf_create)(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
+                      size_t errlen);
     void (*buf_destroy)(struct ff_buf *buf);
     int (*buf_write)(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
                      char *err, size_t errlen);
-    int (*buf_read)(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes,
-                    char *err, size_t errlen);
+    int (*buf_read)(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
+                    size_t errlen);
     /* (optional) NULL means every kind is unsupported. */
-    int (*buf_transfer_timed)(struct ff_buf *buf, enum ff_xfer kind, void *host,
-                              uint64_t bytes, uint64_t *ns, char *err, size_t errlen);
+    int (*buf_transfer_timed)(struct ff_buf *buf, enum ff_xfer kind, void *host, uint64_t bytes,
+                              uint64_t *ns, char *err, size_t errlen);
 
     int (*kernel_create)(struct ff_device *dev, const struct ff_kernel_desc *desc,
                          struct ff_kernel **out, char *err, size_t errlen);
@@ -64,10 +64,10 @@ struct ff_buf {
 struct ff_kernel {
     struct ff_device *dev;
     struct ff_kernel_desc desc;
-    char variant[160];       /* filled by the backend */
-    uint64_t out_words;      /* MEM_READ: words written to the out buffer */
-    uint32_t n_bufs;         /* buffers ff_kernel_run expects */
-    uint32_t n_params;       /* params ff_kernel_run expects */
+    char variant[160];  /* filled by the backend */
+    uint64_t out_words; /* MEM_READ: words written to the out buffer */
+    uint32_t n_bufs;    /* buffers ff_kernel_run expects */
+    uint32_t n_params;  /* params ff_kernel_run expects */
 };
 
 /* Compiled-in backends (defined in backends/<api>/). */

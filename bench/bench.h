@@ -24,18 +24,18 @@ enum ff_family {
 #define FF_MAX_SIZES 16
 
 struct ff_bench_cfg {
-    unsigned families;              /* enum ff_family bits */
-    bool prec[FF_PREC_COUNT];       /* precisions to run */
-    uint32_t sizes[FF_MAX_SIZES];   /* square matmul sizes, ascending */
+    unsigned families;            /* enum ff_family bits */
+    bool prec[FF_PREC_COUNT];     /* precisions to run */
+    uint32_t sizes[FF_MAX_SIZES]; /* square matmul sizes, ascending */
     size_t n_sizes;
-    bool sizes_given;               /* user chose sizes: run them all */
-    bool library;                   /* run the library reference (CLBlast) too */
+    bool sizes_given; /* user chose sizes: run them all */
+    bool library;     /* run the library reference (CLBlast) too */
     struct ff_measure_cfg measure;
-    double max_run_s;               /* skip larger sizes once one run would exceed this */
-    uint64_t memory_limit_bytes;    /* usable-memory probe cap; 0 = from the host */
+    double max_run_s;            /* skip larger sizes once one run would exceed this */
+    uint64_t memory_limit_bytes; /* usable-memory probe cap; 0 = from the host */
     bool quick;
-    bool progress;                  /* progress lines on stderr (a terminal) */
-    uint64_t seed;                  /* input data seed */
+    bool progress; /* progress lines on stderr (a terminal) */
+    uint64_t seed; /* input data seed */
 };
 
 void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg);
@@ -47,15 +47,11 @@ __attribute__((format(printf, 2, 3)))
 void ff_progress(const struct ff_bench_cfg *cfg, const char *fmt, ...);
 
 /* Each adds its results to p; a device fault fails that test, not the run. */
-void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                     struct ff_profile *p);
-void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                     struct ff_profile *p);
+void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
+void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
 void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg,
                         struct ff_profile *p);
-void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                       struct ff_profile *p);
-void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                      struct ff_profile *p);
+void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
+void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
 
 #endif

@@ -49,8 +49,8 @@ void ff_bench_usage(FILE *f)
 
 static int bad(char *err, size_t errlen, const char *opt, const char *s, const char *accepted)
 {
-    return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected %s", s,
-                   opt, accepted);
+    return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected %s", s, opt,
+                   accepted);
 }
 
 int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out,
@@ -69,8 +69,8 @@ int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uin
     return FF_OK;
 }
 
-int ff_parse_double(const char *opt, const char *s, double min, double max, double *out,
-                    char *err, size_t errlen)
+int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
+                    size_t errlen)
 {
     char accepted[64];
     snprintf(accepted, sizeof(accepted), "a number from %g to %g", min, max);
@@ -129,8 +129,10 @@ static int each_item(const char *opt, const char *list, char *err, size_t errlen
 {
     char buf[512];
     if (!list || !*list || strlen(list) >= sizeof(buf))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected a "
-                       "comma-separated list", list ? list : "", opt);
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "invalid value '%s' for %s: expected a "
+                       "comma-separated list",
+                       list ? list : "", opt);
     snprintf(buf, sizeof(buf), "%s", list);
     char *save = NULL;
     int n = 0;
@@ -207,8 +209,7 @@ static int parse_device(const char *s, struct ff_bench_opts *o, char *err, size_
     if (colon) {
         size_t n = (size_t)(colon - s);
         if (n == 0 || n >= sizeof(o->device_backend) ||
-            (strncasecmp(s, "opencl", n) != 0 && strncasecmp(s, "vulkan", n) != 0) ||
-            (n != 6))
+            (strncasecmp(s, "opencl", n) != 0 && strncasecmp(s, "vulkan", n) != 0) || (n != 6))
             return bad(err, errlen, "--device", s, "N or opencl:N or vulkan:N");
         memcpy(o->device_backend, s, n);
         o->device_backend[n] = 0;
@@ -310,8 +311,8 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
             break;
         case OPT_NO_LIBRARY: cfg->library = false; break;
         case OPT_MEMORY_LIMIT:
-            ret = ff_parse_bytes("--memory-limit", optarg, 1024 * 1024,
-                                 &cfg->memory_limit_bytes, err, errlen);
+            ret = ff_parse_bytes("--memory-limit", optarg, 1024 * 1024, &cfg->memory_limit_bytes,
+                                 err, errlen);
             break;
         case OPT_SEED: {
             char *end;
@@ -335,9 +336,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_NO_SAVE: o->no_save = true; break;
         case OPT_JSON: o->json = true; break;
         case 'h': return FF_CLI_HELP;
-        case ':':
-            ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt);
-            break;
+        case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
         default:
             ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
             break;

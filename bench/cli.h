@@ -14,17 +14,17 @@
 
 struct ff_bench_opts {
     struct ff_bench_cfg cfg;
-    char backend[16];          /* "" = every backend */
+    char backend[16]; /* "" = every backend */
     bool device_given;
-    char device_backend[16];   /* --device opencl:1 -> "opencl"; "" = any */
+    char device_backend[16]; /* --device opencl:1 -> "opencl"; "" = any */
     uint32_t device_index;
-    const char *output;        /* --output FILE */
-    const char *output_dir;    /* default "results" */
+    const char *output;     /* --output FILE */
+    const char *output_dir; /* default "results" */
     bool no_save;
     bool json;
 };
 
-#define FF_CLI_HELP 1          /* ff_bench_parse: --help was given */
+#define FF_CLI_HELP 1 /* ff_bench_parse: --help was given */
 
 /* 0, FF_CLI_HELP, or FF_ERR_INVALID with the message in err. */
 int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, size_t errlen);
@@ -33,8 +33,8 @@ void ff_bench_usage(FILE *f);
 /* Typed parsers shared by the subcommands (0 or FF_ERR_INVALID + message). */
 int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out,
                  char *err, size_t errlen);
-int ff_parse_double(const char *opt, const char *s, double min, double max, double *out,
-                    char *err, size_t errlen);
+int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
+                    size_t errlen);
 /* Byte sizes: "4294967296", "512M", "4G", "1.5GiB" (binary units). */
 int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
                    size_t errlen);

@@ -87,8 +87,7 @@ static int mkdir_p(const char *dir, char *err, size_t errlen)
         }
     }
     if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf,
-                       strerror(errno));
+        return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf, strerror(errno));
     return FF_OK;
 }
 
@@ -104,8 +103,8 @@ struct target {
  * return FF_ERR_INVALID; no driver at all for a requested backend is
  * FF_ERR_NO_DEVICE.
  */
-static int select_targets(const struct ff_bench_opts *o, struct target *t, size_t *n,
-                          char *err, size_t errlen)
+static int select_targets(const struct ff_bench_opts *o, struct target *t, size_t *n, char *err,
+                          size_t errlen)
 {
     *n = 0;
     size_t errs = 0, tried = 0;
@@ -129,8 +128,7 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
                 return ff_errf(err, errlen, FF_ERR_INVALID,
                                "unknown device index %u for --device: %s has %u device%s "
                                "(0..%d; see `flopfit devices`)",
-                               o->device_index, name, count, count == 1 ? "" : "s",
-                               (int)count - 1);
+                               o->device_index, name, count, count == 1 ? "" : "s", (int)count - 1);
             t[(*n)++] = (struct target){*b, o->device_index};
             continue;
         }
@@ -175,8 +173,8 @@ static void profile_path(const struct ff_bench_opts *o, const struct ff_profile 
         if (bad_run && access(o->output, F_OK) == 0) {
             const char *dot = strrchr(o->output, '.');
             const char *slash = strrchr(o->output, '/');
-            int stem = dot && (!slash || dot > slash) ? (int)(dot - o->output)
-                                                      : (int)strlen(o->output);
+            int stem =
+                dot && (!slash || dot > slash) ? (int)(dot - o->output) : (int)strlen(o->output);
             snprintf(path, n, "%.*s.partial-%s.json", stem, o->output, compact);
         } else {
             snprintf(path, n, "%s", o->output);
@@ -188,8 +186,7 @@ static void profile_path(const struct ff_bench_opts *o, const struct ff_profile 
     snprintf(path, n, "%s/%s-%s-%s.json", o->output_dir, p->info.backend, dev, compact);
 }
 
-static void run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                       struct ff_profile *p)
+static void run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
 {
     /* Cheap probes first, so an interrupted run still has them. */
     if (cfg->families & FF_FAM_LATENCY && !ff_interrupted)
@@ -227,8 +224,10 @@ int ff_cmd_bench(int argc, char **argv)
         return ret == FF_ERR_INVALID ? 2 : 1;
     }
     if (o.output && n_targets > 1) {
-        fprintf(stderr, "flopfit bench: --output names one file but %zu devices are selected; "
-                        "choose one with --device, or use --output-dir\n", n_targets);
+        fprintf(stderr,
+                "flopfit bench: --output names one file but %zu devices are selected; "
+                "choose one with --device, or use --output-dir\n",
+                n_targets);
         return 2;
     }
     /* Fail before measuring if the profile could not be written. */
@@ -241,8 +240,7 @@ int ff_cmd_bench(int argc, char **argv)
         snprintf(probe, sizeof(probe), "%s%s", o.output ? o.output : o.output_dir,
                  o.output ? "" : "/.flopfit-write-test");
         if ((ret = ff_check_writable(probe, err, sizeof(err))) < 0) {
-            fprintf(stderr, "flopfit bench: %s: %s\n", o.output ? "--output" : "--output-dir",
-                    err);
+            fprintf(stderr, "flopfit bench: %s: %s\n", o.output ? "--output" : "--output-dir", err);
             return 2;
         }
     }

@@ -54,8 +54,10 @@ int ff_cmd_devices(int argc, char **argv)
         switch (c) {
         case 'b':
             if (strcmp(optarg, "all") != 0 && !ff_backend_find(optarg)) {
-                fprintf(stderr, "flopfit devices: invalid value '%s' for --backend: expected "
-                                "opencl, vulkan or all (of those built in)\n", optarg);
+                fprintf(stderr,
+                        "flopfit devices: invalid value '%s' for --backend: expected "
+                        "opencl, vulkan or all (of those built in)\n",
+                        optarg);
                 return 2;
             }
             only = strcmp(optarg, "all") ? optarg : NULL;

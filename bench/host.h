@@ -10,7 +10,7 @@ struct ff_host {
     char cpu[128];
     uint32_t cpus;
     uint64_t ram_bytes;
-    uint64_t available_bytes;   /* MemAvailable now */
+    uint64_t available_bytes; /* MemAvailable now */
 };
 
 void ff_host_read(struct ff_host *h);

@@ -41,7 +41,9 @@ int main(int argc, char **argv)
         return ff_cmd_estimate(argc - 1, argv + 1);
     if (strcmp(cmd, "results") == 0)
         return ff_cmd_results(argc - 1, argv + 1);
-    fprintf(stderr, "flopfit: unknown command '%s': expected devices, bench or estimate "
-                    "(see flopfit --help)\n", cmd);
+    fprintf(stderr,
+            "flopfit: unknown command '%s': expected devices, bench or estimate "
+            "(see flopfit --help)\n",
+            cmd);
     return 2;
 }

@@ -12,10 +12,10 @@
 #include "result.h"
 
 struct ff_measure_cfg {
-    uint32_t warmup;     /* untimed runs first (default 1) */
-    uint32_t min_reps;   /* timed runs at least (default 3) */
-    uint32_t max_reps;   /* timed runs at most (default 50) */
-    double budget_s;     /* stop adding runs past this much device time (default 1.0) */
+    uint32_t warmup;   /* untimed runs first (default 1) */
+    uint32_t min_reps; /* timed runs at least (default 3) */
+    uint32_t max_reps; /* timed runs at most (default 50) */
+    double budget_s;   /* stop adding runs past this much device time (default 1.0) */
 };
 
 /* One run: returns 0 or a negative ff_status, device and wall time in ns. */

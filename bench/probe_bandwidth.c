@@ -29,11 +29,11 @@ static const struct {
 struct bw_state {
     struct ff_device *dev;
     const struct ff_bench_cfg *cfg;
-    uint32_t n;                 /* words per buffer */
-    uint64_t bytes;             /* bytes per buffer */
-    struct ff_buf *x, *y, *z;   /* x, z: random inputs; y: output */
-    uint32_t *hx, *hz, *hy;     /* host copies of x and z, read-back of y */
-    uint32_t x_xor;             /* XOR of every word of x */
+    uint32_t n;               /* words per buffer */
+    uint64_t bytes;           /* bytes per buffer */
+    struct ff_buf *x, *y, *z; /* x, z: random inputs; y: output */
+    uint32_t *hx, *hz, *hy;   /* host copies of x and z, read-back of y */
+    uint32_t x_xor;           /* XOR of every word of x */
     struct ff_rng rng;
     double limit;
     char why[160];
@@ -51,8 +51,7 @@ struct run_ctx {
 static int run_once(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t errlen)
 {
     struct run_ctx *r = arg;
-    return ff_kernel_run(r->k, r->bufs, r->n_bufs, r->params, r->n_params, dns, wns, err,
-                         errlen);
+    return ff_kernel_run(r->k, r->bufs, r->n_bufs, r->params, r->n_params, dns, wns, err, errlen);
 }
 
 /* Per-buffer size: several times the cache, within max_alloc and the limits. */
@@ -91,8 +90,8 @@ static uint64_t buffer_bytes(const struct ff_device_info *info, const struct ff_
     ff_probe_fmt_bytes(sz, sizeof(sz), (double)b);
     if (llc) {
         ff_probe_fmt_bytes(c, sizeof(c), (double)llc);
-        if (snprintf(note, notelen, "buffers of %s (%.1fx the %s LLC%s)", sz, (double)b / llc,
-                     c, bound) >= (int)notelen)
+        if (snprintf(note, notelen, "buffers of %s (%.1fx the %s LLC%s)", sz, (double)b / llc, c,
+                     bound) >= (int)notelen)
             note[notelen - 1] = 0;
     } else {
         if (snprintf(note, notelen, "buffers of %s%s", sz, bound) >= (int)notelen)
@@ -148,8 +147,8 @@ static void one_test(struct bw_state *s, enum bw_test t, struct ff_result *r)
         ff_probe_fail(r, ret, "building the kernel", err);
         return;
     }
-    if (snprintf(r->variant, sizeof(r->variant), "%s; %s", ff_kernel_variant(rc.k),
-                 s->size_note) >= (int)sizeof(r->variant))
+    if (snprintf(r->variant, sizeof(r->variant), "%s; %s", ff_kernel_variant(rc.k), s->size_note) >=
+        (int)sizeof(r->variant))
         r->variant[sizeof(r->variant) - 1] = 0; /* a shortened description is fine */
 
     switch (t) {
@@ -194,8 +193,7 @@ static void one_test(struct bw_state *s, enum bw_test t, struct ff_result *r)
         rc.n_bufs = 3;
         ret = poison_y(s, err, sizeof(err));
         break;
-    default:
-        break;
+    default: break;
     }
     if (ret < 0) {
         ff_probe_fail(r, ret, "preparing the buffers", err);
@@ -232,16 +230,15 @@ static void one_test(struct bw_state *s, enum bw_test t, struct ff_result *r)
         } else if (ret == FF_OK && t == BW_COPY) {
             size_t bad = ff_probe_first_diff(s->hy, s->hx, s->n);
             if (bad != SIZE_MAX)
-                ret = ff_errf(err, sizeof(err), FF_ERR_VERIFY,
-                              "dst word %zu is 0x%08x, src has 0x%08x", bad, s->hy[bad],
-                              s->hx[bad]);
+                ret =
+                    ff_errf(err, sizeof(err), FF_ERR_VERIFY,
+                            "dst word %zu is 0x%08x, src has 0x%08x", bad, s->hy[bad], s->hx[bad]);
         } else if (ret == FF_OK) {
             ret = check_triad(s, err, sizeof(err));
         }
     }
     if (ret < 0) {
-        ff_probe_fail(r, ret, ret == FF_ERR_VERIFY ? "wrong result" : "reading the result",
-                      err);
+        ff_probe_fail(r, ret, ret == FF_ERR_VERIFY ? "wrong result" : "reading the result", err);
         goto error_prep;
     }
     set_ok(s, r, (uint64_t)s->n * 4 * tests[t].words_moved + out_words * 4);
@@ -252,8 +249,7 @@ error_prep:
     ff_kernel_destroy(&rc.k);
 }
 
-void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                        struct ff_profile *p)
+void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
 {
     const struct ff_device_info *info = ff_device_info(dev);
     struct bw_state s = {.dev = dev, .cfg = cfg};

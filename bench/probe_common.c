@@ -51,8 +51,7 @@ uint64_t ff_probe_host_llc_bytes(void)
     return best;
 }
 
-uint64_t ff_probe_scratch_bytes(const struct ff_device_info *info,
-                                const struct ff_bench_cfg *cfg)
+uint64_t ff_probe_scratch_bytes(const struct ff_device_info *info, const struct ff_bench_cfg *cfg)
 {
     uint64_t lim;
     if (info->host_shared_memory) {
@@ -161,7 +160,8 @@ double ff_probe_bandwidth_limit(const struct ff_device_info *info, char *why, si
         if (host > 0)
             snprintf(why, whylen,
                      "host memory: 4x the host's measured streaming read of %.1f GB/s, "
-                     "at least 51.2 GB/s", host * 1e-9);
+                     "at least 51.2 GB/s",
+                     host * 1e-9);
         else
             snprintf(why, whylen, "host memory: 51.2 GB/s, host bandwidth not measurable");
         return lim;

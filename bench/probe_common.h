@@ -24,8 +24,7 @@ uint64_t ff_probe_host_llc_bytes(void);
  * --memory-limit when given, else a quarter of the host's available memory
  * on host-shared devices, else half the reported global memory.
  */
-uint64_t ff_probe_scratch_bytes(const struct ff_device_info *info,
-                                const struct ff_bench_cfg *cfg);
+uint64_t ff_probe_scratch_bytes(const struct ff_device_info *info, const struct ff_bench_cfg *cfg);
 
 /*
  * Highest bandwidth (bytes read + written per second) that makes physical

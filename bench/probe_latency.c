@@ -17,7 +17,6 @@ static int run_empty(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t 
     return ff_kernel_run(c->k, NULL, 0, NULL, 0, dns, wns, err, errlen);
 }
 
-
 void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
 {
     char err[512] = "";

@@ -27,31 +27,31 @@
 #include "host.h"
 #include "probe_common.h"
 
-#define STAGING_BYTES (32 * FF_MIB)
+#define STAGING_BYTES            (32 * FF_MIB)
 /*
  * Wall-time bound of the probe: first touches of fresh pages are slow on
  * some hosts (0.5 GB/s in a microVM), and the whole probe set must stay
  * within ~30 s per device. Stopping here is reported like a cap.
  */
-#define TIME_LIMIT_S 10.0
-#define QUICK_TIME_LIMIT_S 1.5
+#define TIME_LIMIT_S             10.0
+#define QUICK_TIME_LIMIT_S       1.5
 #define LIMIT_GIVEN_TIME_LIMIT_S 300.0 /* --memory-limit: the user asked for that much */
-#define PAGE 4096ull
+#define PAGE                     4096ull
 
 struct mem_state {
     struct ff_device *dev;
-    struct ff_buf **bufs;       /* chunks that passed */
+    struct ff_buf **bufs; /* chunks that passed */
     size_t n_bufs, cap_bufs;
     uint32_t *staging;
     uint64_t staging_bytes;
-    struct ff_kernel *fill;     /* MEM_WRITE built for fill_n words, or NULL */
+    struct ff_kernel *fill; /* MEM_WRITE built for fill_n words, or NULL */
     uint32_t fill_n;
-    bool host_fill;             /* no MEM_WRITE on this device: write from the host */
+    bool host_fill; /* no MEM_WRITE on this device: write from the host */
     struct ff_rng rng;
 };
 
-static int fill_device(struct mem_state *s, struct ff_buf *b, uint32_t n, uint32_t value,
-                       char *err, size_t errlen)
+static int fill_device(struct mem_state *s, struct ff_buf *b, uint32_t n, uint32_t value, char *err,
+                       size_t errlen)
 {
     if (!s->fill || s->fill_n != n) {
         /* Kernels are built for one size; chunks change size only when bisecting. */
@@ -110,8 +110,8 @@ static int try_chunk(struct mem_state *s, uint64_t bytes, char *err, size_t errl
         uint64_t len = bytes - off < s->staging_bytes ? bytes - off : s->staging_bytes;
         if ((ret = ff_buf_read(b, off, s->staging, len, err, errlen)) < 0)
             goto error_buf;
-        size_t bad = ff_probe_check_pattern(s->staging, (size_t)(len / 4), value,
-                                            (uint32_t)(off / 4));
+        size_t bad =
+            ff_probe_check_pattern(s->staging, (size_t)(len / 4), value, (uint32_t)(off / 4));
         if (bad != SIZE_MAX) {
             uint32_t i = (uint32_t)(off / 4 + bad);
             ret = ff_errf(err, errlen, FF_ERR_VERIFY,
@@ -198,8 +198,8 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     uint64_t total = 0, want = chunk;
     uint64_t t0 = ff_now_ns();
     double time_limit_s = cfg->memory_limit_bytes ? LIMIT_GIVEN_TIME_LIMIT_S
-                          : cfg->quick               ? QUICK_TIME_LIMIT_S
-                                                     : TIME_LIMIT_S;
+                          : cfg->quick            ? QUICK_TIME_LIMIT_S
+                                                  : TIME_LIMIT_S;
     if (!s.staging) {
         ff_result_fail(r, FF_RES_FAILED, "%s",
                        chunk ? "out of host memory for the staging buffer"
@@ -233,7 +233,8 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
                     ff_probe_fmt_bytes(sz, sizeof(sz), (double)avail);
                     snprintf(stop, sizeof(stop),
                              "stopped by the host: %s available, a quarter of the start value "
-                             "kept free", sz);
+                             "kept free",
+                             sz);
                     break;
                 }
                 size = spare;

@@ -61,8 +61,7 @@ static void one_kind(size_t ki, struct ff_buf *buf, uint32_t *src, uint32_t *dst
 {
     char err[512] = "";
     size_t words = (size_t)(bytes / 4);
-    struct xfer_ctx c = {buf, kinds[ki].kind, kinds[ki].upload ? (void *)src : (void *)dst,
-                         bytes};
+    struct xfer_ctx c = {buf, kinds[ki].kind, kinds[ki].upload ? (void *)src : (void *)dst, bytes};
     int ret;
     if (kinds[ki].upload)
         memset(dst, 0xA5, (size_t)bytes); /* poison the device copy first */
@@ -95,8 +94,7 @@ static void one_kind(size_t ki, struct ff_buf *buf, uint32_t *src, uint32_t *dst
     ff_probe_implausible(r, r->value, limit, why);
 }
 
-void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                       struct ff_profile *p)
+void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
 {
     const struct ff_device_info *info = ff_device_info(dev);
     char err[512] = "", why[160];
@@ -123,8 +121,9 @@ void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg,
 
     if (bytes < 4096) {
         for (size_t i = 0; i < N_KINDS; i++)
-            ff_result_fail(res[i], FF_RES_FAILED, "no room for a transfer buffer under the "
-                                                  "memory limit");
+            ff_result_fail(res[i], FF_RES_FAILED,
+                           "no room for a transfer buffer under the "
+                           "memory limit");
         return;
     }
     uint32_t *src = malloc((size_t)bytes), *dst = malloc((size_t)bytes);

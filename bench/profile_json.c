@@ -88,8 +88,7 @@ static struct json_object *result_json(const struct ff_result *r)
         if (r->extra[i].is_bool)
             json_object_object_add(o, r->extra[i].key,
                                    json_object_new_boolean(r->extra[i].value != 0));
-        else if (r->extra[i].value == floor(r->extra[i].value) &&
-                 fabs(r->extra[i].value) < 9e15)
+        else if (r->extra[i].value == floor(r->extra[i].value) && fabs(r->extra[i].value) < 9e15)
             add_u64(o, r->extra[i].key, (uint64_t)(int64_t)r->extra[i].value);
         else
             add_num(o, r->extra[i].key, r->extra[i].value);
@@ -134,8 +133,7 @@ struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct 
     add_u64(d, "max_alloc_bytes", i->max_alloc_bytes);
     if (i->budget_bytes)
         add_u64(d, "budget_bytes", i->budget_bytes);
-    json_object_object_add(d, "host_shared_memory",
-                           json_object_new_boolean(i->host_shared_memory));
+    json_object_object_add(d, "host_shared_memory", json_object_new_boolean(i->host_shared_memory));
     struct json_object *f = json_object_new_object();
     json_object_object_add(f, "fp16", json_object_new_boolean(i->fp16));
     json_object_object_add(f, "int8", json_object_new_boolean(i->int8));

@@ -13,7 +13,7 @@
 #include "host.h"
 #include "result.h"
 
-#define FF_PROFILE_SCHEMA "flopfit.profile"
+#define FF_PROFILE_SCHEMA  "flopfit.profile"
 #define FF_PROFILE_VERSION "1.0"
 
 /* New reference owned by the caller (json_object_put). */

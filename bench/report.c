@@ -38,8 +38,8 @@ void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i
 {
     char mem[32];
     fmt_bytes(mem, sizeof(mem), (double)i->global_mem_bytes);
-    fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label,
-            i->name, i->platform, i->driver_version, i->type, i->compute_units, mem);
+    fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label, i->name,
+            i->platform, i->driver_version, i->type, i->compute_units, mem);
 }
 
 /* The library reference result for the same precision and size, if measured. */
@@ -48,8 +48,8 @@ static const struct ff_result *library_peer(const struct ff_profile *p, const st
     for (size_t i = 0; i < p->n_results; i++) {
         const struct ff_result *o = &p->results[i];
         if (o->status == FF_RES_OK && strcmp(o->family, "matmul") == 0 &&
-            strcmp(o->impl, "clblast") == 0 && o->prec == r->prec && o->m == r->m &&
-            o->n == r->n && o->k == r->k)
+            strcmp(o->impl, "clblast") == 0 && o->prec == r->prec && o->m == r->m && o->n == r->n &&
+            o->k == r->k)
             return o;
     }
     return NULL;
@@ -79,8 +79,8 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
         const struct ff_result *r = &p->results[i];
         char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[96] = "";
         if (r->m)
-            snprintf(size, sizeof(size), r->m == r->n && r->n == r->k ? "%u" : "%ux%ux%u",
-                     r->m, r->n, r->k);
+            snprintf(size, sizeof(size), r->m == r->n && r->n == r->k ? "%u" : "%ux%ux%u", r->m,
+                     r->n, r->k);
         else if (r->bytes)
             fmt_bytes(size, sizeof(size), (double)r->bytes);
         if (r->status == FF_RES_UNSUPPORTED && r->prec >= 0) {
@@ -92,14 +92,14 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
                 if (j == i || same_unsupported(p, j, i, i + 1))
                     snprintf(precs + strlen(precs), sizeof(precs) - strlen(precs), "%s%s",
                              precs[0] ? "," : "", ff_prec_name(p->results[j].prec));
-            fprintf(f, "    %-10s %-16s %-8s %-11s unsupported: %s\n", r->family, r->name,
-                    r->impl, precs, r->reason);
+            fprintf(f, "    %-10s %-16s %-8s %-11s unsupported: %s\n", r->family, r->name, r->impl,
+                    precs, r->reason);
             continue;
         }
         if (r->status != FF_RES_OK) {
             fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %s: %s\n", r->family, r->name, r->impl,
-                    r->prec >= 0 ? ff_prec_name(r->prec) : "-", size,
-                    ff_res_status_name(r->status), r->reason);
+                    r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, ff_res_status_name(r->status),
+                    r->reason);
             continue;
         }
         bool figure_is_time = strcmp(r->unit, "s") == 0;
@@ -132,8 +132,11 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             }
             snprintf(ratio, sizeof(ratio), "driver reports %s%s", drv, stop);
         }
-        fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family,
-                r->name, r->impl, r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, med,
-                spread, rate, figure_is_time ? "-" : r->verified ? "yes" : "no", ratio);
+        fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family, r->name,
+                r->impl, r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, med, spread, rate,
+                figure_is_time ? "-"
+                : r->verified  ? "yes"
+                               : "no",
+                ratio);
     }
 }

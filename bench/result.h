@@ -26,24 +26,24 @@ struct ff_timing {
 #define FF_RESULT_MAX_EXTRA 8
 
 struct ff_result {
-    char family[16];       /* matmul, memory, bandwidth, transfer, latency */
-    char name[24];         /* matmul, usable, read, upload_pinned, launch ... */
-    char impl[16];         /* flopfit, coopmat, clblast */
-    int prec;              /* enum ff_prec, or -1 when not a matmul */
-    uint32_t m, n, k;      /* matmul shape */
-    uint64_t bytes;        /* bytes per run (bandwidth/transfer), 0 otherwise */
+    char family[16];  /* matmul, memory, bandwidth, transfer, latency */
+    char name[24];    /* matmul, usable, read, upload_pinned, launch ... */
+    char impl[16];    /* flopfit, coopmat, clblast */
+    int prec;         /* enum ff_prec, or -1 when not a matmul */
+    uint32_t m, n, k; /* matmul shape */
+    uint64_t bytes;   /* bytes per run (bandwidth/transfer), 0 otherwise */
     enum ff_res_status status;
-    char reason[320];      /* why unsupported / failed */
+    char reason[320]; /* why unsupported / failed */
     char variant[160];
     bool verified;
     double max_abs, max_rel, tolerance;
-    bool has_error;        /* max_abs/max_rel/tolerance are set */
+    bool has_error; /* max_abs/max_rel/tolerance are set */
     struct ff_timing t;
     bool has_timing;
-    double value;          /* only meaningful when status == FF_RES_OK */
-    char unit[8];          /* FLOP/s, OP/s, B/s, B, s */
-    bool interrupted;      /* cut off by Ctrl-C before it was measured: not published */
-    size_t n_extra;        /* extra numeric fields (memory probe) */
+    double value;     /* only meaningful when status == FF_RES_OK */
+    char unit[8];     /* FLOP/s, OP/s, B/s, B, s */
+    bool interrupted; /* cut off by Ctrl-C before it was measured: not published */
+    size_t n_extra;   /* extra numeric fields (memory probe) */
     struct {
         char key[32];
         double value;
@@ -55,7 +55,7 @@ struct ff_profile {
     struct ff_device_info info;
     struct ff_result *results;
     size_t n_results, cap_results;
-    bool complete;         /* false when interrupted or stopped early */
+    bool complete; /* false when interrupted or stopped early */
 };
 
 /* Append a zeroed result; NULL when out of memory. */

@@ -93,8 +93,7 @@ static int checked_run(enum ff_prec p, uint32_t n, struct run_ctx *r, struct hos
                  "[%u][%u] = %.6g (expected %.6g); max abs error %.3g, max rel error %.3g "
                  "(tolerance %.3g)",
                  (unsigned long long)chk->bad, chk->bad == 1 ? "" : "s", chk->first_row,
-                 chk->first_col, chk->got, chk->want, chk->max_abs, chk->max_rel,
-                 chk->tolerance);
+                 chk->first_col, chk->got, chk->want, chk->max_abs, chk->max_rel, chk->tolerance);
     return ret;
 }
 
@@ -157,7 +156,8 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg,
         return 0;
     }
     if (ret < 0) {
-        ff_result_fail(res, status_of(ret), "%s%s%s", ret == FF_ERR_VERIFY ? "" : ff_status_str(ret),
+        ff_result_fail(res, status_of(ret), "%s%s%s",
+                       ret == FF_ERR_VERIFY ? "" : ff_status_str(ret),
                        ret == FF_ERR_VERIFY ? "" : ": ", err);
         return 0;
     }
@@ -186,8 +186,7 @@ static void fail_all(struct ff_profile *prof, enum ff_prec p, uint32_t n, const 
     }
 }
 
-void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                     struct ff_profile *prof)
+void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *prof)
 {
     struct ff_rng rng;
     ff_rng_seed(&rng, cfg->seed);
@@ -237,8 +236,8 @@ void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg,
                 for (size_t ii = 0; ii < N_IMPLS && !ff_interrupted; ii++) {
                     if (skip[ii])
                         continue;
-                    ff_progress(cfg, "%s %s n=%u: %s", ff_device_info(dev)->name,
-                                ff_prec_name(p), n, impls[ii].impl);
+                    ff_progress(cfg, "%s %s n=%u: %s", ff_device_info(dev)->name, ff_prec_name(p),
+                                n, impls[ii].impl);
                     last_t[ii] = run_impl(dev, cfg, prof, p, ii, n, bufs, &h, &skip[ii]);
                     if (last_t[ii] == 0)
                         skip[ii] = true; /* failed here: larger sizes will not do better */

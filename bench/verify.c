@@ -120,7 +120,7 @@ void ff_poison(enum ff_prec p, void *dst, size_t count)
 
 /* Full check up to 2^31 multiply-adds (about 1290^3); beyond, 256 rows. */
 #define FULL_CHECK_MACS (1ull << 31)
-#define SAMPLE_ROWS 256
+#define SAMPLE_ROWS     256
 
 size_t ff_verify_rows(uint32_t m, uint32_t n, uint32_t k, uint32_t *rows, size_t max_rows)
 {
@@ -197,8 +197,8 @@ static void *ref_thread(void *arg)
 
 #define MAX_REF_THREADS 64
 
-int ff_ref_matmul(enum ff_prec p, const void *a, const void *b, void *ref, uint32_t n,
-                  uint32_t k, const uint32_t *rows, size_t n_rows)
+int ff_ref_matmul(enum ff_prec p, const void *a, const void *b, void *ref, uint32_t n, uint32_t k,
+                  const uint32_t *rows, size_t n_rows)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = cpus > 0 ? (size_t)cpus : 1;
@@ -213,8 +213,16 @@ int ff_ref_matmul(enum ff_prec p, const void *a, const void *b, void *ref, uint3
     pthread_t th[MAX_REF_THREADS];
     bool started[MAX_REF_THREADS] = {0};
     for (size_t t = 0; t < nt; t++)
-        jobs[t] = (struct ref_job){p, a, b, ref, n, k, rows, n_rows * t / nt,
-                                   n_rows * (t + 1) / nt, scratch ? scratch + n * t : NULL};
+        jobs[t] = (struct ref_job){p,
+                                   a,
+                                   b,
+                                   ref,
+                                   n,
+                                   k,
+                                   rows,
+                                   n_rows * t / nt,
+                                   n_rows * (t + 1) / nt,
+                                   scratch ? scratch + n * t : NULL};
     for (size_t t = 1; t < nt; t++)
         started[t] = pthread_create(&th[t], NULL, ref_thread, &jobs[t]) == 0;
     ref_rows(&jobs[0]);

@@ -22,6 +22,7 @@ packages=(
     glslc glslang-tools spirv-tools vulkan-validationlayers
     libcriterion-dev                                # tests
     libopenblas-dev                                 # CPU peer in the matmul benchmark
+    clang-format                                    # the format check in the test suite
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -23,18 +23,18 @@ int ff_clblast_create(struct cl_dev *d, struct cl_kern *k, char *err, size_t err
     return FF_OK;
 }
 
-int ff_clblast_run(struct cl_dev *d, struct cl_kern *k, cl_mem a, cl_mem b, cl_mem c,
-                   cl_event *ev, char *err, size_t errlen)
+int ff_clblast_run(struct cl_dev *d, struct cl_kern *k, cl_mem a, cl_mem b, cl_mem c, cl_event *ev,
+                   char *err, size_t errlen)
 {
     const struct ff_kernel_desc *desc = &k->base.desc;
     size_t m = desc->m, n = desc->n, kk = desc->k;
     CLBlastStatusCode st;
     if (desc->prec == FF_PREC_FP32)
-        st = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n,
-                          kk, 1.0f, a, 0, kk, b, 0, n, 0.0f, c, 0, n, &d->queue, ev);
+        st = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, kk,
+                          1.0f, a, 0, kk, b, 0, n, 0.0f, c, 0, n, &d->queue, ev);
     else
-        st = CLBlastHgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n,
-                          kk, 0x3c00 /* 1.0 */, a, 0, kk, b, 0, n, 0, c, 0, n, &d->queue, ev);
+        st = CLBlastHgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, kk,
+                          0x3c00 /* 1.0 */, a, 0, kk, b, 0, n, 0, c, 0, n, &d->queue, ev);
     if (st != CLBlastSuccess) {
         int status = FF_ERR_DEVICE;
         if (st == CLBlastOpenCLOutOfResources || st == CLBlastTempBufferAllocFailure ||

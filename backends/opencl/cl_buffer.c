@@ -28,12 +28,12 @@ void ff_cl_buf_destroy(struct ff_buf *buf)
     free(b);
 }
 
-int ff_cl_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
-                    char *err, size_t errlen)
+int ff_cl_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes, char *err,
+                    size_t errlen)
 {
     struct cl_dev *d = (struct cl_dev *)buf->dev;
-    cl_int rc = clEnqueueWriteBuffer(d->queue, ((struct cl_buf *)buf)->mem, CL_TRUE,
-                                     (size_t)offset, (size_t)bytes, src, 0, NULL, NULL);
+    cl_int rc = clEnqueueWriteBuffer(d->queue, ((struct cl_buf *)buf)->mem, CL_TRUE, (size_t)offset,
+                                     (size_t)bytes, src, 0, NULL, NULL);
     return rc == CL_SUCCESS ? FF_OK : ff_cl_fail(rc, "clEnqueueWriteBuffer", err, errlen);
 }
 
@@ -41,8 +41,8 @@ int ff_cl_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t byte
                    size_t errlen)
 {
     struct cl_dev *d = (struct cl_dev *)buf->dev;
-    cl_int rc = clEnqueueReadBuffer(d->queue, ((struct cl_buf *)buf)->mem, CL_TRUE,
-                                    (size_t)offset, (size_t)bytes, dst, 0, NULL, NULL);
+    cl_int rc = clEnqueueReadBuffer(d->queue, ((struct cl_buf *)buf)->mem, CL_TRUE, (size_t)offset,
+                                    (size_t)bytes, dst, 0, NULL, NULL);
     return rc == CL_SUCCESS ? FF_OK : ff_cl_fail(rc, "clEnqueueReadBuffer", err, errlen);
 }
 
@@ -64,8 +64,8 @@ int ff_cl_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, 
     int ret = FF_OK;
 
     if (pinned) {
-        staging = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                 (size_t)bytes, NULL, &rc);
+        staging = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, (size_t)bytes,
+                                 NULL, &rc);
         if (!staging)
             return ff_cl_fail(rc, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", err, errlen);
         src = clEnqueueMapBuffer(d->queue, staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
@@ -92,8 +92,7 @@ int ff_cl_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, 
         rc = clEnqueueReadBuffer(d->queue, mem, CL_TRUE, 0, (size_t)bytes, src, 0, NULL, NULL);
     *ns = ff_now_ns() - t0;
     if (rc != CL_SUCCESS)
-        ret = ff_cl_fail(rc, upload ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", err,
-                         errlen);
+        ret = ff_cl_fail(rc, upload ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", err, errlen);
     else if (pinned && !upload)
         memcpy(host, src, (size_t)bytes); /* outside the timed region */
 

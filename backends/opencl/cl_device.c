@@ -44,26 +44,18 @@ int ff_cl_fail(cl_int code, const char *what, char *err, size_t errlen)
     switch (code) {
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
     case CL_OUT_OF_RESOURCES:
-    case CL_INVALID_BUFFER_SIZE:
-        status = FF_ERR_DEVICE_MEMORY;
-        break;
-    case CL_OUT_OF_HOST_MEMORY:
-        status = FF_ERR_NO_MEMORY;
-        break;
+    case CL_INVALID_BUFFER_SIZE: status = FF_ERR_DEVICE_MEMORY; break;
+    case CL_OUT_OF_HOST_MEMORY: status = FF_ERR_NO_MEMORY; break;
     case CL_BUILD_PROGRAM_FAILURE:
-    case CL_COMPILER_NOT_AVAILABLE:
-        status = FF_ERR_BUILD;
-        break;
+    case CL_COMPILER_NOT_AVAILABLE: status = FF_ERR_BUILD; break;
     case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
-    case CL_DEVICE_NOT_AVAILABLE:
-        status = FF_ERR_DEVICE_LOST;
-        break;
+    case CL_DEVICE_NOT_AVAILABLE: status = FF_ERR_DEVICE_LOST; break;
     }
     return ff_errf(err, errlen, status, "%s: %s (%d)", what, ff_cl_errname(code), (int)code);
 }
 
 #define MAX_PLATFORMS 16
-#define MAX_DEVICES 64
+#define MAX_DEVICES   64
 
 struct cl_flat {
     cl_platform_id platform;
@@ -185,8 +177,7 @@ static void fill_info(struct cl_dev *d)
         CL_SUCCESS)
         ff_info_add(info, "preferred float vector", "%u", vw);
     ff_info_add(info, "fp16 (cl_khr_fp16)", "%s", info->fp16 ? "yes" : "no");
-    ff_info_add(info, "int8 dot (cl_khr_integer_dot_product)", "%s",
-                info->int8_dot ? "yes" : "no");
+    ff_info_add(info, "int8 dot (cl_khr_integer_dot_product)", "%s", info->int8_dot ? "yes" : "no");
     ff_info_add(info, "local memory", "%llu bytes", (unsigned long long)info->local_mem_bytes);
     free(ext);
 }
@@ -208,8 +199,7 @@ static int cl_device_open(uint32_t index, struct ff_device **out, char *err, siz
     d->id = flat[index].device;
 
     cl_int rc;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform,
-                                     0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
     d->ctx = clCreateContext(props, 1, &d->id, NULL, NULL, &rc);
     if (!d->ctx) {
         ret = ff_cl_fail(rc, "clCreateContext", err, errlen);

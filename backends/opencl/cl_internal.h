@@ -12,8 +12,8 @@
 #define CL_PROGRAM_CACHE 16
 
 struct cl_program_entry {
-    char *options;        /* build options (malloc'd); key together with src */
-    const char *src;      /* embedded source (static) */
+    char *options;   /* build options (malloc'd); key together with src */
+    const char *src; /* embedded source (static) */
     cl_program program;
 };
 
@@ -22,7 +22,7 @@ struct cl_dev {
     cl_platform_id platform;
     cl_device_id id;
     cl_context ctx;
-    cl_command_queue queue;   /* in-order, profiling enabled */
+    cl_command_queue queue; /* in-order, profiling enabled */
     bool is_pocl;
     bool is_cpu;
     struct cl_program_entry programs[CL_PROGRAM_CACHE];
@@ -36,23 +36,23 @@ struct cl_buf {
 
 /* Tile choices for a matmul on this device (cl_tuning.c). */
 struct cl_matmul_tune {
-    unsigned tm, tn;        /* rows x columns of C per work-item */
-    unsigned vw;            /* vector width of B/C loads (tn % vw == 0) */
-    unsigned use_local;     /* 1: local-memory tiles (GPUs); 0: registers only */
-    unsigned wg0, wg1;      /* work-group size; 0 = let the runtime choose */
-    unsigned tk;            /* k tile for the local-memory layout */
-    const char *why;        /* which table entry chose it */
+    unsigned tm, tn;    /* rows x columns of C per work-item */
+    unsigned vw;        /* vector width of B/C loads (tn % vw == 0) */
+    unsigned use_local; /* 1: local-memory tiles (GPUs); 0: registers only */
+    unsigned wg0, wg1;  /* work-group size; 0 = let the runtime choose */
+    unsigned tk;        /* k tile for the local-memory layout */
+    const char *why;    /* which table entry chose it */
 };
 struct cl_kern {
     struct ff_kernel base;
-    cl_kernel kernel;       /* NULL for library kernels */
+    cl_kernel kernel; /* NULL for library kernels */
     size_t global[2];
     size_t local[2];
     bool has_local;
-    bool library;           /* runs the library reference (CLBlast) */
+    bool library; /* runs the library reference (CLBlast) */
     /* Register layout: A and B are first packed into panels (matmul.cl). */
-    cl_kernel pack[2];      /* pack_a, pack_b; NULL when not packing */
-    cl_mem packed[2];       /* Ap, Bp scratch */
+    cl_kernel pack[2]; /* pack_a, pack_b; NULL when not packing */
+    cl_mem packed[2];  /* Ap, Bp scratch */
     size_t pack_global[2][2];
     bool want_packing;
     struct cl_matmul_tune tune;
@@ -68,8 +68,8 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_prec prec, struct cl_matm
 int ff_cl_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
                      size_t errlen);
 void ff_cl_buf_destroy(struct ff_buf *buf);
-int ff_cl_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
-                    char *err, size_t errlen);
+int ff_cl_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes, char *err,
+                    size_t errlen);
 int ff_cl_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
                    size_t errlen);
 int ff_cl_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, uint64_t bytes,
@@ -83,7 +83,7 @@ int ff_cl_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_b
 
 /* CLBlast reference (backends/clblast); FF_ERR_UNSUPPORTED when not built. */
 int ff_clblast_create(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen);
-int ff_clblast_run(struct cl_dev *d, struct cl_kern *k, cl_mem a, cl_mem b, cl_mem c,
-                   cl_event *ev, char *err, size_t errlen);
+int ff_clblast_run(struct cl_dev *d, struct cl_kern *k, cl_mem a, cl_mem b, cl_mem c, cl_event *ev,
+                   char *err, size_t errlen);
 
 #endif

@@ -11,8 +11,8 @@
 #include "cl_matmul.h"
 #include "cl_mem.h"
 
-static int get_program(struct cl_dev *d, const char *src, const char *options,
-                       cl_program *out, char *err, size_t errlen)
+static int get_program(struct cl_dev *d, const char *src, const char *options, cl_program *out,
+                       char *err, size_t errlen)
 {
     for (size_t i = 0; i < d->n_programs; i++) {
         if (d->programs[i].src == src && strcmp(d->programs[i].options, options) == 0) {
@@ -44,8 +44,7 @@ static int get_program(struct cl_dev *d, const char *src, const char *options,
         /* Full: evict the oldest entry. Kernels hold their own reference. */
         clReleaseProgram(d->programs[0].program);
         free(d->programs[0].options);
-        memmove(&d->programs[0], &d->programs[1],
-                sizeof(d->programs[0]) * (CL_PROGRAM_CACHE - 1));
+        memmove(&d->programs[0], &d->programs[1], sizeof(d->programs[0]) * (CL_PROGRAM_CACHE - 1));
         d->n_programs--;
     }
     char *opt = strdup(options);
@@ -129,8 +128,8 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         }
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %s%u vectors, no local memory (%s)",
-                 prec_name(desc->prec), t.tm, t.tn,
-                 desc->prec == FF_PREC_INT8 ? "int" : "float", t.vw, t.why);
+                 prec_name(desc->prec), t.tm, t.tn, desc->prec == FF_PREC_INT8 ? "int" : "float",
+                 t.vw, t.why);
     }
     k->global[0] = gx;
     k->global[1] = gy;
@@ -299,9 +298,8 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
         if (rc != CL_SUCCESS)
             return ff_cl_fail(rc, "clEnqueueMarkerWithWaitList", err, errlen);
 #if FF_HAVE_CLBLAST
-        ret = ff_clblast_run(d, k, ((struct cl_buf *)bufs[0])->mem,
-                             ((struct cl_buf *)bufs[1])->mem, ((struct cl_buf *)bufs[2])->mem,
-                             &ev, err, errlen);
+        ret = ff_clblast_run(d, k, ((struct cl_buf *)bufs[0])->mem, ((struct cl_buf *)bufs[1])->mem,
+                             ((struct cl_buf *)bufs[2])->mem, &ev, err, errlen);
 #else
         ret = FF_ERR_UNSUPPORTED;
 #endif
@@ -313,8 +311,8 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
         *wall_ns = ff_now_ns() - t0;
         cl_ulong start = 0, end = 0;
         if (rc == CL_SUCCESS)
-            rc = clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_START, sizeof(start),
-                                         &start, NULL);
+            rc = clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_START, sizeof(start), &start,
+                                         NULL);
         if (rc == CL_SUCCESS)
             rc = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL);
         clReleaseEvent(before);
@@ -381,7 +379,8 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
         if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(s0), &s0, NULL) ==
                 CL_SUCCESS &&
             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(e1), &e1, NULL) ==
-                CL_SUCCESS && e1 > s0)
+                CL_SUCCESS &&
+            e1 > s0)
             *device_ns = (uint64_t)(e1 - s0);
     }
     if (first)

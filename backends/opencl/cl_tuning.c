@@ -34,13 +34,13 @@ static bool from_env(struct cl_matmul_tune *t)
 {
     const char *e = getenv("FF_CL_MATMUL_TUNE");
     unsigned v[7] = {0};
-    if (!e || sscanf(e, "%u,%u,%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                     &v[6]) != 7)
+    if (!e ||
+        sscanf(e, "%u,%u,%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
         return false;
     if (!v[0] || !v[1] || !v[2] || v[1] % v[2] || v[0] > 16 || v[1] > 64)
         return false;
-    *t = (struct cl_matmul_tune){v[0], v[1], v[2], v[3], v[4], v[5], v[6],
-                                 "FF_CL_MATMUL_TUNE override"};
+    *t = (struct cl_matmul_tune){v[0], v[1], v[2], v[3],
+                                 v[4], v[5], v[6], "FF_CL_MATMUL_TUNE override"};
     return true;
 }
 

@@ -97,8 +97,8 @@ static int find_memory_types(struct ffvk_device *d, char *err, size_t errlen)
     for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
         VkMemoryPropertyFlags f = m->memoryTypes[i].propertyFlags;
         uint64_t heap = m->memoryHeaps[m->memoryTypes[i].heapIndex].size;
-        if ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) &&
-            !(f & VK_MEMORY_PROPERTY_PROTECTED_BIT) && heap > best_heap) {
+        if ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) && !(f & VK_MEMORY_PROPERTY_PROTECTED_BIT) &&
+            heap > best_heap) {
             best_heap = heap;
             best_dev = i;
         }
@@ -137,9 +137,9 @@ static void query_coopmat(struct ffvk_device *d, const struct dev_exts *x)
             for (uint32_t i = 0; i < n && d->n_coopmat < FFVK_MAX_COOPMAT; i++) {
                 if (p[i].scope != VK_SCOPE_SUBGROUP_KHR)
                     continue;
-                d->coopmat[d->n_coopmat++] = (struct ffvk_coopmat_shape){
-                    p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType,
-                    p[i].ResultType};
+                d->coopmat[d->n_coopmat++] =
+                    (struct ffvk_coopmat_shape){p[i].MSize, p[i].NSize, p[i].KSize,     p[i].AType,
+                                                p[i].BType, p[i].CType, p[i].ResultType};
             }
         free(p);
         return;
@@ -156,10 +156,14 @@ static void query_coopmat(struct ffvk_device *d, const struct dev_exts *x)
             for (uint32_t i = 0; i < n && d->n_coopmat < FFVK_MAX_COOPMAT; i++) {
                 if (p[i].scope != VK_SCOPE_SUBGROUP_NV)
                     continue;
-                d->coopmat[d->n_coopmat++] = (struct ffvk_coopmat_shape){
-                    p[i].MSize, p[i].NSize, p[i].KSize, (VkComponentTypeKHR)p[i].AType,
-                    (VkComponentTypeKHR)p[i].BType, (VkComponentTypeKHR)p[i].CType,
-                    (VkComponentTypeKHR)p[i].DType};
+                d->coopmat[d->n_coopmat++] =
+                    (struct ffvk_coopmat_shape){p[i].MSize,
+                                                p[i].NSize,
+                                                p[i].KSize,
+                                                (VkComponentTypeKHR)p[i].AType,
+                                                (VkComponentTypeKHR)p[i].BType,
+                                                (VkComponentTypeKHR)p[i].CType,
+                                                (VkComponentTypeKHR)p[i].DType};
             }
         free(p);
     }
@@ -180,8 +184,8 @@ static void describe(struct ffvk_device *d, const struct dev_exts *x,
     driver_version_str(p, ver, sizeof(ver));
     if (has_drv) {
         snprintf(info->platform, sizeof(info->platform), "%.127s", drv->driverName);
-        snprintf(info->driver_version, sizeof(info->driver_version), "%.96s (%.24s)", drv->driverInfo,
-                 ver);
+        snprintf(info->driver_version, sizeof(info->driver_version), "%.96s (%.24s)",
+                 drv->driverInfo, ver);
     } else {
         snprintf(info->platform, sizeof(info->platform), "Vulkan");
         snprintf(info->driver_version, sizeof(info->driver_version), "%s", ver);
@@ -223,8 +227,7 @@ static void describe(struct ffvk_device *d, const struct dev_exts *x,
                         (h->flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? " device-local" : "",
                         budget.heapBudget[i] / 1073741824.0, budget.heapUsage[i] / 1073741824.0);
         else
-            ff_info_add(info, key, "%.2f GiB%s (no VK_EXT_memory_budget)",
-                        h->size / 1073741824.0,
+            ff_info_add(info, key, "%.2f GiB%s (no VK_EXT_memory_budget)", h->size / 1073741824.0,
                         (h->flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? " device-local" : "");
     }
     ff_info_add(info, "vendor_id", "0x%04x, device id 0x%04x", p->vendorID, p->deviceID);
@@ -244,11 +247,12 @@ static void describe(struct ffvk_device *d, const struct dev_exts *x,
     else
         ff_info_add(info, "timestamps", "not supported on the compute queue (wall time only)");
 
-    const char *api = d->coopmat_khr ? "VK_KHR_cooperative_matrix"
+    const char *api = d->coopmat_khr  ? "VK_KHR_cooperative_matrix"
                       : d->coopmat_nv ? "VK_NV_cooperative_matrix"
                                       : NULL;
     if (!api) {
-        ff_info_add(info, "cooperative_matrix", "none (neither VK_KHR_ nor VK_NV_cooperative_matrix)");
+        ff_info_add(info, "cooperative_matrix",
+                    "none (neither VK_KHR_ nor VK_NV_cooperative_matrix)");
         return;
     }
     /* Shapes as MxNxK A*B+C->Result, packed into as few entries as fit. */
@@ -261,13 +265,11 @@ static void describe(struct ffvk_device *d, const struct dev_exts *x,
         if (i < d->n_coopmat) {
             const struct ffvk_coopmat_shape *s = &d->coopmat[i];
             snprintf(one, sizeof(one), "%s%ux%ux%u %s*%s+%s->%s", used ? ", " : "", s->m, s->n,
-                     s->k, comp_name(s->a), comp_name(s->b), comp_name(s->c),
-                     comp_name(s->result));
+                     s->k, comp_name(s->a), comp_name(s->b), comp_name(s->c), comp_name(s->result));
         }
         if (i == d->n_coopmat || used + strlen(one) >= sizeof(line)) {
             char key[48];
-            snprintf(key, sizeof(key), part ? "cooperative_matrix_%d" : "cooperative_matrix",
-                     part);
+            snprintf(key, sizeof(key), part ? "cooperative_matrix_%d" : "cooperative_matrix", part);
             ff_info_add(info, key, "%s%s%s", part ? "" : api, part ? "" : ": ",
                         used ? line : "no subgroup-scope shapes");
             part++;
@@ -384,10 +386,10 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     void **tail = &f2.pNext;
-#define CHAIN(s)                                                                            \
-    do {                                                                                    \
-        *tail = &(s);                                                                       \
-        tail = &(s).pNext;                                                                  \
+#define CHAIN(s)                                                                                   \
+    do {                                                                                           \
+        *tail = &(s);                                                                              \
+        tail = &(s).pNext;                                                                         \
     } while (0)
     CHAIN(f16s);
     if (x.storage8)
@@ -417,8 +419,7 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
     d->coopmat_nv = !d->coopmat_khr && x.coop_nv && fcn.cooperativeMatrix;
     /* The cooperative-matrix SPIR-V declares the Vulkan memory model (glslang
      * does so for every coopmat shader); enable it only for those devices. */
-    d->vulkan_memory_model = (d->coopmat_khr || d->coopmat_nv) && x.vmm &&
-                             fvmm.vulkanMemoryModel;
+    d->vulkan_memory_model = (d->coopmat_khr || d->coopmat_nv) && x.vmm && fvmm.vulkanMemoryModel;
     if (d->coopmat_khr || d->coopmat_nv) {
         struct dev_exts only = x;
         only.coop_khr = d->coopmat_khr;
@@ -437,7 +438,8 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
         .storageBuffer8BitAccess = d->storage8};
     VkPhysicalDeviceShaderFloat16Int8Features enf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-        .shaderFloat16 = d->float16, .shaderInt8 = d->int8};
+        .shaderFloat16 = d->float16,
+        .shaderInt8 = d->int8};
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR enck = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
         .cooperativeMatrix = VK_TRUE};

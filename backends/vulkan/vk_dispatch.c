@@ -54,8 +54,8 @@ int ffvk_cmd_submit_wait(struct ffvk_device *d, uint64_t *wall_ns, char *err, si
         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
         .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
     };
-    fn->vkCmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                             VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    fn->vkCmdPipelineBarrier(d->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                             0, 1, &mb, 0, NULL, 0, NULL);
     VkResult r = fn->vkEndCommandBuffer(d->cmd);
     if (r != VK_SUCCESS)
         return ffvk_check(d, r, "vkEndCommandBuffer", err, errlen);
@@ -89,8 +89,8 @@ int ffvk_cmd_submit_wait(struct ffvk_device *d, uint64_t *wall_ns, char *err, si
 }
 
 int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                    const uint32_t *params, size_t n_params, uint64_t *device_ns,
-                    uint64_t *wall_ns, char *err, size_t errlen)
+                    const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
+                    char *err, size_t errlen)
 {
     struct ffvk_kernel *vk = (struct ffvk_kernel *)k;
     struct ffvk_device *d = ffvk_dev(k->dev);
@@ -149,11 +149,11 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     }
     fn->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->pipeline);
     if (n_bufs)
-        fn->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1,
-                                    &vk->set, 0, NULL);
+        fn->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1, &vk->set,
+                                    0, NULL);
     if (vk->push_words)
-        fn->vkCmdPushConstants(cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               vk->push_words * 4, vk->push);
+        fn->vkCmdPushConstants(cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, vk->push_words * 4,
+                               vk->push);
     fn->vkCmdDispatch(cmd, vk->groups[0], vk->groups[1], vk->groups[2]);
     if (d->timestamps)
         fn->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
@@ -167,10 +167,9 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     uint64_t dev_ns = wall;
     if (d->timestamps) {
         uint64_t ts[2] = {0, 0};
-        VkResult r = fn->vkGetQueryPoolResults(d->dev, d->timestamps, 0, 2, sizeof(ts), ts,
-                                               sizeof(ts[0]),
-                                               VK_QUERY_RESULT_64_BIT |
-                                                   VK_QUERY_RESULT_WAIT_BIT);
+        VkResult r =
+            fn->vkGetQueryPoolResults(d->dev, d->timestamps, 0, 2, sizeof(ts), ts, sizeof(ts[0]),
+                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
         if (r != VK_SUCCESS)
             return ffvk_check(d, r, "vkGetQueryPoolResults", err, errlen);
         /* Only timestampValidBits are meaningful; the mask also makes a

@@ -26,78 +26,78 @@
 /* ---- function table ----------------------------------------------------- */
 
 /* Entry points needed before an instance exists. */
-#define FFVK_GLOBAL_FNS(X)                                                                  \
-    X(vkCreateInstance)                                                                     \
-    X(vkEnumerateInstanceExtensionProperties)                                               \
-    X(vkEnumerateInstanceLayerProperties)                                                   \
+#define FFVK_GLOBAL_FNS(X)                                                                         \
+    X(vkCreateInstance)                                                                            \
+    X(vkEnumerateInstanceExtensionProperties)                                                      \
+    X(vkEnumerateInstanceLayerProperties)                                                          \
     X(vkEnumerateInstanceVersion)
 
 /* Instance and device entry points (fetched through vkGetInstanceProcAddr). */
-#define FFVK_INSTANCE_FNS(X)                                                                \
-    X(vkDestroyInstance)                                                                    \
-    X(vkEnumeratePhysicalDevices)                                                           \
-    X(vkGetPhysicalDeviceProperties)                                                        \
-    X(vkGetPhysicalDeviceProperties2)                                                       \
-    X(vkGetPhysicalDeviceFeatures2)                                                         \
-    X(vkGetPhysicalDeviceMemoryProperties)                                                  \
-    X(vkGetPhysicalDeviceMemoryProperties2)                                                 \
-    X(vkGetPhysicalDeviceQueueFamilyProperties)                                             \
-    X(vkEnumerateDeviceExtensionProperties)                                                 \
-    X(vkCreateDevice)                                                                       \
-    X(vkDestroyDevice)                                                                      \
-    X(vkGetDeviceQueue)                                                                     \
-    X(vkDeviceWaitIdle)                                                                     \
-    X(vkCreateBuffer)                                                                       \
-    X(vkDestroyBuffer)                                                                      \
-    X(vkGetBufferMemoryRequirements)                                                        \
-    X(vkAllocateMemory)                                                                     \
-    X(vkFreeMemory)                                                                         \
-    X(vkBindBufferMemory)                                                                   \
-    X(vkMapMemory)                                                                          \
-    X(vkUnmapMemory)                                                                        \
-    X(vkCreateCommandPool)                                                                  \
-    X(vkDestroyCommandPool)                                                                 \
-    X(vkAllocateCommandBuffers)                                                             \
-    X(vkResetCommandBuffer)                                                                 \
-    X(vkBeginCommandBuffer)                                                                 \
-    X(vkEndCommandBuffer)                                                                   \
-    X(vkCmdCopyBuffer)                                                                      \
-    X(vkCmdPipelineBarrier)                                                                 \
-    X(vkCmdBindPipeline)                                                                    \
-    X(vkCmdBindDescriptorSets)                                                              \
-    X(vkCmdPushConstants)                                                                   \
-    X(vkCmdDispatch)                                                                        \
-    X(vkCmdWriteTimestamp)                                                                  \
-    X(vkCmdResetQueryPool)                                                                  \
-    X(vkCreateQueryPool)                                                                    \
-    X(vkDestroyQueryPool)                                                                   \
-    X(vkGetQueryPoolResults)                                                                \
-    X(vkCreateFence)                                                                        \
-    X(vkDestroyFence)                                                                       \
-    X(vkResetFences)                                                                        \
-    X(vkWaitForFences)                                                                      \
-    X(vkQueueSubmit)                                                                        \
-    X(vkCreateShaderModule)                                                                 \
-    X(vkDestroyShaderModule)                                                                \
-    X(vkCreateDescriptorSetLayout)                                                          \
-    X(vkDestroyDescriptorSetLayout)                                                         \
-    X(vkCreatePipelineLayout)                                                               \
-    X(vkDestroyPipelineLayout)                                                              \
-    X(vkCreateComputePipelines)                                                             \
-    X(vkDestroyPipeline)                                                                    \
-    X(vkCreateDescriptorPool)                                                               \
-    X(vkDestroyDescriptorPool)                                                              \
-    X(vkAllocateDescriptorSets)                                                             \
-    X(vkUpdateDescriptorSets)                                                               \
-    X(vkCreateBufferView)                                                                   \
-    X(vkDestroyBufferView)                                                                  \
+#define FFVK_INSTANCE_FNS(X)                                                                       \
+    X(vkDestroyInstance)                                                                           \
+    X(vkEnumeratePhysicalDevices)                                                                  \
+    X(vkGetPhysicalDeviceProperties)                                                               \
+    X(vkGetPhysicalDeviceProperties2)                                                              \
+    X(vkGetPhysicalDeviceFeatures2)                                                                \
+    X(vkGetPhysicalDeviceMemoryProperties)                                                         \
+    X(vkGetPhysicalDeviceMemoryProperties2)                                                        \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
+    X(vkEnumerateDeviceExtensionProperties)                                                        \
+    X(vkCreateDevice)                                                                              \
+    X(vkDestroyDevice)                                                                             \
+    X(vkGetDeviceQueue)                                                                            \
+    X(vkDeviceWaitIdle)                                                                            \
+    X(vkCreateBuffer)                                                                              \
+    X(vkDestroyBuffer)                                                                             \
+    X(vkGetBufferMemoryRequirements)                                                               \
+    X(vkAllocateMemory)                                                                            \
+    X(vkFreeMemory)                                                                                \
+    X(vkBindBufferMemory)                                                                          \
+    X(vkMapMemory)                                                                                 \
+    X(vkUnmapMemory)                                                                               \
+    X(vkCreateCommandPool)                                                                         \
+    X(vkDestroyCommandPool)                                                                        \
+    X(vkAllocateCommandBuffers)                                                                    \
+    X(vkResetCommandBuffer)                                                                        \
+    X(vkBeginCommandBuffer)                                                                        \
+    X(vkEndCommandBuffer)                                                                          \
+    X(vkCmdCopyBuffer)                                                                             \
+    X(vkCmdPipelineBarrier)                                                                        \
+    X(vkCmdBindPipeline)                                                                           \
+    X(vkCmdBindDescriptorSets)                                                                     \
+    X(vkCmdPushConstants)                                                                          \
+    X(vkCmdDispatch)                                                                               \
+    X(vkCmdWriteTimestamp)                                                                         \
+    X(vkCmdResetQueryPool)                                                                         \
+    X(vkCreateQueryPool)                                                                           \
+    X(vkDestroyQueryPool)                                                                          \
+    X(vkGetQueryPoolResults)                                                                       \
+    X(vkCreateFence)                                                                               \
+    X(vkDestroyFence)                                                                              \
+    X(vkResetFences)                                                                               \
+    X(vkWaitForFences)                                                                             \
+    X(vkQueueSubmit)                                                                               \
+    X(vkCreateShaderModule)                                                                        \
+    X(vkDestroyShaderModule)                                                                       \
+    X(vkCreateDescriptorSetLayout)                                                                 \
+    X(vkDestroyDescriptorSetLayout)                                                                \
+    X(vkCreatePipelineLayout)                                                                      \
+    X(vkDestroyPipelineLayout)                                                                     \
+    X(vkCreateComputePipelines)                                                                    \
+    X(vkDestroyPipeline)                                                                           \
+    X(vkCreateDescriptorPool)                                                                      \
+    X(vkDestroyDescriptorPool)                                                                     \
+    X(vkAllocateDescriptorSets)                                                                    \
+    X(vkUpdateDescriptorSets)                                                                      \
+    X(vkCreateBufferView)                                                                          \
+    X(vkDestroyBufferView)                                                                         \
     X(vkGetPhysicalDeviceFormatProperties)
 
 /* Optional entry points: NULL when the extension is absent. */
-#define FFVK_OPTIONAL_FNS(X)                                                                \
-    X(vkCreateDebugUtilsMessengerEXT)                                                       \
-    X(vkDestroyDebugUtilsMessengerEXT)                                                      \
-    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)                                    \
+#define FFVK_OPTIONAL_FNS(X)                                                                       \
+    X(vkCreateDebugUtilsMessengerEXT)                                                              \
+    X(vkDestroyDebugUtilsMessengerEXT)                                                             \
+    X(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)                                           \
     X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
 
 struct ffvk_fns {
@@ -116,7 +116,7 @@ struct ffvk_fns {
 struct ffvk_instance {
     VkInstance instance;
     struct ffvk_fns fn;
-    VkDebugUtilsMessengerEXT messenger;  /* only with FF_VK_VALIDATION=1 */
+    VkDebugUtilsMessengerEXT messenger; /* only with FF_VK_VALIDATION=1 */
     bool validation;
 };
 
@@ -148,7 +148,7 @@ struct ffvk_coopmat_shape {
 struct ffvk_device {
     struct ff_device base;
     struct ffvk_instance inst;
-    const struct ffvk_fns *fn;          /* = &inst.fn */
+    const struct ffvk_fns *fn; /* = &inst.fn */
     VkPhysicalDevice phys;
     VkDevice dev;
     VkQueue queue;
@@ -156,20 +156,20 @@ struct ffvk_device {
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
-    VkQueryPool timestamps;             /* 2 queries; VK_NULL_HANDLE when unsupported */
-    uint64_t timestamp_mask;            /* respects timestampValidBits */
+    VkQueryPool timestamps;  /* 2 queries; VK_NULL_HANDLE when unsupported */
+    uint64_t timestamp_mask; /* respects timestampValidBits */
     double timestamp_period_ns;
 
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
-    uint32_t type_device;               /* memory type for ff_buf */
-    uint32_t type_staging;              /* host-visible, coherent */
+    uint32_t type_device;  /* memory type for ff_buf */
+    uint32_t type_staging; /* host-visible, coherent */
     uint32_t subgroup_size;
     uint64_t max_storage_range;
 
     bool storage16, storage8, float16, int8;
-    bool coopmat_khr, coopmat_nv;       /* extension + feature enabled */
-    bool vulkan_memory_model;           /* enabled (the coopmat SPIR-V declares it) */
+    bool coopmat_khr, coopmat_nv; /* extension + feature enabled */
+    bool vulkan_memory_model;     /* enabled (the coopmat SPIR-V declares it) */
     uint32_t n_coopmat;
     struct ffvk_coopmat_shape coopmat[FFVK_MAX_COOPMAT];
 
@@ -179,7 +179,7 @@ struct ffvk_device {
     void *staging_map;
     uint64_t staging_bytes;
 
-    bool lost;                          /* a device-lost error was seen */
+    bool lost; /* a device-lost error was seen */
 };
 
 struct ffvk_buf {
@@ -197,13 +197,13 @@ struct ffvk_kernel {
     VkPipeline pipeline;
     VkDescriptorPool desc_pool;
     VkDescriptorSet set;
-    uint32_t groups[3];                 /* dispatch size */
-    uint32_t push_words;                /* push-constant words (<= 4) */
-    uint32_t push[4];                   /* fixed words, params copied in per run */
-    uint32_t n_fixed_push;              /* leading push words set at create time */
-    uint64_t need_bytes[FF_MAX_BUFS];   /* smallest buffer each binding accepts */
-    bool sizes_from_params;             /* params must equal desc m, n, k */
-    VkFormat texel_format;              /* != UNDEFINED: bindings 0, 1 are texel buffers */
+    uint32_t groups[3];               /* dispatch size */
+    uint32_t push_words;              /* push-constant words (<= 4) */
+    uint32_t push[4];                 /* fixed words, params copied in per run */
+    uint32_t n_fixed_push;            /* leading push words set at create time */
+    uint64_t need_bytes[FF_MAX_BUFS]; /* smallest buffer each binding accepts */
+    bool sizes_from_params;           /* params must equal desc m, n, k */
+    VkFormat texel_format;            /* != UNDEFINED: bindings 0, 1 are texel buffers */
 };
 
 /* Check buffer sizes and params of a run; fills vk->push. */
@@ -222,8 +222,8 @@ void ffvk_device_destroy(struct ff_device *dev);
 int ffvk_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
                     size_t errlen);
 void ffvk_buf_destroy(struct ff_buf *buf);
-int ffvk_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
-                   char *err, size_t errlen);
+int ffvk_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes, char *err,
+                   size_t errlen);
 int ffvk_buf_read(struct ff_buf *buf, uint64_t offset, void *dst, uint64_t bytes, char *err,
                   size_t errlen);
 int ffvk_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, uint64_t bytes,
@@ -236,8 +236,8 @@ int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                        struct ff_kernel **out, char *err, size_t errlen);
 void ffvk_kernel_destroy(struct ff_kernel *k);
 int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                    const uint32_t *params, size_t n_params, uint64_t *device_ns,
-                    uint64_t *wall_ns, char *err, size_t errlen);
+                    const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
+                    char *err, size_t errlen);
 
 /*
  * Test/benchmark hook: build the simple 8x8 register-tiled fp32 matmul kept

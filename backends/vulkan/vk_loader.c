@@ -211,18 +211,18 @@ int ffvk_instance_create(struct ffvk_instance *inst, char *err, size_t errlen)
                        "no Vulkan driver (VK_ERROR_INCOMPATIBLE_DRIVER); install "
                        "mesa-vulkan-drivers or your GPU vendor's driver");
     if (r != VK_SUCCESS)
-        return ff_errf(err, errlen, r == VK_ERROR_OUT_OF_HOST_MEMORY ? FF_ERR_NO_MEMORY
-                                                                      : FF_ERR_NO_DEVICE,
+        return ff_errf(err, errlen,
+                       r == VK_ERROR_OUT_OF_HOST_MEMORY ? FF_ERR_NO_MEMORY : FF_ERR_NO_DEVICE,
                        "vkCreateInstance failed: %s", ffvk_result_str(r));
 
 #define LOAD_INST(name) LOAD_FN(fn, inst->instance, name);
     FFVK_INSTANCE_FNS(LOAD_INST)
     FFVK_OPTIONAL_FNS(LOAD_INST)
 #undef LOAD_INST
-#define CHECK_INST(name)                                                                   \
-    if (!fn->name) {                                                                       \
-        ff_errf(err, errlen, FF_ERR_NO_DEVICE, "the Vulkan loader lacks %s", #name);     \
-        goto error_instance;                                                              \
+#define CHECK_INST(name)                                                                           \
+    if (!fn->name) {                                                                               \
+        ff_errf(err, errlen, FF_ERR_NO_DEVICE, "the Vulkan loader lacks %s", #name);               \
+        goto error_instance;                                                                       \
     }
     FFVK_INSTANCE_FNS(CHECK_INST)
 #undef CHECK_INST
@@ -304,21 +304,11 @@ int ffvk_check(struct ffvk_device *d, VkResult r, const char *what, char *err, s
         break;
     case VK_ERROR_OUT_OF_DEVICE_MEMORY:
     case VK_ERROR_TOO_MANY_OBJECTS:
-    case VK_ERROR_OUT_OF_POOL_MEMORY:
-        status = FF_ERR_DEVICE_MEMORY;
-        break;
-    case VK_ERROR_OUT_OF_HOST_MEMORY:
-        status = FF_ERR_NO_MEMORY;
-        break;
-    case VK_TIMEOUT:
-        status = FF_ERR_TIMEOUT;
-        break;
-    case VK_ERROR_INVALID_SHADER_NV:
-        status = FF_ERR_BUILD;
-        break;
-    default:
-        status = FF_ERR_DEVICE;
-        break;
+    case VK_ERROR_OUT_OF_POOL_MEMORY: status = FF_ERR_DEVICE_MEMORY; break;
+    case VK_ERROR_OUT_OF_HOST_MEMORY: status = FF_ERR_NO_MEMORY; break;
+    case VK_TIMEOUT: status = FF_ERR_TIMEOUT; break;
+    case VK_ERROR_INVALID_SHADER_NV: status = FF_ERR_BUILD; break;
+    default: status = FF_ERR_DEVICE; break;
     }
     return ff_errf(err, errlen, status, "%s failed: %s (%d)", what, ffvk_result_str(r), (int)r);
 }

@@ -143,8 +143,8 @@ static int staging_reserve(struct ffvk_device *d, uint64_t bytes, char *err, siz
 }
 
 /* One copy between staging and a buffer range, submitted and waited for. */
-static int copy_chunk(struct ffvk_device *d, struct ffvk_buf *b, uint64_t offset,
-                      uint64_t bytes, bool upload, uint64_t *wall_ns, char *err, size_t errlen)
+static int copy_chunk(struct ffvk_device *d, struct ffvk_buf *b, uint64_t offset, uint64_t bytes,
+                      bool upload, uint64_t *wall_ns, char *err, size_t errlen)
 {
     int ret = ffvk_cmd_begin(d, err, errlen);
     if (ret < 0)
@@ -165,8 +165,8 @@ static int copy_chunk(struct ffvk_device *d, struct ffvk_buf *b, uint64_t offset
  * Move `bytes` between host memory and buf at `offset` through staging.
  * *copy_ns (may be NULL) sums the device copies alone, without memcpy.
  */
-static int transfer(struct ff_buf *buf, uint64_t offset, void *host, uint64_t bytes,
-                    bool upload, uint64_t *copy_ns, char *err, size_t errlen)
+static int transfer(struct ff_buf *buf, uint64_t offset, void *host, uint64_t bytes, bool upload,
+                    uint64_t *copy_ns, char *err, size_t errlen)
 {
     struct ffvk_device *d = ffvk_dev(buf->dev);
     struct ffvk_buf *b = (struct ffvk_buf *)buf;
@@ -194,8 +194,8 @@ static int transfer(struct ff_buf *buf, uint64_t offset, void *host, uint64_t by
     return FF_OK;
 }
 
-int ffvk_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes,
-                   char *err, size_t errlen)
+int ffvk_buf_write(struct ff_buf *buf, uint64_t offset, const void *src, uint64_t bytes, char *err,
+                   size_t errlen)
 {
     /* transfer() only reads from host memory when uploading */
     return transfer(buf, offset, (void *)(uintptr_t)src, bytes, true, NULL, err, errlen);

@@ -34,10 +34,10 @@
 #define SPV(name) name, sizeof(name)
 
 /* Register block on CPU devices (lavapipe), see pick_tiles(). */
-#define FF_VK_CPU_TM 8
+#define FF_VK_CPU_TM  8
 #define FF_VK_CPU_TN4 4
-#define FF_VK_CPU_WX 8
-#define FF_VK_CPU_WY 1
+#define FF_VK_CPU_WX  8
+#define FF_VK_CPU_WY  1
 
 /* ---- tile tables ------------------------------------------------------------ */
 
@@ -69,12 +69,8 @@ static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec
         if (d->props.vendorID == 0x1002) /* AMD: wave64 wants 64-wide rows */
             t = (struct mm_tiles){8, 2, 32, 8};
         break;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-        t = (struct mm_tiles){4, 2, 16, 8};
-        break;
-    default:
-        t = (struct mm_tiles){4, 1, 8, 8};
-        break;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: t = (struct mm_tiles){4, 2, 16, 8}; break;
+    default: t = (struct mm_tiles){4, 1, 8, 8}; break;
     }
     (void)prec;
     /* FF_VK_TILES=tm,tn4,wx,wy overrides the table (tuning on a new device) */
@@ -85,8 +81,8 @@ static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec
         t = e;
     /* stay inside the device's work-group limits */
     const VkPhysicalDeviceLimits *l = &d->props.limits;
-    while (t.wx * t.wy > l->maxComputeWorkGroupInvocations || t.wx > l->maxComputeWorkGroupSize[0] ||
-           t.wy > l->maxComputeWorkGroupSize[1]) {
+    while (t.wx * t.wy > l->maxComputeWorkGroupInvocations ||
+           t.wx > l->maxComputeWorkGroupSize[0] || t.wy > l->maxComputeWorkGroupSize[1]) {
         if (t.wy > 1 && t.wy >= t.wx)
             t.wy /= 2;
         else if (t.wx > 1)
@@ -259,9 +255,9 @@ static enum mm_path pick_path(const struct ffvk_device *d, const struct ff_kerne
 
 /* ---- generic pipeline ------------------------------------------------------ */
 
-static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *code,
-                 size_t bytes, uint32_t n_bufs, uint32_t push_words, const uint32_t *spec,
-                 uint32_t n_spec, char *err, size_t errlen)
+static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *code, size_t bytes,
+                 uint32_t n_bufs, uint32_t push_words, const uint32_t *spec, uint32_t n_spec,
+                 char *err, size_t errlen)
 {
     const struct ffvk_fns *fn = d->fn;
     VkResult r;
@@ -309,8 +305,7 @@ static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *c
 
     VkSpecializationMapEntry map[16];
     for (uint32_t i = 0; i < n_spec; i++)
-        map[i] = (VkSpecializationMapEntry){
-            .constantID = i, .offset = i * 4, .size = 4};
+        map[i] = (VkSpecializationMapEntry){.constantID = i, .offset = i * 4, .size = 4};
     VkSpecializationInfo si = {
         .mapEntryCount = n_spec,
         .pMapEntries = map,
@@ -319,26 +314,27 @@ static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *c
     };
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = k->module,
-            .pName = "main",
-            .pSpecializationInfo = n_spec ? &si : NULL,
-        },
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = k->module,
+                .pName = "main",
+                .pSpecializationInfo = n_spec ? &si : NULL,
+            },
         .layout = k->layout,
     };
-    r = ffvk_fault("pipeline") ? VK_ERROR_UNKNOWN
-                               : fn->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &cpi,
-                                                              NULL, &k->pipeline);
+    r = ffvk_fault("pipeline")
+            ? VK_ERROR_UNKNOWN
+            : fn->vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &cpi, NULL, &k->pipeline);
     if (r != VK_SUCCESS) {
         k->pipeline = VK_NULL_HANDLE;
         int ret = ffvk_check(d, r, "vkCreateComputePipelines", err, errlen);
         /* out of memory stays a memory error; anything else is a build failure */
         if (ret != FF_ERR_DEVICE_MEMORY && ret != FF_ERR_NO_MEMORY && ret != FF_ERR_DEVICE_LOST)
-            ret = ff_errf(err, errlen, FF_ERR_BUILD,
-                          "the driver could not build the compute pipeline: %s",
-                          ffvk_result_str(r));
+            ret =
+                ff_errf(err, errlen, FF_ERR_BUILD,
+                        "the driver could not build the compute pipeline: %s", ffvk_result_str(r));
         return ret;
     }
     if (n_bufs) {
@@ -422,10 +418,10 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     struct sh_tiles sh;
     enum mm_path path = pick_path(d, desc, aligned, &sh);
     bool texel = path == MM_TEXEL, shared = path == MM_SHARED;
-#define PICK(f32, tex, shd)                                                                  \
-    do {                                                                                     \
-        code = shared ? shd : texel ? tex : f32;                                             \
-        bytes = shared ? sizeof(shd) : texel ? sizeof(tex) : sizeof(f32);                    \
+#define PICK(f32, tex, shd)                                                                        \
+    do {                                                                                           \
+        code = shared ? shd : texel ? tex : f32;                                                   \
+        bytes = shared ? sizeof(shd) : texel ? sizeof(tex) : sizeof(f32);                          \
     } while (0)
     switch (desc->prec) {
     case FF_PREC_FP16:
@@ -459,8 +455,8 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     uint32_t spec[10];
     uint32_t n_spec;
     if (shared) {
-        uint32_t s[10] = {desc->m, desc->n, desc->k, sh.bm, sh.bn, sh.bk, sh.tm, sh.tn,
-                          sh_wg(&sh), aligned};
+        uint32_t s[10] = {desc->m, desc->n, desc->k, sh.bm,      sh.bn,
+                          sh.bk,   sh.tm,   sh.tn,   sh_wg(&sh), aligned};
         memcpy(spec, s, sizeof(s));
         n_spec = 10;
         k->groups[0] = div_up(desc->n, sh.bn);
@@ -473,8 +469,8 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
         k->groups[0] = div_up(div_up(desc->n, 4), (uint64_t)t.wx * t.tn4);
         k->groups[1] = div_up(desc->m, (uint64_t)t.wy * t.tm);
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "%s; %ux%u block per invocation, %s, work-group %ux%u, no shared memory",
-                 maths, t.tm, t.tn4 * 4,
+                 "%s; %ux%u block per invocation, %s, work-group %ux%u, no shared memory", maths,
+                 t.tm, t.tn4 * 4,
                  texel     ? "A, B via texel buffers"
                  : aligned ? "vec4 storage loads"
                            : "scalar loads (K or N not /4)",
@@ -516,8 +512,8 @@ int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, 
     if (!k)
         return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
     k->base.dev = dev;
-    k->base.desc = (struct ff_kernel_desc){.id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32,
-                                           .m = m, .n = n, .k = kk};
+    k->base.desc = (struct ff_kernel_desc){
+        .id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = m, .n = n, .k = kk};
     k->groups[0] = div_up(n, 64);
     k->groups[1] = div_up(m, 64);
     k->groups[2] = 1;
@@ -630,7 +626,7 @@ static int create_coopmat(struct ffvk_device *d, struct ffvk_kernel *k,
 
 /* ---- bandwidth and empty kernels ------------------------------------------- */
 
-#define MEM_WG 256u
+#define MEM_WG         256u
 #define MEM_MAX_GROUPS 4096u
 
 static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
@@ -696,8 +692,7 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
     return build(d, k, code, code_bytes, k->base.n_bufs, 2, spec, 1, err, errlen);
 }
 
-static int create_empty(struct ffvk_device *d, struct ffvk_kernel *k, char *err,
-                        size_t errlen)
+static int create_empty(struct ffvk_device *d, struct ffvk_kernel *k, char *err, size_t errlen)
 {
     k->groups[0] = k->groups[1] = k->groups[2] = 1;
     snprintf(k->base.variant, sizeof(k->base.variant), "empty shader, 1 work-group of 64");
@@ -719,21 +714,13 @@ int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     k->base.desc = *desc;
     int ret;
     switch (desc->id) {
-    case FF_KERNEL_MATMUL:
-        ret = create_matmul(d, k, desc, err, errlen);
-        break;
-    case FF_KERNEL_MATMUL_COOPMAT:
-        ret = create_coopmat(d, k, desc, err, errlen);
-        break;
+    case FF_KERNEL_MATMUL: ret = create_matmul(d, k, desc, err, errlen); break;
+    case FF_KERNEL_MATMUL_COOPMAT: ret = create_coopmat(d, k, desc, err, errlen); break;
     case FF_KERNEL_MEM_READ:
     case FF_KERNEL_MEM_WRITE:
     case FF_KERNEL_MEM_COPY:
-    case FF_KERNEL_MEM_TRIAD:
-        ret = create_mem(d, k, desc, err, errlen);
-        break;
-    case FF_KERNEL_EMPTY:
-        ret = create_empty(d, k, err, errlen);
-        break;
+    case FF_KERNEL_MEM_TRIAD: ret = create_mem(d, k, desc, err, errlen); break;
+    case FF_KERNEL_EMPTY: ret = create_empty(d, k, err, errlen); break;
     default:
         ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown kernel id %d", (int)desc->id);
         break;

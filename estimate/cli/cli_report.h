@@ -10,8 +10,8 @@
 struct ff_rank_row {
     struct ff_device device;
     struct ff_estimate est;
-    int status;              /* 0, or why no estimate (e.g. FF_ERR_UNSUPPORTED) */
-    char why[256];           /* message when status != 0 */
+    int status;    /* 0, or why no estimate (e.g. FF_ERR_UNSUPPORTED) */
+    char why[256]; /* message when status != 0 */
 };
 
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device *d,

@@ -15,9 +15,9 @@
 #include "estimate_cli.h"
 #include "flopfit/flopfit.h"
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE   2
 #define MAX_PROFILES 16
-#define GIB 1073741824.0
+#define GIB          1073741824.0
 
 static const char usage_text[] =
     "usage: flopfit estimate --model NAME|config.json | --params N  [task] [plan] [device]\n"
@@ -60,51 +60,80 @@ static const char usage_text[] =
     "  --list-models, --list-devices, --help\n";
 
 enum {
-    OPT_MODEL = 256, OPT_PARAMS, OPT_TRAIN, OPT_FINETUNE, OPT_SERVE, OPT_LORA_RANK,
-    OPT_LORA_TARGETS, OPT_PRECISION, OPT_KV_PRECISION, OPT_GRAD_PRECISION, OPT_OPTIMIZER,
-    OPT_BATCH, OPT_SEQ, OPT_ACCUM, OPT_RECOMPUTE, OPT_FLASH, OPT_SP, OPT_ZERO, OPT_TP, OPT_PP,
-    OPT_GPUS, OPT_PROMPT, OPT_GENERATE, OPT_DEVICE, OPT_PROFILE, OPT_TOKENS, OPT_MFU,
-    OPT_ACHIEVED, OPT_BW, OPT_PRICE, OPT_OVERHEAD, OPT_JSON, OPT_LIST_MODELS,
-    OPT_LIST_DEVICES, OPT_HELP,
+    OPT_MODEL = 256,
+    OPT_PARAMS,
+    OPT_TRAIN,
+    OPT_FINETUNE,
+    OPT_SERVE,
+    OPT_LORA_RANK,
+    OPT_LORA_TARGETS,
+    OPT_PRECISION,
+    OPT_KV_PRECISION,
+    OPT_GRAD_PRECISION,
+    OPT_OPTIMIZER,
+    OPT_BATCH,
+    OPT_SEQ,
+    OPT_ACCUM,
+    OPT_RECOMPUTE,
+    OPT_FLASH,
+    OPT_SP,
+    OPT_ZERO,
+    OPT_TP,
+    OPT_PP,
+    OPT_GPUS,
+    OPT_PROMPT,
+    OPT_GENERATE,
+    OPT_DEVICE,
+    OPT_PROFILE,
+    OPT_TOKENS,
+    OPT_MFU,
+    OPT_ACHIEVED,
+    OPT_BW,
+    OPT_PRICE,
+    OPT_OVERHEAD,
+    OPT_JSON,
+    OPT_LIST_MODELS,
+    OPT_LIST_DEVICES,
+    OPT_HELP,
 };
 
 static const struct option long_opts[] = {
-    { "model", required_argument, NULL, OPT_MODEL },
-    { "params", required_argument, NULL, OPT_PARAMS },
-    { "train", no_argument, NULL, OPT_TRAIN },
-    { "finetune", required_argument, NULL, OPT_FINETUNE },
-    { "serve", no_argument, NULL, OPT_SERVE },
-    { "lora-rank", required_argument, NULL, OPT_LORA_RANK },
-    { "lora-targets", required_argument, NULL, OPT_LORA_TARGETS },
-    { "precision", required_argument, NULL, OPT_PRECISION },
-    { "kv-precision", required_argument, NULL, OPT_KV_PRECISION },
-    { "grad-precision", required_argument, NULL, OPT_GRAD_PRECISION },
-    { "optimizer", required_argument, NULL, OPT_OPTIMIZER },
-    { "batch", required_argument, NULL, OPT_BATCH },
-    { "seq", required_argument, NULL, OPT_SEQ },
-    { "accum", required_argument, NULL, OPT_ACCUM },
-    { "recompute", required_argument, NULL, OPT_RECOMPUTE },
-    { "flash-attention", required_argument, NULL, OPT_FLASH },
-    { "sequence-parallel", required_argument, NULL, OPT_SP },
-    { "zero", required_argument, NULL, OPT_ZERO },
-    { "tp", required_argument, NULL, OPT_TP },
-    { "pp", required_argument, NULL, OPT_PP },
-    { "gpus", required_argument, NULL, OPT_GPUS },
-    { "prompt", required_argument, NULL, OPT_PROMPT },
-    { "generate", required_argument, NULL, OPT_GENERATE },
-    { "device", required_argument, NULL, OPT_DEVICE },
-    { "profile", required_argument, NULL, OPT_PROFILE },
-    { "tokens", required_argument, NULL, OPT_TOKENS },
-    { "mfu", required_argument, NULL, OPT_MFU },
-    { "achieved-tflops", required_argument, NULL, OPT_ACHIEVED },
-    { "bw-fraction", required_argument, NULL, OPT_BW },
-    { "price", required_argument, NULL, OPT_PRICE },
-    { "overhead-gib", required_argument, NULL, OPT_OVERHEAD },
-    { "json", no_argument, NULL, OPT_JSON },
-    { "list-models", no_argument, NULL, OPT_LIST_MODELS },
-    { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
-    { "help", no_argument, NULL, OPT_HELP },
-    { NULL, 0, NULL, 0 },
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"params", required_argument, NULL, OPT_PARAMS},
+    {"train", no_argument, NULL, OPT_TRAIN},
+    {"finetune", required_argument, NULL, OPT_FINETUNE},
+    {"serve", no_argument, NULL, OPT_SERVE},
+    {"lora-rank", required_argument, NULL, OPT_LORA_RANK},
+    {"lora-targets", required_argument, NULL, OPT_LORA_TARGETS},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"kv-precision", required_argument, NULL, OPT_KV_PRECISION},
+    {"grad-precision", required_argument, NULL, OPT_GRAD_PRECISION},
+    {"optimizer", required_argument, NULL, OPT_OPTIMIZER},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"accum", required_argument, NULL, OPT_ACCUM},
+    {"recompute", required_argument, NULL, OPT_RECOMPUTE},
+    {"flash-attention", required_argument, NULL, OPT_FLASH},
+    {"sequence-parallel", required_argument, NULL, OPT_SP},
+    {"zero", required_argument, NULL, OPT_ZERO},
+    {"tp", required_argument, NULL, OPT_TP},
+    {"pp", required_argument, NULL, OPT_PP},
+    {"gpus", required_argument, NULL, OPT_GPUS},
+    {"prompt", required_argument, NULL, OPT_PROMPT},
+    {"generate", required_argument, NULL, OPT_GENERATE},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"tokens", required_argument, NULL, OPT_TOKENS},
+    {"mfu", required_argument, NULL, OPT_MFU},
+    {"achieved-tflops", required_argument, NULL, OPT_ACHIEVED},
+    {"bw-fraction", required_argument, NULL, OPT_BW},
+    {"price", required_argument, NULL, OPT_PRICE},
+    {"overhead-gib", required_argument, NULL, OPT_OVERHEAD},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"list-models", no_argument, NULL, OPT_LIST_MODELS},
+    {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
 };
 
 static int usage_error(const char *fmt, const char *a, const char *b)
@@ -127,8 +156,8 @@ static int parse_real(const char *opt, const char *s, double min, double max, bo
         return EXIT_USAGE;
     }
     if (errno == ERANGE || v > max || v < min || (open_min && v <= min)) {
-        fprintf(stderr, "flopfit estimate: %s: %s is out of range (expected %s%g to %g)\n", opt,
-                s, open_min ? "more than " : "", min, max);
+        fprintf(stderr, "flopfit estimate: %s: %s is out of range (expected %s%g to %g)\n", opt, s,
+                open_min ? "more than " : "", min, max);
         return EXIT_USAGE;
     }
     *out = v;
@@ -143,9 +172,8 @@ static int parse_int(const char *opt, const char *s, int64_t min, int64_t max, i
     long long v = strtoll(s, &end, 10);
     if (end != s && *end == '\0' && errno == 0) {
         if (v < min || v > max) {
-            fprintf(stderr,
-                    "flopfit estimate: %s: %lld is out of range (expected %lld to %lld)\n", opt,
-                    v, (long long)min, (long long)max);
+            fprintf(stderr, "flopfit estimate: %s: %lld is out of range (expected %lld to %lld)\n",
+                    opt, v, (long long)min, (long long)max);
             return EXIT_USAGE;
         }
         *out = v;
@@ -181,7 +209,8 @@ static int parse_prec(const char *opt, const char *s, enum ff_precision *out)
 {
     if (ff_precision_parse(s, out) != FF_OK || *out == FF_PREC_NF4)
         return usage_error("%s: unknown precision \"%s\" (expected fp32, bf16, fp16, fp8, "
-                           "int8 or int4)", opt, s);
+                           "int8 or int4)",
+                           opt, s);
     return 0;
 }
 
@@ -234,8 +263,8 @@ static int load_model(const char *model_arg, double params, struct ff_model *m)
     if (model_arg && params > 0)
         return usage_error("give either --model or --params, not both%s%s", "", "");
     if (!model_arg && !(params > 0))
-        return usage_error("no model: give --model NAME, --model config.json or --params N%s%s",
-                           "", "");
+        return usage_error("no model: give --model NAME, --model config.json or --params N%s%s", "",
+                           "");
     if (params > 0) {
         int rc = ff_model_rough(params, m, err, sizeof(err));
         if (rc != FF_OK) {
@@ -256,7 +285,8 @@ static int load_model(const char *model_arg, double params, struct ff_model *m)
         return 0;
     char near[256];
     ff_model_suggest(model_arg, near, sizeof(near), 4);
-    fprintf(stderr, "flopfit estimate: unknown model \"%s\"%s%s%s\n"
+    fprintf(stderr,
+            "flopfit estimate: unknown model \"%s\"%s%s%s\n"
             "  (flopfit estimate --list-models shows all; a config.json path also works)\n",
             model_arg, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
     return EXIT_USAGE;
@@ -307,8 +337,14 @@ static int parse(int argc, char **argv, struct opts *o, struct ff_plan *p)
         switch (c) {
         case OPT_MODEL: o->model_arg = optarg; break;
         case OPT_PARAMS: rc = parse_real("--params", optarg, 0, 1e15, true, &o->params); break;
-        case OPT_TRAIN: p->task = FF_TASK_TRAIN; o->tasks++; break;
-        case OPT_SERVE: p->task = FF_TASK_SERVE; o->tasks++; break;
+        case OPT_TRAIN:
+            p->task = FF_TASK_TRAIN;
+            o->tasks++;
+            break;
+        case OPT_SERVE:
+            p->task = FF_TASK_SERVE;
+            o->tasks++;
+            break;
         case OPT_FINETUNE:
             o->tasks++;
             if (!strcmp(optarg, "lora"))
@@ -346,8 +382,8 @@ static int parse(int argc, char **argv, struct opts *o, struct ff_plan *p)
             else if (!strcmp(optarg, "sgd"))
                 p->optimizer = FF_OPT_SGD;
             else
-                rc = usage_error("--optimizer: \"%s\" is not adamw, adamw8bit or sgd%s", optarg,
-                                 "");
+                rc =
+                    usage_error("--optimizer: \"%s\" is not adamw, adamw8bit or sgd%s", optarg, "");
             break;
         case OPT_BATCH: rc = parse_int("--batch", optarg, 1, (int64_t)1 << 30, &p->batch); break;
         case OPT_SEQ: rc = parse_int("--seq", optarg, 1, (int64_t)1 << 34, &p->seq); break;
@@ -360,8 +396,8 @@ static int parse(int argc, char **argv, struct opts *o, struct ff_plan *p)
             else if (!strcmp(optarg, "full"))
                 p->recompute = FF_RECOMPUTE_FULL;
             else
-                rc = usage_error("--recompute: \"%s\" is not none, selective or full%s", optarg,
-                                 "");
+                rc =
+                    usage_error("--recompute: \"%s\" is not none, selective or full%s", optarg, "");
             break;
         case OPT_FLASH: rc = parse_onoff("--flash-attention", optarg, &p->flash_attention); break;
         case OPT_SP: rc = parse_onoff("--sequence-parallel", optarg, &p->sequence_parallel); break;
@@ -421,8 +457,8 @@ static int parse(int argc, char **argv, struct opts *o, struct ff_plan *p)
     if (o->serve_opts_set && p->task != FF_TASK_SERVE)
         return usage_error("--prompt and --generate apply to --serve%s%s", "", "");
     if (o->tokens_set && p->task == FF_TASK_SERVE)
-        return usage_error("--tokens applies to training; --serve uses --prompt/--generate%s%s",
-                           "", "");
+        return usage_error("--tokens applies to training; --serve uses --prompt/--generate%s%s", "",
+                           "");
     if (p->mfu > 0 && p->achieved_flops_per_s > 0)
         return usage_error("give either --mfu or --achieved-tflops%s%s", "", "");
     return 0;
@@ -485,8 +521,8 @@ static int run_rank(const struct opts *o, const struct ff_model *m, const struct
     }
     bool any_fits = false;
     for (size_t i = 0; i < n; i++) {
-        rows[i].status = ff_est_run(m, &rows[i].device, p, &rows[i].est, rows[i].why,
-                                    sizeof(rows[i].why));
+        rows[i].status =
+            ff_est_run(m, &rows[i].device, p, &rows[i].est, rows[i].why, sizeof(rows[i].why));
         if (rows[i].status == FF_OK && rows[i].est.fits)
             any_fits = true;
     }
@@ -529,10 +565,11 @@ int ff_cmd_estimate(int argc, char **argv)
     bool all = o.device_arg && !strcmp(o.device_arg, "all");
     if (o.device_arg && !all && o.n_profiles > 0)
         return usage_error("give either --device NAME or --profile FILE (--device all ranks "
-                           "the catalog with the profiles)%s%s", "", "");
-    if (!o.device_arg && o.n_profiles == 0)
-        return usage_error("no device: give --device NAME, --profile FILE or --device all%s%s",
+                           "the catalog with the profiles)%s%s",
                            "", "");
+    if (!o.device_arg && o.n_profiles == 0)
+        return usage_error("no device: give --device NAME, --profile FILE or --device all%s%s", "",
+                           "");
     if (all || o.n_profiles > 1) {
         if (!all)
             o.device_arg = NULL;
@@ -549,7 +586,8 @@ int ff_cmd_estimate(int argc, char **argv)
     } else if (ff_device_find(o.device_arg, &dev) != FF_OK) {
         char near[256];
         ff_device_suggest(o.device_arg, near, sizeof(near), 4);
-        fprintf(stderr, "flopfit estimate: unknown device \"%s\"%s%s%s\n"
+        fprintf(stderr,
+                "flopfit estimate: unknown device \"%s\"%s%s%s\n"
                 "  (flopfit estimate --list-devices shows all; --profile FILE reads a "
                 "measured one)\n",
                 o.device_arg, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");

@@ -172,8 +172,8 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
 
 static int emit(FILE *out, json_object *o)
 {
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY
-                                                          | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s =
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = s ? 0 : FF_ERR_NO_MEMORY;
     if (s)
         fprintf(out, "%s\n", s);

@@ -43,10 +43,11 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
                 ff_precision_name(p->precision));
     if (p->task == FF_TASK_SERVE) {
         fprintf(out, ", KV %s, batch %lld, prompt %lld + generate %lld tokens",
-                ff_precision_name(e->kv_precision),
-                (long long)p->batch, (long long)p->prompt, (long long)p->generate);
+                ff_precision_name(e->kv_precision), (long long)p->batch, (long long)p->prompt,
+                (long long)p->generate);
     } else {
-        fprintf(out, ", %s grads, %s, micro-batch %lld, accum %lld, recompute %s, flash %s, "
+        fprintf(out,
+                ", %s grads, %s, micro-batch %lld, accum %lld, recompute %s, flash %s, "
                 "ZeRO-%d",
                 p->precision == FF_PREC_FP32 ? "fp32" : ff_precision_name(p->grad_precision),
                 ff_optimizer_name(p->optimizer), (long long)p->batch, (long long)p->accum,
@@ -113,7 +114,7 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
         fprintf(out, "\n(the figures below assume the plan fit; as planned it does not run)\n");
     if (p->task != FF_TASK_SERVE) {
         fprintf(out, "\ncompute (%.4g tokens%s)\n", e->tokens,
-                p->tokens > 0 ? ""
+                p->tokens > 0              ? ""
                 : p->task == FF_TASK_TRAIN ? ", default 20 x params (Chinchilla)"
                                            : ", fine-tuning default 1e8; pass --tokens");
         fprintf(out, "  6ND:            %.4g FLOP (Kaplan et al. 2020)\n", e->flops_6nd);
@@ -124,7 +125,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
                 rate / 1e12, ff_precision_name(e->compute_precision),
                 d->measured ? "measured" : "datasheet dense", e->mfu * 100.0, e->hfu * 100.0,
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
-                : e->mfu_default ? " default: Llama 2/3.1 and Megatron runs reach 38-46%" : "");
+                : e->mfu_default            ? " default: Llama 2/3.1 and Megatron runs reach 38-46%"
+                                            : "");
         fprintf(out, "  time:           %s on %lld GPU(s) (%.4g s)\n",
                 ff_fmt_seconds(b1, sizeof(b1), e->seconds), (long long)e->gpus, e->seconds);
         fprintf(out, "  GPU-hours:      %.4g\n", e->gpu_hours);
@@ -134,12 +136,14 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
         else
             fprintf(out, "  cost:           unknown (no price for %s; pass --price)\n", d->slug);
     } else {
-        fprintf(out, "\nserving (rate %.4g TFLOP/s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
-                rate / 1e12, ff_precision_name(e->compute_precision == FF_PREC_INT4
-                                                   ? FF_PREC_FP16 : e->compute_precision),
+        fprintf(out,
+                "\nserving (rate %.4g TFLOP/s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
+                rate / 1e12,
+                ff_precision_name(e->compute_precision == FF_PREC_INT4 ? FF_PREC_FP16
+                                                                       : e->compute_precision),
                 e->mfu * 100.0, e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
-        fprintf(out, "  time to first token (prefill, batch %lld): %s\n",
-                (long long)e->serve_batch, ff_fmt_seconds(b1, sizeof(b1), e->prefill_seconds));
+        fprintf(out, "  time to first token (prefill, batch %lld): %s\n", (long long)e->serve_batch,
+                ff_fmt_seconds(b1, sizeof(b1), e->prefill_seconds));
         fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
                 (long long)e->serve_batch,
                 ff_fmt_seconds(b2, sizeof(b2), e->decode_seconds_per_token));
@@ -150,9 +154,10 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device 
             fprintf(out, "  at %lld sequences (max):        %.1f output tokens/s\n",
                     (long long)e->max_sequences, e->max_tokens_per_second);
             if (e->cost_per_million_tokens >= 0)
-                fprintf(out, "  cost:                         $%.4g per million output tokens "
-                        "at $%.2f per GPU-hour x %lld GPU(s)\n", e->cost_per_million_tokens,
-                        e->price_per_hour, (long long)(e->tp * e->pp));
+                fprintf(out,
+                        "  cost:                         $%.4g per million output tokens "
+                        "at $%.2f per GPU-hour x %lld GPU(s)\n",
+                        e->cost_per_million_tokens, e->price_per_hour, (long long)(e->tp * e->pp));
             else
                 fprintf(out, "  cost:                         unknown (pass --price)\n");
         }
@@ -164,8 +169,8 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
 {
     char b1[64];
     bool serve = p->task == FF_TASK_SERVE;
-    fprintf(out, "%s, %s %s — ranked (fits first, then cost)\n", m->name,
-            ff_task_name(p->task), ff_precision_name(p->precision));
+    fprintf(out, "%s, %s %s — ranked (fits first, then cost)\n", m->name, ff_task_name(p->task),
+            ff_precision_name(p->precision));
     if (serve)
         fprintf(out, "%-4s %-14s %-5s %5s %14s %14s %12s\n", "rank", "device", "fits", "GPUs",
                 "tok/s (1 seq)", "tok/s (max)", "$/M tokens");
@@ -192,14 +197,16 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
             char hours[32] = "-";
             if (e->fits)
                 snprintf(hours, sizeof(hours), "%.4g", e->gpu_hours);
-            fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %12s %14s\n", i + 1,
-                    r->device.slug, e->fits ? "yes" : "no", (long long)e->min_gpus,
-                    (long long)e->gpus, e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-",
-                    hours, e->fits ? cost : "-");
+            fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %12s %14s\n", i + 1, r->device.slug,
+                    e->fits ? "yes" : "no", (long long)e->min_gpus, (long long)e->gpus,
+                    e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-", hours,
+                    e->fits ? cost : "-");
         }
     }
     if (!serve)
-        fprintf(out, "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "
-                "column (%s); MFU %s\n", p->gpus > 0 ? "--gpus" : "the fewest that fit",
+        fprintf(out,
+                "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "
+                "column (%s); MFU %s\n",
+                p->gpus > 0 ? "--gpus" : "the fewest that fit",
                 p->mfu > 0 ? "as given" : "default 40%, scaled down by recomputation");
 }

@@ -44,8 +44,8 @@ static void note(struct ff_device *d, const char *text)
 static bool bool_of(json_object *o, const char *key)
 {
     json_object *v = NULL;
-    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean)
-           && json_object_get_boolean(v);
+    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean) &&
+           json_object_get_boolean(v);
 }
 
 int ff_device_from_profile(const char *path, struct ff_device *out, char *err, size_t errlen)
@@ -76,14 +76,14 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
         goto error_root;
     }
     json_object *dev = NULL, *tests = NULL;
-    if (!json_object_object_get_ex(root, "device", &dev)
-        || !json_object_is_type(dev, json_type_object)) {
+    if (!json_object_object_get_ex(root, "device", &dev) ||
+        !json_object_is_type(dev, json_type_object)) {
         rc = ff_errf(err, errlen, FF_ERR_INVALID,
                      "%s: field \"device\" is missing (expected an object)", path);
         goto error_root;
     }
-    if (!json_object_object_get_ex(root, "tests", &tests)
-        || !json_object_is_type(tests, json_type_array)) {
+    if (!json_object_object_get_ex(root, "tests", &tests) ||
+        !json_object_is_type(tests, json_type_array)) {
         rc = ff_errf(err, errlen, FF_ERR_INVALID,
                      "%s: field \"tests\" is missing (expected an array)", path);
         goto error_root;
@@ -111,9 +111,8 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
         const char *family = str_of(t, "family"), *tname = str_of(t, "name");
         const char *status = str_of(t, "status"), *prec = str_of(t, "precision");
         json_object *ver = NULL;
-        bool verified = json_object_object_get_ex(t, "verified", &ver)
-                        && json_object_is_type(ver, json_type_boolean)
-                        && json_object_get_boolean(ver);
+        bool verified = json_object_object_get_ex(t, "verified", &ver) &&
+                        json_object_is_type(ver, json_type_boolean) && json_object_get_boolean(ver);
         double value;
         if (!family || !status || strcmp(status, "ok") != 0 || !num_of(t, "value", &value))
             continue;
@@ -126,15 +125,15 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
                 usable = value;
                 usable_stopped = bool_of(t, "capped") || bool_of(t, "time_limited");
             }
-        } else if (strcmp(family, "bandwidth") == 0 && tname
-                   && (strcmp(tname, "read") == 0 || strcmp(tname, "copy") == 0)) {
+        } else if (strcmp(family, "bandwidth") == 0 && tname &&
+                   (strcmp(tname, "read") == 0 || strcmp(tname, "copy") == 0)) {
             if (value > bw)
                 bw = value;
         }
     }
     double global = 0.0;
-    if (usable > 0.0 && usable_stopped && num_of(dev, "global_mem_bytes", &global)
-        && global > usable) {
+    if (usable > 0.0 && usable_stopped && num_of(dev, "global_mem_bytes", &global) &&
+        global > usable) {
         /* A probe stopped by its cap or time limit (e.g. bench --quick) proved only a lower
          * bound; the driver's figure is the better plan, and the note says so. */
         char text[200];

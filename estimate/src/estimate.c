@@ -10,10 +10,10 @@
 #include "flopfit/status.h"
 #include "internal.h"
 
-#define DP_MAX ((int64_t)1 << 20)
+#define DP_MAX    ((int64_t)1 << 20)
 #define BATCH_MAX ((int64_t)1 << 30)
-#define TP_MAX 8 /* tensor parallelism stays inside one 8-GPU node */
-#define PP_MAX 256
+#define TP_MAX    8 /* tensor parallelism stays inside one 8-GPU node */
+#define PP_MAX    256
 
 void ff_plan_init(struct ff_plan *p)
 {
@@ -72,8 +72,8 @@ enum ff_precision ff_plan_compute_precision(const struct ff_plan *p)
 {
     if (p->task == FF_TASK_QLORA)
         return p->precision == FF_PREC_FP16 ? FF_PREC_FP16 : FF_PREC_BF16;
-    if (p->task == FF_TASK_LORA && (p->precision == FF_PREC_INT8 || p->precision == FF_PREC_INT4
-                                    || p->precision == FF_PREC_NF4))
+    if (p->task == FF_TASK_LORA && (p->precision == FF_PREC_INT8 || p->precision == FF_PREC_INT4 ||
+                                    p->precision == FF_PREC_NF4))
         return FF_PREC_BF16; /* frozen quantised base is dequantised for the matmuls */
     return p->precision;
 }
@@ -94,13 +94,20 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
     int rc = ff_model_check(m, err, errlen);
     if (rc != FF_OK)
         return rc;
-    struct { const char *opt; int64_t v, min, max; } ranges[] = {
-        { "--batch", p->batch, 1, BATCH_MAX }, { "--seq", p->seq, 0, (int64_t)1 << 34 },
-        { "--accum", p->accum, 1, (int64_t)1 << 30 }, { "--tp", p->tp, 1, 1 << 16 },
-        { "--pp", p->pp, 1, 1 << 16 }, { "--gpus", p->gpus, 0, (int64_t)1 << 30 },
-        { "--zero", p->zero, 0, 3 }, { "--lora-rank", p->lora_rank, 1, 1 << 20 },
-        { "--prompt", p->prompt, 1, (int64_t)1 << 34 },
-        { "--generate", p->generate, 1, (int64_t)1 << 34 },
+    struct {
+        const char *opt;
+        int64_t v, min, max;
+    } ranges[] = {
+        {"--batch", p->batch, 1, BATCH_MAX},
+        {"--seq", p->seq, 0, (int64_t)1 << 34},
+        {"--accum", p->accum, 1, (int64_t)1 << 30},
+        {"--tp", p->tp, 1, 1 << 16},
+        {"--pp", p->pp, 1, 1 << 16},
+        {"--gpus", p->gpus, 0, (int64_t)1 << 30},
+        {"--zero", p->zero, 0, 3},
+        {"--lora-rank", p->lora_rank, 1, 1 << 20},
+        {"--prompt", p->prompt, 1, (int64_t)1 << 34},
+        {"--generate", p->generate, 1, (int64_t)1 << 34},
     };
     for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
         if (ranges[i].v < ranges[i].min || ranges[i].v > ranges[i].max)
@@ -122,22 +129,22 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
                        p->achieved_flops_per_s);
     if ((int)p->precision < 0 || p->precision >= FF_PREC_COUNT)
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision");
-    if (p->task == FF_TASK_TRAIN && p->precision != FF_PREC_FP32
-        && p->precision != FF_PREC_BF16 && p->precision != FF_PREC_FP16
-        && p->precision != FF_PREC_FP8)
+    if (p->task == FF_TASK_TRAIN && p->precision != FF_PREC_FP32 && p->precision != FF_PREC_BF16 &&
+        p->precision != FF_PREC_FP16 && p->precision != FF_PREC_FP8)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--train needs --precision fp32, bf16, fp16 or fp8 (got %s); for 4-bit "
                        "weights use --finetune qlora",
                        ff_precision_name(p->precision));
-    if (p->task == FF_TASK_QLORA && p->precision != FF_PREC_BF16
-        && p->precision != FF_PREC_FP16 && p->precision != FF_PREC_FP32)
+    if (p->task == FF_TASK_QLORA && p->precision != FF_PREC_BF16 && p->precision != FF_PREC_FP16 &&
+        p->precision != FF_PREC_FP32)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--finetune qlora stores the base in NF4 and computes in bf16/fp16; "
-                       "--precision %s does not apply", ff_precision_name(p->precision));
+                       "--precision %s does not apply",
+                       ff_precision_name(p->precision));
     if (p->task == FF_TASK_SERVE && p->zero != 0)
         return ff_errf(err, errlen, FF_ERR_INVALID, "--zero applies to training, not --serve");
-    if (p->grad_precision != FF_PREC_FP32 && p->grad_precision != FF_PREC_BF16
-        && p->grad_precision != FF_PREC_FP16)
+    if (p->grad_precision != FF_PREC_FP32 && p->grad_precision != FF_PREC_BF16 &&
+        p->grad_precision != FF_PREC_FP16)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--grad-precision must be fp32, bf16 or fp16 (got %s)",
                        ff_precision_name(p->grad_precision));
@@ -159,8 +166,8 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
     if (p->gpus > 0) {
         if (p->gpus < mp)
             return ff_errf(err, errlen, FF_ERR_INVALID,
-                           "the plan needs tp x pp = %lld GPUs but --gpus is %lld",
-                           (long long)mp, (long long)p->gpus);
+                           "the plan needs tp x pp = %lld GPUs but --gpus is %lld", (long long)mp,
+                           (long long)p->gpus);
         if (p->gpus % mp != 0)
             return ff_errf(err, errlen, FF_ERR_INVALID,
                            "--gpus %lld is not a multiple of tp x pp = %lld", (long long)p->gpus,
@@ -235,8 +242,8 @@ static int64_t min_dp(const struct ctx *c, const struct ff_plan *p, int64_t tp, 
 }
 
 /* The fewest GPUs keeping the plan's options; tp grows in powers of two up to a node. */
-static int64_t min_gpus(const struct ctx *c, const struct ff_plan *p, int64_t *btp,
-                        int64_t *bpp, int64_t *bdp)
+static int64_t min_gpus(const struct ctx *c, const struct ff_plan *p, int64_t *btp, int64_t *bpp,
+                        int64_t *bdp)
 {
     int64_t best = 0;
     int64_t pp_max = c->m->layers < PP_MAX ? c->m->layers : PP_MAX;
@@ -330,7 +337,7 @@ static void suggestions(struct ff_estimate *e, const struct ctx *c, const struct
         try_plan(e, c, &q, dp, "--finetune qlora (4-bit base, adapters only)");
     }
     if (p->task == FF_TASK_SERVE) {
-        static const enum ff_precision narrower[] = { FF_PREC_INT8, FF_PREC_INT4 };
+        static const enum ff_precision narrower[] = {FF_PREC_INT8, FF_PREC_INT4};
         for (size_t i = 0; i < 2; i++) {
             if (ff_precision_bytes(narrower[i]) >= ff_precision_bytes(p->precision))
                 continue;
@@ -378,8 +385,7 @@ static int need_figure(const struct ff_device *d, double v, const char *what, ch
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                        "%s: the profile lacks a %s (%s); measure it or use a catalog --device",
                        d->source, what, d->notes[0] ? d->notes : "not measured");
-    return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s (%s) has no %s", d->slug, d->name,
-                   what);
+    return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s (%s) has no %s", d->slug, d->name, what);
 }
 
 int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
@@ -404,16 +410,16 @@ int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct
         return rc;
     if ((rc = need_figure(d, d->mem_bytes, "usable memory figure", err, errlen)) != FF_OK)
         return rc;
-    if (p->task == FF_TASK_SERVE
-        && (rc = need_figure(d, d->bandwidth_bytes_per_s, "memory bandwidth figure", err,
-                             errlen)) != FF_OK)
+    if (p->task == FF_TASK_SERVE &&
+        (rc = need_figure(d, d->bandwidth_bytes_per_s, "memory bandwidth figure", err, errlen)) !=
+            FF_OK)
         return rc;
 
-    struct ctx c = { m, &e->params, d->mem_bytes };
+    struct ctx c = {m, &e->params, d->mem_bytes};
     e->usable_bytes = d->mem_bytes;
     e->bandwidth_bytes_per_s = d->bandwidth_bytes_per_s;
-    e->bw_fraction = p->bw_fraction > 0.0 ? p->bw_fraction
-                                          : (d->measured ? 1.0 : FF_DEFAULT_BW_FRACTION);
+    e->bw_fraction =
+        p->bw_fraction > 0.0 ? p->bw_fraction : (d->measured ? 1.0 : FF_DEFAULT_BW_FRACTION);
 
     /* Layout: as given, or the fewest GPUs that fit (tp, pp grown from the plan's). */
     e->min_gpus = min_gpus(&c, p, &e->min_tp, &e->min_pp, &e->min_dp);
@@ -442,8 +448,9 @@ int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct
     if (p->task != FF_TASK_SERVE) {
         /* Defaults: Chinchilla-optimal 20 tokens per parameter (Hoffmann et al. 2022) for
          * pre-training; 1e8 tokens (e.g. 50k samples of 2k tokens) for fine-tuning. */
-        e->tokens = p->tokens > 0.0 ? p->tokens
-                    : p->task == FF_TASK_TRAIN ? 20.0 * (double)e->params.total : 1e8;
+        e->tokens = p->tokens > 0.0            ? p->tokens
+                    : p->task == FF_TASK_TRAIN ? 20.0 * (double)e->params.total
+                                               : 1e8;
         struct ff_flops f;
         if ((rc = ff_est_flops(m, &q, e->tokens, &f)) != FF_OK)
             return ff_errf(err, errlen, rc, "FLOP count failed");
@@ -486,12 +493,12 @@ int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct
             ff_serve_at(m, d, &q, &e->params, e->mfu, e->bw_fraction, e->max_sequences, &best);
             e->max_tokens_per_second = best.tokens_per_s;
             if (e->price_per_hour > 0.0)
-                e->cost_per_million_tokens = e->price_per_hour * (double)mp / 3600.0
-                                             / best.tokens_per_s * 1e6;
+                e->cost_per_million_tokens =
+                    e->price_per_hour * (double)mp / 3600.0 / best.tokens_per_s * 1e6;
         }
         /* Work of this request: 2 FLOPs per active weight per token (Kaplan). */
-        e->flops_model = e->flops_hardware = (double)q.batch * (double)(q.prompt + q.generate)
-                                             * 2.0 * (double)e->params.matmul_active;
+        e->flops_model = e->flops_hardware = (double)q.batch * (double)(q.prompt + q.generate) *
+                                             2.0 * (double)e->params.matmul_active;
         e->seconds = at.total_s;
         e->gpu_hours = at.total_s * (double)e->gpus / 3600.0;
         e->cost_usd = e->price_per_hour > 0.0 ? e->gpu_hours * e->price_per_hour : -1.0;

@@ -40,8 +40,8 @@ static double attn_per_token(const struct ff_model *m, double s)
     if (m->sliding_window <= 0 || (double)m->sliding_window >= s)
         return L * ff_attn_flops_per_token_layer(m, s);
     double windowed = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
-    return (L - windowed) * ff_attn_flops_per_token_layer(m, s)
-           + windowed * ff_attn_flops_per_token_layer(m, (double)m->sliding_window);
+    return (L - windowed) * ff_attn_flops_per_token_layer(m, s) +
+           windowed * ff_attn_flops_per_token_layer(m, (double)m->sliding_window);
 }
 
 int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double tokens,

@@ -21,8 +21,8 @@ int ff_edit_distance(const char *a, const char *b);
 
 /* Write close matches of `name` among candidates[i] to buf, ", "-separated, showing
  * targets[i] (NULL: the candidate itself) once each. Returns the number written. */
-int ff_suggest_from(const char *name, const char *const *candidates,
-                    const char *const *targets, size_t n, char *buf, size_t buflen, int max);
+int ff_suggest_from(const char *name, const char *const *candidates, const char *const *targets,
+                    size_t n, char *buf, size_t buflen, int max);
 
 /* Copy with truncation, always NUL-terminated. */
 void ff_strlcpy(char *dst, const char *src, size_t n);
@@ -32,8 +32,8 @@ struct ff_serve_point {
     double prefill_s, step_s, total_s, tokens_per_s;
 };
 int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
-                const struct ff_param_count *pc, double mfu, double bw_fraction,
-                int64_t batch, struct ff_serve_point *out);
+                const struct ff_param_count *pc, double mfu, double bw_fraction, int64_t batch,
+                struct ff_serve_point *out);
 
 /* Compute precision of a plan (whose matrix rate applies). */
 enum ff_precision ff_plan_compute_precision(const struct ff_plan *p);
@@ -41,9 +41,8 @@ enum ff_precision ff_plan_kv_precision(const struct ff_plan *p);
 int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p);
 
 /* Memory per GPU of the most loaded stage for a layout (memory.c). */
-int ff_memory_at(const struct ff_model *m, const struct ff_plan *p,
-                 const struct ff_param_count *pc, double tp, double pp, double dp, double b,
-                 struct ff_memory *out);
+int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct ff_param_count *pc,
+                 double tp, double pp, double dp, double b, struct ff_memory *out);
 
 /* Forward attention FLOPs per token per layer at context s (flops.c). */
 double ff_attn_flops_per_token_layer(const struct ff_model *m, double s);

@@ -24,9 +24,7 @@ void ff_est_model_state(double params, double largest_layer, int stage, double d
     out->gradients = g * params;
     out->optimizer = k * params;
     switch (stage) {
-    case 1: /* P_os: 4Ψ + KΨ/N_d with 2-byte weights and grads */
-        out->optimizer /= dp;
-        break;
+    case 1: /* P_os: 4Ψ + KΨ/N_d with 2-byte weights and grads */ out->optimizer /= dp; break;
     case 2: /* P_os+g: 2Ψ + (2+K)Ψ/N_d */
         out->gradients /= dp;
         out->optimizer /= dp;
@@ -97,8 +95,8 @@ static void weight_bytes(const struct ff_plan *p, double *block, double *other)
 }
 
 /* Per token per layer activation bytes (Korthikanti Table 2, generalised; see header). */
-static double act_per_token(const struct ff_model *m, const struct ff_plan *p, double s,
-                            double tp, bool *scores_out)
+static double act_per_token(const struct ff_model *m, const struct ff_plan *p, double s, double tp,
+                            bool *scores_out)
 {
     double h = (double)m->hidden, a = (double)m->heads;
     double e = p->precision == FF_PREC_FP32 ? 2.0 : 1.0; /* element size / 2 bytes */
@@ -129,8 +127,8 @@ static double act_per_token(const struct ff_model *m, const struct ff_plan *p, d
     double rep = e * (2.0 * (double)m->norms_per_layer * h + 2.0 * h + 2.0 * h) + 2.0 * d * h;
     /* Sharded: Q, K, V, attention output (projection input), FFN intermediates:
      * 4f (GeLU: fc1 output + activation output) or 6f (gated: gate, up, product). */
-    double shard = e * (2.0 * q_dim + 2.0 * k_dim + 2.0 * v_dim + 2.0 * o_dim
-                        + (m->gated_ffn ? 6.0 : 4.0) * f + moe_copies);
+    double shard = e * (2.0 * q_dim + 2.0 * k_dim + 2.0 * v_dim + 2.0 * o_dim +
+                        (m->gated_ffn ? 6.0 : 4.0) * f + moe_copies);
     /* Attention scores: softmax output 2as (+ dropout mask as and output 2as), unless
      * flash attention or selective recomputation removes them. */
     double scores = 0.0;
@@ -161,8 +159,9 @@ static void stages(const struct ff_model *m, const struct ff_param_count *pc, do
     double lps = ceil(L / pp);
     double blocks = (double)pc->total - (double)pc->embedding - (double)pc->head;
     double stage_blocks = pp <= 1.0 ? blocks : fmin(blocks, lps * (double)pc->per_layer_max);
-    double head = m->tied_embeddings ? (double)m->vocab * (double)(m->embed_proj ? m->embed_proj : m->hidden)
-                                     : (double)pc->head;
+    double head = m->tied_embeddings
+                      ? (double)m->vocab * (double)(m->embed_proj ? m->embed_proj : m->hidden)
+                      : (double)pc->head;
     st->layers_per_stage = lps;
     st->blocks_first = st->blocks_last = stage_blocks;
     if (pp <= 1.0) {
@@ -192,11 +191,9 @@ static double lora_params_per_layer(const struct ff_model *m, const struct ff_pl
 
 static void add_overhead(const struct ff_plan *p, struct ff_memory *mem)
 {
-    double sum = mem->weights + mem->gradients + mem->optimizer + mem->activations
-                 + mem->kv_cache;
+    double sum = mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->kv_cache;
     double fixed = p->overhead_bytes >= 0.0 ? p->overhead_bytes : FF_DEFAULT_OVERHEAD_BYTES;
-    double frac = p->overhead_fraction >= 0.0 ? p->overhead_fraction
-                                              : FF_DEFAULT_OVERHEAD_FRACTION;
+    double frac = p->overhead_fraction >= 0.0 ? p->overhead_fraction : FF_DEFAULT_OVERHEAD_FRACTION;
     /* Model states and a paged KV cache are allocated once; the caching allocator's
      * fragmentation comes from the churn of transient activations. */
     mem->overhead = fixed + frac * mem->activations;
@@ -221,8 +218,7 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
         double frozen = (blocks * wb + other * ob) / tp;
         if (p->zero == 3)
             frozen = frozen / dp + largest * w16;
-        double adapters = lora_params_per_layer(m, p) * (blocks / (double)pc->per_layer_max)
-                          / tp;
+        double adapters = lora_params_per_layer(m, p) * (blocks / (double)pc->per_layer_max) / tp;
         double k = ff_est_optimizer_bytes(p->optimizer, w16);
         ff_est_model_state(adapters, 0.0, p->zero, dp, w16, g, k, mem);
         mem->weights += frozen;
@@ -282,31 +278,30 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     if (m->kv_lora_rank == 0)
         kv_share = 1.0 / fmin(tp, (double)m->kv_heads);
     double ctx = (double)(p->prompt + p->generate);
-    mem.kv_cache = ff_model_kv_bytes(m, ctx, b, ff_precision_bytes(ff_plan_kv_precision(p)))
-                   * kv_share / pp;
+    mem.kv_cache =
+        ff_model_kv_bytes(m, ctx, b, ff_precision_bytes(ff_plan_kv_precision(p))) * kv_share / pp;
     double h = (double)m->hidden;
     double qkv = (double)(m->heads + 2 * m->kv_heads) * (double)m->head_dim;
-    double f = m->experts > 0 ? (double)(m->experts_active + m->shared_experts)
-                                    * (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn)
+    double f = m->experts > 0 ? (double)(m->experts_active + m->shared_experts) *
+                                    (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn)
                               : (double)m->ffn;
     double wide = (m->gated_ffn ? 2.0 : 1.0) * f;
     double act_elem = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
-    mem.activations = b * (double)p->prompt * act_elem * (2.0 * h + fmax(qkv, wide)) / tp
-                      + b * (double)m->vocab * 4.0 / tp;
+    mem.activations = b * (double)p->prompt * act_elem * (2.0 * h + fmax(qkv, wide)) / tp +
+                      b * (double)m->vocab * 4.0 / tp;
     add_overhead(p, &mem);
     *out = mem;
     return FF_OK;
 }
 
-int ff_memory_at(const struct ff_model *m, const struct ff_plan *p,
-                 const struct ff_param_count *pc, double tp, double pp, double dp, double b,
-                 struct ff_memory *out)
+int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct ff_param_count *pc,
+                 double tp, double pp, double dp, double b, struct ff_memory *out)
 {
     return memory_at(m, p, pc, tp, pp, dp, b, out);
 }
 
-int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, int64_t gpus,
-                  int64_t batch, struct ff_memory *out)
+int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, int64_t gpus, int64_t batch,
+                  struct ff_memory *out)
 {
     if (!m || !plan || !out || batch < 0)
         return FF_ERR_INVALID;

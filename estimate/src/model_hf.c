@@ -39,8 +39,8 @@ static json_object *field(struct reader *r, const char *const *names, const char
 {
     for (; *names; names++) {
         json_object *v = NULL;
-        if (json_object_object_get_ex(r->root, *names, &v) && v
-            && !json_object_is_type(v, json_type_null)) {
+        if (json_object_object_get_ex(r->root, *names, &v) && v &&
+            !json_object_is_type(v, json_type_null)) {
             *used = *names;
             return v;
         }
@@ -88,15 +88,15 @@ static int get_int_alt(struct reader *r, const char *const *names, bool required
 static int get_int(struct reader *r, const char *name, bool required, int64_t def, int64_t min,
                    int64_t *out)
 {
-    const char *names[] = { name, NULL };
+    const char *names[] = {name, NULL};
     return get_int_alt(r, names, required, def, min, out);
 }
 
 static int get_bool(struct reader *r, const char *name, bool def, bool *out)
 {
     json_object *v = NULL;
-    if (!json_object_object_get_ex(r->root, name, &v) || !v
-        || json_object_is_type(v, json_type_null)) {
+    if (!json_object_object_get_ex(r->root, name, &v) || !v ||
+        json_object_is_type(v, json_type_null)) {
         *out = def;
         return FF_OK;
     }
@@ -116,11 +116,11 @@ static double get_number(struct reader *r, const char *name, double def)
     return def;
 }
 
-#define TRY(x)                                                                             \
-    do {                                                                                   \
-        int rc_ = (x);                                                                     \
-        if (rc_ != FF_OK)                                                                  \
-            return rc_;                                                                    \
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        int rc_ = (x);                                                                             \
+        if (rc_ != FF_OK)                                                                          \
+            return rc_;                                                                            \
     } while (0)
 
 static void base(struct ff_model *m)
@@ -156,7 +156,7 @@ static int read_llama_like(struct reader *r, const char *type, struct ff_model *
     if (use_window)
         TRY(get_int(r, "sliding_window", false, 0, 0, &m->sliding_window));
     if (strcmp(type, "gemma2") == 0) {
-        m->norms_per_layer = 4; /* pre and post norms around attention and MLP */
+        m->norms_per_layer = 4;            /* pre and post norms around attention and MLP */
         m->sliding_layers = m->layers / 2; /* local and global layers alternate */
     }
     if (strcmp(type, "mixtral") == 0) {
@@ -228,17 +228,17 @@ static int read_neox(struct reader *r, struct ff_model *m)
     TRY(get_bool(r, "tie_word_embeddings", false, &m->tied_embeddings));
     TRY(get_bool(r, "attention_bias", true, &m->attn_bias));
     m->mlp_bias = true;
-    m->dropout = get_number(r, "attention_dropout", 0.0) > 0.0
-                 || get_number(r, "hidden_dropout", 0.0) > 0.0;
+    m->dropout =
+        get_number(r, "attention_dropout", 0.0) > 0.0 || get_number(r, "hidden_dropout", 0.0) > 0.0;
     return FF_OK;
 }
 
 static int read_falcon(struct reader *r, struct ff_model *m)
 {
-    static const char *const hidden[] = { "hidden_size", "n_embed", NULL };
-    static const char *const layers[] = { "num_hidden_layers", "n_layer", NULL };
-    static const char *const heads[] = { "num_attention_heads", "n_head", NULL };
-    static const char *const kv[] = { "num_kv_heads", "n_head_kv", NULL };
+    static const char *const hidden[] = {"hidden_size", "n_embed", NULL};
+    static const char *const layers[] = {"num_hidden_layers", "n_layer", NULL};
+    static const char *const heads[] = {"num_attention_heads", "n_head", NULL};
+    static const char *const kv[] = {"num_kv_heads", "n_head_kv", NULL};
     bool new_arch = false, mq = true, parallel = true, bias = false;
     m->norm = FF_NORM_LAYERNORM;
     m->final_norm = true;
@@ -267,8 +267,8 @@ static int read_falcon(struct reader *r, struct ff_model *m)
 
 static int read_bloom(struct reader *r, struct ff_model *m)
 {
-    static const char *const hidden[] = { "hidden_size", "n_embed", NULL };
-    static const char *const heads[] = { "n_head", "num_attention_heads", NULL };
+    static const char *const hidden[] = {"hidden_size", "n_embed", NULL};
+    static const char *const heads[] = {"n_head", "num_attention_heads", NULL};
     m->norm = FF_NORM_LAYERNORM;
     m->norms_per_layer = 2;
     m->final_norm = true;
@@ -283,8 +283,8 @@ static int read_bloom(struct reader *r, struct ff_model *m)
     TRY(get_int(r, "vocab_size", true, 0, 1, &m->vocab));
     TRY(get_int(r, "seq_length", false, 2048, 1, &m->max_positions));
     TRY(get_bool(r, "tie_word_embeddings", true, &m->tied_embeddings));
-    m->dropout = get_number(r, "attention_dropout", 0.0) > 0.0
-                 || get_number(r, "hidden_dropout", 0.0) > 0.0;
+    m->dropout =
+        get_number(r, "attention_dropout", 0.0) > 0.0 || get_number(r, "hidden_dropout", 0.0) > 0.0;
     return FF_OK;
 }
 
@@ -308,14 +308,14 @@ static int read_mpt(struct reader *r, struct ff_model *m)
     TRY(get_bool(r, "tie_word_embeddings", true, &m->tied_embeddings));
     m->kv_heads = m->heads;
     json_object *attn = NULL;
-    if (json_object_object_get_ex(r->root, "attn_config", &attn)
-        && json_object_is_type(attn, json_type_object)) {
+    if (json_object_object_get_ex(r->root, "attn_config", &attn) &&
+        json_object_is_type(attn, json_type_object)) {
         struct reader sub = *r;
         sub.root = attn;
         TRY(get_int(&sub, "kv_n_heads", false, m->heads, 1, &m->kv_heads));
         json_object *t = NULL;
-        if (json_object_object_get_ex(attn, "attn_type", &t)
-            && strcmp(json_object_get_string(t), "multiquery_attention") == 0)
+        if (json_object_object_get_ex(attn, "attn_type", &t) &&
+            strcmp(json_object_get_string(t), "multiquery_attention") == 0)
             m->kv_heads = 1;
         else if (!t || strcmp(json_object_get_string(t), "grouped_query_attention") != 0)
             m->kv_heads = m->heads;
@@ -364,9 +364,9 @@ static const char *const supported =
 
 static int dispatch(struct reader *r, const char *type, struct ff_model *m)
 {
-    if (!strcmp(type, "llama") || !strcmp(type, "mistral") || !strcmp(type, "mixtral")
-        || !strcmp(type, "qwen2") || !strcmp(type, "qwen3") || !strcmp(type, "gemma")
-        || !strcmp(type, "gemma2"))
+    if (!strcmp(type, "llama") || !strcmp(type, "mistral") || !strcmp(type, "mixtral") ||
+        !strcmp(type, "qwen2") || !strcmp(type, "qwen3") || !strcmp(type, "gemma") ||
+        !strcmp(type, "gemma2"))
         return read_llama_like(r, type, m);
     if (!strcmp(type, "gpt2"))
         return read_gpt2(r, m);
@@ -374,8 +374,7 @@ static int dispatch(struct reader *r, const char *type, struct ff_model *m)
         return read_opt(r, m);
     if (!strcmp(type, "gpt_neox"))
         return read_neox(r, m);
-    if (!strcmp(type, "falcon") || !strcmp(type, "RefinedWeb")
-        || !strcmp(type, "RefinedWebModel"))
+    if (!strcmp(type, "falcon") || !strcmp(type, "RefinedWeb") || !strcmp(type, "RefinedWebModel"))
         return read_falcon(r, m);
     if (!strcmp(type, "bloom"))
         return read_bloom(r, m);
@@ -400,11 +399,11 @@ int ff_model_from_hf_json(const char *json, const char *label, struct ff_model *
     if (!tok)
         return FF_ERR_NO_MEMORY;
     size_t len = strlen(json);
-    json_object *root = json_tokener_parse_ex(tok, json, (int)(len > (size_t)CONFIG_MAX_BYTES ? CONFIG_MAX_BYTES : len));
+    json_object *root = json_tokener_parse_ex(
+        tok, json, (int)(len > (size_t)CONFIG_MAX_BYTES ? CONFIG_MAX_BYTES : len));
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     if (!root || jerr != json_tokener_success) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: not valid JSON: %s (near byte %zu)",
-                     label,
+        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: not valid JSON: %s (near byte %zu)", label,
                      jerr == json_tokener_continue ? "unexpected end of input"
                                                    : json_tokener_error_desc(jerr),
                      json_tokener_get_parse_end(tok));
@@ -414,10 +413,10 @@ int ff_model_from_hf_json(const char *json, const char *label, struct ff_model *
         rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: top level is not a JSON object", label);
         goto error_root;
     }
-    struct reader r = { label, root, err, errlen };
+    struct reader r = {label, root, err, errlen};
     json_object *type = NULL;
-    if (!json_object_object_get_ex(root, "model_type", &type)
-        || !json_object_is_type(type, json_type_string)) {
+    if (!json_object_object_get_ex(root, "model_type", &type) ||
+        !json_object_is_type(type, json_type_string)) {
         rc = bad(&r, "model_type", type, "a string such as \"llama\"");
         goto error_root;
     }
@@ -428,8 +427,7 @@ int ff_model_from_hf_json(const char *json, const char *label, struct ff_model *
         goto error_root;
     const char *base = strrchr(label, '/');
     ff_strlcpy(m.name, base ? base + 1 : label, sizeof(m.name));
-    snprintf(m.source, sizeof(m.source), "%s (model_type %s)", label,
-             json_object_get_string(type));
+    snprintf(m.source, sizeof(m.source), "%s (model_type %s)", label, json_object_get_string(type));
     char why[200];
     if (ff_model_check(&m, why, sizeof(why)) != FF_OK) {
         rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: inconsistent config: %s", label, why);
@@ -474,8 +472,8 @@ int ff_model_from_hf_config(const char *path, struct ff_model *out, char *err, s
     }
     buf[n] = '\0';
     if (memchr(buf, '\0', n)) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: contains NUL bytes; not a config.json",
-                     path);
+        rc =
+            ff_errf(err, errlen, FF_ERR_INVALID, "%s: contains NUL bytes; not a config.json", path);
         goto error_read;
     }
     rc = ff_model_from_hf_json(buf, path, out, err, errlen);

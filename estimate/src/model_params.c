@@ -38,8 +38,7 @@ static double attention_params(const struct ff_model *m)
             q = h * a * qk;
         double kv_a = h * (double)(m->kv_lora_rank + m->qk_rope_head_dim);
         double kv_norm = (double)m->kv_lora_rank;
-        double kv_b = (double)m->kv_lora_rank * a
-                      * (double)(m->qk_nope_head_dim + m->v_head_dim);
+        double kv_b = (double)m->kv_lora_rank * a * (double)(m->qk_nope_head_dim + m->v_head_dim);
         double o = a * (double)m->v_head_dim * h;
         return q + kv_a + kv_norm + kv_b + o;
     }
@@ -80,15 +79,18 @@ int ff_model_check(const struct ff_model *m, char *err, size_t errlen)
     if (m->rough)
         return m->rough_params > 0 ? FF_OK
                                    : ff_errf(err, errlen, FF_ERR_INVALID, "params must be > 0");
-    struct { const char *name; int64_t v; } need[] = {
-        { "layers", m->layers }, { "hidden size", m->hidden }, { "attention heads", m->heads },
-        { "key/value heads", m->kv_heads }, { "head_dim", m->head_dim },
-        { "vocabulary size", m->vocab },
+    struct {
+        const char *name;
+        int64_t v;
+    } need[] = {
+        {"layers", m->layers},         {"hidden size", m->hidden},
+        {"attention heads", m->heads}, {"key/value heads", m->kv_heads},
+        {"head_dim", m->head_dim},     {"vocabulary size", m->vocab},
     };
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
         if (need[i].v <= 0)
-            return ff_errf(err, errlen, FF_ERR_INVALID, "%s: %s must be > 0 (got %lld)",
-                           m->name, need[i].name, (long long)need[i].v);
+            return ff_errf(err, errlen, FF_ERR_INVALID, "%s: %s must be > 0 (got %lld)", m->name,
+                           need[i].name, (long long)need[i].v);
     if (m->ffn <= 0 && !(is_moe(m) && m->moe_ffn > 0))
         return ff_errf(err, errlen, FF_ERR_INVALID, "%s: FFN width must be > 0", m->name);
     if (m->heads % m->kv_heads != 0)
@@ -175,10 +177,10 @@ int ff_model_params(const struct ff_model *m, struct ff_param_count *out)
     double matmul = blocks_active + proj + V * e;
 
     memset(out, 0, sizeof(*out));
-    if ((rc = finish(total, &out->total)) || (rc = finish(active, &out->active))
-        || (rc = finish(embedding, &out->embedding)) || (rc = finish(head, &out->head))
-        || (rc = finish(fmax(dense_layer * (n_dense > 0), moe_layer), &out->per_layer_max))
-        || (rc = finish(matmul, &out->matmul_active)) || (rc = finish(expert, &out->expert)))
+    if ((rc = finish(total, &out->total)) || (rc = finish(active, &out->active)) ||
+        (rc = finish(embedding, &out->embedding)) || (rc = finish(head, &out->head)) ||
+        (rc = finish(fmax(dense_layer * (n_dense > 0), moe_layer), &out->per_layer_max)) ||
+        (rc = finish(matmul, &out->matmul_active)) || (rc = finish(expert, &out->expert)))
         return rc;
     return FF_OK;
 }
@@ -221,8 +223,10 @@ int ff_model_rough(double params, struct ff_model *out, char *err, size_t errlen
     if (layers < 1)
         layers = 1;
     snprintf(out->name, sizeof(out->name), "%.3g-params", params);
-    ff_strlcpy(out->source, "rough: --params, shape guessed (dense, MHA, head_dim 128, "
-               "FFN 4h, vocab 32000)", sizeof(out->source));
+    ff_strlcpy(out->source,
+               "rough: --params, shape guessed (dense, MHA, head_dim 128, "
+               "FFN 4h, vocab 32000)",
+               sizeof(out->source));
     out->layers = layers;
     out->hidden = hidden;
     out->heads = hidden / 128;

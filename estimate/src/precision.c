@@ -11,7 +11,8 @@ double ff_precision_bytes(enum ff_precision p)
     case FF_PREC_BF16:
     case FF_PREC_FP16: return 2.0;
     case FF_PREC_FP8:
-    case FF_PREC_INT8: return 1.0; /* per-channel scales: < 0.1%, ignored */
+    case FF_PREC_INT8:
+        return 1.0; /* per-channel scales: < 0.1%, ignored */
     /* GPTQ/AWQ group size 128: one fp16 scale + one 4-bit zero per group = 20 bits / 128. */
     case FF_PREC_INT4: return 0.5 + 20.0 / 8.0 / 128.0;
     /* QLoRA §2: double quantisation leaves 0.127 bit of constants per parameter. */
@@ -34,11 +35,13 @@ const char *ff_precision_name(enum ff_precision p)
 
 int ff_precision_parse(const char *name, enum ff_precision *out)
 {
-    static const struct { const char *alias; enum ff_precision p; } aliases[] = {
-        { "float32", FF_PREC_FP32 }, { "float", FF_PREC_FP32 },
-        { "bfloat16", FF_PREC_BF16 }, { "float16", FF_PREC_FP16 },
-        { "half", FF_PREC_FP16 }, { "float8", FF_PREC_FP8 },
-        { "fp8_e4m3", FF_PREC_FP8 }, { "q8", FF_PREC_INT8 }, { "q4", FF_PREC_INT4 },
+    static const struct {
+        const char *alias;
+        enum ff_precision p;
+    } aliases[] = {
+        {"float32", FF_PREC_FP32}, {"float", FF_PREC_FP32}, {"bfloat16", FF_PREC_BF16},
+        {"float16", FF_PREC_FP16}, {"half", FF_PREC_FP16},  {"float8", FF_PREC_FP8},
+        {"fp8_e4m3", FF_PREC_FP8}, {"q8", FF_PREC_INT8},    {"q4", FF_PREC_INT4},
     };
     if (!name)
         return FF_ERR_INVALID;

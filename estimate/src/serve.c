@@ -53,8 +53,8 @@ static double comm_seconds(const struct ff_model *m, const struct ff_device *d, 
 }
 
 int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
-                const struct ff_param_count *pc, double mfu, double bw_fraction,
-                int64_t batch, struct ff_serve_point *out)
+                const struct ff_param_count *pc, double mfu, double bw_fraction, int64_t batch,
+                struct ff_serve_point *out)
 {
     double rate = ff_device_rate(d, p->precision);
     double bw = d->bandwidth_bytes_per_s * bw_fraction;
@@ -71,8 +71,8 @@ int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struc
     double attn_p = m->rough ? 0.0 : L * ff_attn_flops_per_token_layer(m, P);
     double flops_p = B * (P * (2.0 * (matmul - head) + attn_p) + 2.0 * head);
     double bytes_p = weights_read(m, pc, p, B * P);
-    double t_p = fmax(flops_p / (tp * rate * mfu), bytes_p / (tp * bw))
-                 + comm_seconds(m, d, tp, B * P, act_bytes);
+    double t_p = fmax(flops_p / (tp * rate * mfu), bytes_p / (tp * bw)) +
+                 comm_seconds(m, d, tp, B * P, act_bytes);
 
     /* Decode: one token per sequence at the mean context of the generation. */
     double ctx = P + G / 2.0;
@@ -80,8 +80,8 @@ int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struc
     double flops_d = B * (2.0 * matmul + attn_d);
     double kv = ff_model_kv_bytes(m, ctx, B, ff_precision_bytes(ff_plan_kv_precision(p)));
     double bytes_d = weights_read(m, pc, p, B) + kv;
-    double t_d = fmax(flops_d / (tp * rate * mfu), bytes_d / (tp * bw))
-                 + comm_seconds(m, d, tp, B, act_bytes);
+    double t_d = fmax(flops_d / (tp * rate * mfu), bytes_d / (tp * bw)) +
+                 comm_seconds(m, d, tp, B, act_bytes);
 
     out->prefill_s = t_p;
     out->step_s = t_d;

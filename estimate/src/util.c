@@ -89,7 +89,8 @@ static bool contains_ci(const char *hay, const char *needle)
         return false;
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
             i++;
         if (i == n)
             return true;
@@ -109,8 +110,8 @@ static bool listed(const char *buf, const char *word)
     return false;
 }
 
-int ff_suggest_from(const char *name, const char *const *candidates,
-                    const char *const *targets, size_t n, char *buf, size_t buflen, int max)
+int ff_suggest_from(const char *name, const char *const *candidates, const char *const *targets,
+                    size_t n, char *buf, size_t buflen, int max)
 {
     if (buf && buflen)
         buf[0] = '\0';

@@ -26,8 +26,8 @@ static int blas_once(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t 
     (void)errlen;
     struct blas_ctx *x = arg;
     uint64_t t0 = ff_now_ns();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, x->n, x->n, x->n, 1.0f, x->a, x->n,
-                x->b, x->n, 0.0f, x->c, x->n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, x->n, x->n, x->n, 1.0f, x->a, x->n, x->b,
+                x->n, 0.0f, x->c, x->n);
     *dns = *wns = ff_now_ns() - t0;
     return FF_OK;
 }
@@ -92,8 +92,7 @@ int main(int argc, char **argv)
         if (strcmp(r->impl, "flopfit") == 0) {
             ours = r->value / 1e9;
             variant = r->variant;
-        }
-        else if (strcmp(r->impl, "clblast") == 0)
+        } else if (strcmp(r->impl, "clblast") == 0)
             lib = r->value / 1e9;
     }
     double rel = 0;

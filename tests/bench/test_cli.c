@@ -16,8 +16,8 @@ static int parse(struct ff_bench_opts *o, char *err, size_t errlen, int argc, ch
     return ff_bench_parse(argc, argv, o, err, errlen);
 }
 
-#define PARSE(o, err, ...)                                                                    \
-    parse(o, err, sizeof(err), (int)(sizeof((char *[]){"bench", __VA_ARGS__}) / sizeof(char *)), \
+#define PARSE(o, err, ...)                                                                         \
+    parse(o, err, sizeof(err), (int)(sizeof((char *[]){"bench", __VA_ARGS__}) / sizeof(char *)),   \
           (char *[]){"bench", __VA_ARGS__, NULL})
 
 Test(cli, defaults_run_everything)
@@ -54,13 +54,20 @@ Test(cli, bad_values_name_the_option_and_what_is_accepted)
     struct {
         const char *opt, *val, *expect;
     } cases[] = {
-        {"--sizes", "0", "--sizes"},          {"--sizes", "-5", "16 to 32768"},
-        {"--sizes", "99999999", "--sizes"},   {"--sizes", "12x", "'12x'"},
-        {"--sizes", "", "--sizes"},           {"--precision", "fp64", "fp32, fp16, int8"},
-        {"--device", "-1", "--device"},       {"--device", "cuda:0", "opencl:N"},
-        {"--reps", "0", "1 to 10000"},        {"--time-budget", "nan", "--time-budget"},
-        {"--memory-limit", "12Q", "--memory-limit"}, {"--memory-limit", "-1G", "--memory-limit"},
-        {"--only", "flops", "matmul, memory"}, {"--backend", "cuda", "opencl, vulkan or all"},
+        {"--sizes", "0", "--sizes"},
+        {"--sizes", "-5", "16 to 32768"},
+        {"--sizes", "99999999", "--sizes"},
+        {"--sizes", "12x", "'12x'"},
+        {"--sizes", "", "--sizes"},
+        {"--precision", "fp64", "fp32, fp16, int8"},
+        {"--device", "-1", "--device"},
+        {"--device", "cuda:0", "opencl:N"},
+        {"--reps", "0", "1 to 10000"},
+        {"--time-budget", "nan", "--time-budget"},
+        {"--memory-limit", "12Q", "--memory-limit"},
+        {"--memory-limit", "-1G", "--memory-limit"},
+        {"--only", "flops", "matmul, memory"},
+        {"--backend", "cuda", "opencl, vulkan or all"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct ff_bench_opts o;
@@ -151,7 +158,8 @@ Test(cli_binary, unwritable_output_exits_2_and_leaves_no_file)
         cr_assert(strstr(out, "--output"), "%s", out);
     }
     chmod(dir, 0700);
-    snprintf(args, sizeof(args), "bench --only latency --backend opencl --device 0 --output /nonexistent-dir/x/p.json");
+    snprintf(args, sizeof(args),
+             "bench --only latency --backend opencl --device 0 --output /nonexistent-dir/x/p.json");
     cr_assert_eq(run(args, out, sizeof(out)), 2, "%s", out);
     cr_assert(strstr(out, "/nonexistent-dir/x/p.json"), "%s", out);
     struct stat st;

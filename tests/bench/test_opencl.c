@@ -24,8 +24,8 @@ static void teardown(void)
 TestSuite(opencl, .init = setup, .fini = teardown, .timeout = 300);
 
 /* Runs our kernel on an m x n x k problem and checks it against the reference. */
-static int matmul_once(enum ff_kernel_id id, enum ff_prec p, uint32_t m, uint32_t n,
-                       uint32_t k, char *err, size_t errlen)
+static int matmul_once(enum ff_kernel_id id, enum ff_prec p, uint32_t m, uint32_t n, uint32_t k,
+                       char *err, size_t errlen)
 {
     struct ff_rng r;
     ff_rng_seed(&r, 1234 + m);
@@ -60,8 +60,7 @@ static int matmul_once(enum ff_kernel_id id, enum ff_prec p, uint32_t m, uint32_
         ret = ff_check_matmul(p, c, ref, m, n, rows, nr, &chk);
         if (ret < 0)
             snprintf(err, errlen, "%llu wrong, first [%u][%u] = %g want %g",
-                     (unsigned long long)chk.bad, chk.first_row, chk.first_col, chk.got,
-                     chk.want);
+                     (unsigned long long)chk.bad, chk.first_row, chk.first_col, chk.got, chk.want);
     }
     ff_kernel_destroy(&kern);
     for (int i = 0; i < 3; i++)
@@ -85,8 +84,8 @@ Test(opencl, device_info_is_filled)
 
 Test(opencl, fp32_matmul_verified_on_odd_and_tile_shapes)
 {
-    const uint32_t shapes[][3] = {{64, 64, 64}, {96, 160, 72}, {1, 1, 1}, {17, 33, 5},
-                                  {128, 8, 256}};
+    const uint32_t shapes[][3] = {
+        {64, 64, 64}, {96, 160, 72}, {1, 1, 1}, {17, 33, 5}, {128, 8, 256}};
     char err[1024] = "";
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
         cr_assert_eq(matmul_once(FF_KERNEL_MATMUL, FF_PREC_FP32, shapes[i][0], shapes[i][1],
@@ -97,10 +96,10 @@ Test(opencl, fp32_matmul_verified_on_odd_and_tile_shapes)
 Test(opencl, int8_matmul_is_exact)
 {
     char err[1024] = "";
-    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL, FF_PREC_INT8, 96, 160, 72, err, sizeof(err)),
-                 FF_OK, "%s", err);
-    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL, FF_PREC_INT8, 37, 11, 300, err, sizeof(err)),
-                 FF_OK, "%s", err);
+    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL, FF_PREC_INT8, 96, 160, 72, err, sizeof(err)), FF_OK,
+                 "%s", err);
+    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL, FF_PREC_INT8, 37, 11, 300, err, sizeof(err)), FF_OK,
+                 "%s", err);
 }
 
 Test(opencl, fp16_is_verified_or_unsupported_with_reason)
@@ -118,8 +117,7 @@ Test(opencl, fp16_is_verified_or_unsupported_with_reason)
 Test(opencl, coopmat_is_unsupported_with_reason)
 {
     char err[1024] = "";
-    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL_COOPMAT, FF_PREC_FP16, 64, 64, 64, err,
-                             sizeof(err)),
+    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL_COOPMAT, FF_PREC_FP16, 64, 64, 64, err, sizeof(err)),
                  FF_ERR_UNSUPPORTED);
     cr_assert(strstr(err, "Vulkan"), "%s", err);
 }
@@ -129,8 +127,7 @@ Test(opencl, clblast_reference_verified_or_unsupported)
     char err[1024] = "";
     int ret = matmul_once(FF_KERNEL_MATMUL_LIBRARY, FF_PREC_FP32, 96, 160, 72, err, sizeof(err));
     cr_assert(ret == FF_OK || ret == FF_ERR_UNSUPPORTED, "%s", err);
-    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL_LIBRARY, FF_PREC_INT8, 64, 64, 64, err,
-                             sizeof(err)),
+    cr_assert_eq(matmul_once(FF_KERNEL_MATMUL_LIBRARY, FF_PREC_INT8, 64, 64, 64, err, sizeof(err)),
                  FF_ERR_UNSUPPORTED);
     cr_assert(strstr(err, "int8"), "%s", err);
 }
@@ -140,16 +137,15 @@ Test(opencl, bad_arguments_are_rejected_by_the_front_end)
     char err[512] = "";
     struct ff_buf *b = NULL;
     cr_assert_eq(ff_buf_create(dev, 0, &b, err, sizeof(err)), FF_ERR_INVALID);
-    cr_assert_eq(ff_buf_create(dev, ff_device_info(dev)->max_alloc_bytes + 1, &b, err,
-                               sizeof(err)),
+    cr_assert_eq(ff_buf_create(dev, ff_device_info(dev)->max_alloc_bytes + 1, &b, err, sizeof(err)),
                  FF_ERR_DEVICE_MEMORY);
     cr_assert(strstr(err, "max allocation"), "%s", err);
     cr_assert_eq(ff_buf_create(dev, 64, &b, err, sizeof(err)), FF_OK);
     char host[128];
     cr_assert_eq(ff_buf_write(b, 32, host, 64, err, sizeof(err)), FF_ERR_INVALID);
     struct ff_kernel *k = NULL;
-    struct ff_kernel_desc d = {.id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = 0, .n = 4,
-                               .k = 4};
+    struct ff_kernel_desc d = {
+        .id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = 0, .n = 4, .k = 4};
     cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_ERR_INVALID);
     d.m = 4;
     cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_OK, "%s", err);

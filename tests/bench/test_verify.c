@@ -13,8 +13,7 @@ Test(verify, f16_round_trip_is_exact_for_halves)
         if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu))
             continue; /* NaNs: payloads may differ */
         float f = ff_f16_to_f32((uint16_t)h);
-        cr_assert_eq(ff_f32_to_f16(f), h, "half 0x%04x -> %g -> 0x%04x", h, f,
-                     ff_f32_to_f16(f));
+        cr_assert_eq(ff_f32_to_f16(f), h, "half 0x%04x -> %g -> 0x%04x", h, f, ff_f32_to_f16(f));
     }
 }
 
@@ -108,8 +107,7 @@ Test(verify, a_wrong_element_is_caught_in_every_precision)
             ((uint16_t *)c)[5 * N + 7] ^= 0x0400; /* flip an exponent bit */
         else
             ((int32_t *)c)[5 * N + 7] += 1; /* int8 must be exact */
-        cr_assert_eq(ff_check_matmul(p, c, ref, N, N, rows, nr, &chk), FF_ERR_VERIFY,
-                     "prec %d", p);
+        cr_assert_eq(ff_check_matmul(p, c, ref, N, N, rows, nr, &chk), FF_ERR_VERIFY, "prec %d", p);
         cr_assert_eq(chk.bad, 1);
         cr_assert_eq(chk.first_row, 5);
         cr_assert_eq(chk.first_col, 7);

@@ -41,7 +41,8 @@ int main(void)
         elapsed = now() - start;
     }
     printf("estimates: %.0f per second (%ld in %.2f s, %zu models x %zu devices, "
-           "train and serve)\n", (double)count / elapsed, count, elapsed, n_models, n_devices);
+           "train and serve)\n",
+           (double)count / elapsed, count, elapsed, n_models, n_devices);
 
     /* One --device all ranking for the largest preset, best of 20. */
     struct ff_model m;
@@ -59,7 +60,6 @@ int main(void)
         if (dt < best)
             best = dt;
     }
-    printf("--device all (llama-3.1-405b, train, %zu devices): %.2f ms\n", n_devices,
-           best * 1e3);
+    printf("--device all (llama-3.1-405b, train, %zu devices): %.2f ms\n", n_devices, best * 1e3);
     return best < 0.050 ? 0 : 1;
 }

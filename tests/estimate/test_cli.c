@@ -32,7 +32,7 @@ static void slurp(FILE *f, char *buf, size_t n)
 /* Runs `flopfit estimate ARGS...` (NULL-terminated) in a child process. */
 static struct out *cli(const char *first, ...)
 {
-    const char *argv[64] = { "estimate" };
+    const char *argv[64] = {"estimate"};
     int argc = 1;
     va_list ap;
     va_start(ap, first);
@@ -90,16 +90,16 @@ Test(cli, fits_and_does_not_fit)
     cr_expect(strstr(o->out, "FITS") && strstr(o->out, "tokens/s"), "%s", o->out);
     o = cli("--model", "llama-2-70b", "--train", "--device", "h100", "--gpus", "1", NULL);
     cr_expect_eq(o->code, 1, "not fitting is exit 1");
-    cr_expect(strstr(o->out, "DOES NOT FIT") && strstr(o->out, "what would make it fit"),
-              "%s", o->out);
+    cr_expect(strstr(o->out, "DOES NOT FIT") && strstr(o->out, "what would make it fit"), "%s",
+              o->out);
 }
 
 Test(cli, unknown_names_list_close_matches)
 {
     struct out *o = cli("--model", "llama-2-7", "--device", "h100", NULL);
     cr_expect_eq(o->code, 2);
-    cr_expect(strstr(o->err, "unknown model \"llama-2-7\"") && strstr(o->err, "llama-2-7b"),
-              "%s", o->err);
+    cr_expect(strstr(o->err, "unknown model \"llama-2-7\"") && strstr(o->err, "llama-2-7b"), "%s",
+              o->err);
     o = cli("--model", "llama-2-7b", "--device", "h1000", NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "unknown device") && strstr(o->err, "h100"), "%s", o->err);
@@ -122,14 +122,19 @@ Test(cli, bad_config_names_file_and_field)
 Test(cli, bad_numbers)
 {
     static const char *const cases[][3] = {
-        { "--batch", "-3", "out of range" }, { "--batch", "0", "out of range" },
-        { "--batch", "abc", "not a number" }, { "--gpus", "99999999999999999999", "range" },
-        { "--tokens", "-1e9", "out of range" }, { "--mfu", "1.5", "out of range" },
-        { "--seq", "1e40", "range" }, { "--tp", "3.5", "range" }, { "--price", "nan", "" },
+        {"--batch", "-3", "out of range"},
+        {"--batch", "0", "out of range"},
+        {"--batch", "abc", "not a number"},
+        {"--gpus", "99999999999999999999", "range"},
+        {"--tokens", "-1e9", "out of range"},
+        {"--mfu", "1.5", "out of range"},
+        {"--seq", "1e40", "range"},
+        {"--tp", "3.5", "range"},
+        {"--price", "nan", ""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct out *o = cli("--model", "llama-2-7b", "--device", "h100", cases[i][0],
-                            cases[i][1], NULL);
+        struct out *o =
+            cli("--model", "llama-2-7b", "--device", "h100", cases[i][0], cases[i][1], NULL);
         cr_expect_eq(o->code, 2, "%s %s", cases[i][0], cases[i][1]);
         cr_expect(strstr(o->err, cases[i][0]) && strstr(o->err, cases[i][2]), "%s", o->err);
     }
@@ -192,16 +197,17 @@ Test(cli, json_has_the_contract_keys)
     json_object *j = json_tokener_parse(o->out);
     cr_assert(j, "valid JSON");
     const char *keys[][2] = {
-        { "params", "total" }, { "params", "active" }, { "memory", "usable_bytes" },
-        { "fits", NULL }, { "max_batch", NULL }, { "min_gpus", NULL }, { "flops", "total" },
-        { "time", "seconds" }, { "time", "gpu_hours" }, { "cost", "usd" },
+        {"params", "total"}, {"params", "active"}, {"memory", "usable_bytes"},
+        {"fits", NULL},      {"max_batch", NULL},  {"min_gpus", NULL},
+        {"flops", "total"},  {"time", "seconds"},  {"time", "gpu_hours"},
+        {"cost", "usd"},
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         cr_expect(path(j, keys[i][0], keys[i][1]), "%s.%s", keys[i][0],
                   keys[i][1] ? keys[i][1] : "");
     json_object *per = path(j, "memory", "per_gpu_bytes");
-    const char *mem[] = { "weights", "gradients", "optimizer", "activations", "kv_cache",
-                          "overhead", "total" };
+    const char *mem[] = {"weights",  "gradients", "optimizer", "activations",
+                         "kv_cache", "overhead",  "total"};
     for (size_t i = 0; i < 7; i++)
         cr_expect(per && json_object_object_get_ex(per, mem[i], NULL), "%s", mem[i]);
     cr_expect_eq(json_object_get_int64(path(j, "params", "total")), 8030261248LL);
@@ -211,8 +217,8 @@ Test(cli, json_has_the_contract_keys)
     cr_assert_eq(o->code, 0, "%s", o->err);
     j = json_tokener_parse(o->out);
     cr_assert(j);
-    const char *serve[] = { "prefill_seconds", "decode_seconds_per_token", "tokens_per_second",
-                            "max_sequences" };
+    const char *serve[] = {"prefill_seconds", "decode_seconds_per_token", "tokens_per_second",
+                           "max_sequences"};
     for (size_t i = 0; i < 4; i++)
         cr_expect(path(j, "serve", serve[i]), "serve.%s", serve[i]);
     json_object_put(j);
@@ -247,8 +253,7 @@ Test(cli, rough_params_and_profile)
     o = cli("--model", "gpt2", "--profile", DATA("profile-cpu.json"), NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "lacks a bf16 matrix rate"), "%s", o->err);
-    o = cli("--model", "gpt2", "--profile", DATA("profile-cpu.json"), "--precision", "fp32",
-            NULL);
+    o = cli("--model", "gpt2", "--profile", DATA("profile-cpu.json"), "--precision", "fp32", NULL);
     cr_expect_eq(o->code, 0, "%s", o->err);
     cr_expect(strstr(o->out, "measured"), "%s", o->out);
 }

@@ -12,8 +12,8 @@ static int profile(const char *file, struct ff_device *d, char *err, size_t n)
 
 Test(device, catalog_has_required_entries_with_sources)
 {
-    const char *need[] = { "h100-sxm", "h200", "a100-80gb", "a100-40gb", "l4", "rtx-4090",
-                           "mi300x", "rx-7900-xtx", "arc-a770", "max-1550" };
+    const char *need[] = {"h100-sxm", "h200",   "a100-80gb",   "a100-40gb", "l4",
+                          "rtx-4090", "mi300x", "rx-7900-xtx", "arc-a770",  "max-1550"};
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
         struct ff_device d = device(need[i]);
         cr_expect_gt(d.mem_bytes, 0.0, "%s memory", need[i]);

@@ -31,18 +31,21 @@ static int load_err(const char *file, char *err, size_t n)
 
 Test(model, presets_exact_counts)
 {
-    static const struct { const char *name; unsigned long long total, active; } want[] = {
-        { "gpt2", 124439808ULL, 124439808ULL },
-        { "gpt-3-175b", 174604259328ULL, 174604259328ULL },
-        { "opt-13b", 12853473280ULL, 12853473280ULL },
-        { "llama-2-7b", 6738415616ULL, 6738415616ULL },
-        { "llama-2-13b", 13015864320ULL, 13015864320ULL },
-        { "llama-2-70b", 68976648192ULL, 68976648192ULL },
-        { "llama-3-8b", 8030261248ULL, 8030261248ULL },
-        { "llama-3-70b", 70553706496ULL, 70553706496ULL },
-        { "llama-3.1-405b", 405853388800ULL, 405853388800ULL },
-        { "mistral-7b", 7241732096ULL, 7241732096ULL },
-        { "mixtral-8x7b", 46702792704ULL, 12879925248ULL },
+    static const struct {
+        const char *name;
+        unsigned long long total, active;
+    } want[] = {
+        {"gpt2", 124439808ULL, 124439808ULL},
+        {"gpt-3-175b", 174604259328ULL, 174604259328ULL},
+        {"opt-13b", 12853473280ULL, 12853473280ULL},
+        {"llama-2-7b", 6738415616ULL, 6738415616ULL},
+        {"llama-2-13b", 13015864320ULL, 13015864320ULL},
+        {"llama-2-70b", 68976648192ULL, 68976648192ULL},
+        {"llama-3-8b", 8030261248ULL, 8030261248ULL},
+        {"llama-3-70b", 70553706496ULL, 70553706496ULL},
+        {"llama-3.1-405b", 405853388800ULL, 405853388800ULL},
+        {"mistral-7b", 7241732096ULL, 7241732096ULL},
+        {"mixtral-8x7b", 46702792704ULL, 12879925248ULL},
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         struct ff_model m = preset(want[i].name);
@@ -78,19 +81,22 @@ Test(model, presets_case_insensitive_and_aliases)
 
 Test(model, hf_configs_exact_counts)
 {
-    static const struct { const char *file; unsigned long long total, active; } want[] = {
-        { "llama-2-7b.json", 6738415616ULL, 6738415616ULL },
-        { "mixtral-8x7b.json", 46702792704ULL, 12879925248ULL },
-        { "mistral-7b.json", 7241732096ULL, 7241732096ULL },
-        { "gpt2.json", 124439808ULL, 124439808ULL },
-        { "opt-13b.json", 12853473280ULL, 12853473280ULL },
-        { "gpt-neox-20b.json", 20554567680ULL, 20554567680ULL },
-        { "falcon-7b.json", 6921720704ULL, 6921720704ULL },
-        { "bloom-560m.json", 559214592ULL, 559214592ULL },
-        { "mpt-7b.json", 6649286656ULL, 6649286656ULL },
-        { "qwen2-7b.json", 7615616512ULL, 7615616512ULL },
-        { "gemma-2b.json", 2506172416ULL, 2506172416ULL },
-        { "deepseek-v2-lite.json", 15706484224ULL, 0 },
+    static const struct {
+        const char *file;
+        unsigned long long total, active;
+    } want[] = {
+        {"llama-2-7b.json", 6738415616ULL, 6738415616ULL},
+        {"mixtral-8x7b.json", 46702792704ULL, 12879925248ULL},
+        {"mistral-7b.json", 7241732096ULL, 7241732096ULL},
+        {"gpt2.json", 124439808ULL, 124439808ULL},
+        {"opt-13b.json", 12853473280ULL, 12853473280ULL},
+        {"gpt-neox-20b.json", 20554567680ULL, 20554567680ULL},
+        {"falcon-7b.json", 6921720704ULL, 6921720704ULL},
+        {"bloom-560m.json", 559214592ULL, 559214592ULL},
+        {"mpt-7b.json", 6649286656ULL, 6649286656ULL},
+        {"qwen2-7b.json", 7615616512ULL, 7615616512ULL},
+        {"gemma-2b.json", 2506172416ULL, 2506172416ULL},
+        {"deepseek-v2-lite.json", 15706484224ULL, 0},
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         struct ff_model m = load(want[i].file);
@@ -134,8 +140,9 @@ Test(model, hf_config_errors_name_file_field_expected)
 {
     char err[512];
     cr_expect_eq(load_err("bad-heads-string.json", err, sizeof(err)), FF_ERR_INVALID);
-    cr_expect(strstr(err, "bad-heads-string.json") && strstr(err, "num_attention_heads")
-                  && strstr(err, "expected an integer"), "%s", err);
+    cr_expect(strstr(err, "bad-heads-string.json") && strstr(err, "num_attention_heads") &&
+                  strstr(err, "expected an integer"),
+              "%s", err);
     cr_expect_eq(load_err("bad-missing-ffn.json", err, sizeof(err)), FF_ERR_INVALID);
     cr_expect(strstr(err, "intermediate_size") && strstr(err, "missing"), "%s", err);
     cr_expect_eq(load_err("bad-truncated.json", err, sizeof(err)), FF_ERR_INVALID);
@@ -151,8 +158,7 @@ Test(model, hf_config_errors_name_file_field_expected)
     cr_expect_eq(load_err("no-such-file.json", err, sizeof(err)), FF_ERR_IO);
     cr_expect(strstr(err, "no-such-file.json"), "%s", err);
     struct ff_model m;
-    cr_expect_eq(ff_model_from_hf_json("[1, 2]", "inline", &m, err, sizeof(err)),
-                 FF_ERR_INVALID);
+    cr_expect_eq(ff_model_from_hf_json("[1, 2]", "inline", &m, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect_eq(ff_model_from_hf_json("{\"hidden_size\": 1}", "inline", &m, err, sizeof(err)),
                  FF_ERR_INVALID);
     cr_expect(strstr(err, "model_type"), "%s", err);

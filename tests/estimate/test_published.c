@@ -52,8 +52,7 @@ Test(published, p3_gpt3_days_scaling)
 {
     struct ff_model m = preset("gpt-3-175b");
     struct ff_device d = device("a100-80gb");
-    const double gpus[] = { 384, 768, 1536 }, tflops[] = { 153, 149, 141 },
-                 days[] = { 84, 43, 23 };
+    const double gpus[] = {384, 768, 1536}, tflops[] = {153, 149, 141}, days[] = {84, 43, 23};
     for (int i = 0; i < 3; i++) {
         struct ff_plan p;
         ff_plan_init(&p);
@@ -72,8 +71,8 @@ Test(published, p3_gpt3_days_scaling)
  * default is 40%, so we over-estimate by 5-15%. Band ±20%. */
 Test(published, p4_llama2_gpu_hours)
 {
-    const char *names[] = { "llama-2-7b", "llama-2-13b", "llama-2-70b" };
-    const double hours[] = { 184320, 368640, 1720320 };
+    const char *names[] = {"llama-2-7b", "llama-2-13b", "llama-2-70b"};
+    const double hours[] = {184320, 368640, 1720320};
     struct ff_device d = device("a100-80gb");
     for (int i = 0; i < 3; i++) {
         struct ff_model m = preset(names[i]);
@@ -96,8 +95,8 @@ Test(published, p4_llama2_gpu_hours)
  * clean run — so our default-MFU figure is a lower bound: between 40% and 100% of it. */
 Test(published, p5_llama3_gpu_hours)
 {
-    const char *names[] = { "llama-3-8b", "llama-3-70b" };
-    const double hours[] = { 1.3e6, 6.4e6 };
+    const char *names[] = {"llama-3-8b", "llama-3-70b"};
+    const double hours[] = {1.3e6, 6.4e6};
     struct ff_device d = device("h100");
     for (int i = 0; i < 2; i++) {
         struct ff_model m = preset(names[i]);
@@ -109,8 +108,8 @@ Test(published, p5_llama3_gpu_hours)
         p.zero = 3;
         struct ff_estimate e = run(&m, &d, &p);
         double ratio = e.gpu_hours / hours[i];
-        cr_expect(ratio >= 0.40 && ratio <= 1.0, "%s: %.4g GPU-hours vs %.4g published",
-                  names[i], e.gpu_hours, hours[i]);
+        cr_expect(ratio >= 0.40 && ratio <= 1.0, "%s: %.4g GPU-hours vs %.4g published", names[i],
+                  e.gpu_hours, hours[i]);
         double implied = e.flops_model / (hours[i] * 3600.0 * 989.4e12);
         cr_expect(implied > 0.15 && implied < 0.45, "%s implied MFU %.3f", names[i], implied);
     }

@@ -40,8 +40,8 @@ static int cmp(const void *a, const void *b)
 }
 
 /* Median GB/s of the best clpeak-style kernel; 0 on any error. */
-static double peer_round(cl_context ctx, cl_command_queue q, cl_program prog, cl_mem a,
-                         cl_mem o, size_t bytes, size_t wg)
+static double peer_round(cl_context ctx, cl_command_queue q, cl_program prog, cl_mem a, cl_mem o,
+                         size_t bytes, size_t wg)
 {
     static const char *names[] = {"g_float4", "g_float8", "g_float16",
                                   "l_float4", "l_float8", "l_float16"};

@@ -20,9 +20,8 @@ Test(memory_limit, accepts_sizes)
         const char *s;
         unsigned long long bytes;
     } good[] = {
-        {"64M", 64ull << 20},     {"8G", 8ull << 30},        {"1.5GiB", 3ull << 29},
-        {"4096K", 4ull << 20},    {"1048576", 1ull << 20},   {"2t", 2ull << 40},
-        {"512MB", 512ull << 20},
+        {"64M", 64ull << 20},    {"8G", 8ull << 30}, {"1.5GiB", 3ull << 29},  {"4096K", 4ull << 20},
+        {"1048576", 1ull << 20}, {"2t", 2ull << 40}, {"512MB", 512ull << 20},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         struct ff_bench_opts o;
@@ -35,8 +34,8 @@ Test(memory_limit, accepts_sizes)
 Test(memory_limit, rejects_bad_values)
 {
     static const char *const bad[] = {
-        "",       "abc",   "-5",    "-1G",  "0",    "100",  "1023K", "12X", "8GB2",
-        "nan",    "inf",   "1e30",  "1e19", " 8G",  "8 G",  "G",     "0x10M", "8Gi",
+        "",    "abc", "-5",   "-1G",  "0",   "100", "1023K", "12X",   "8GB2",
+        "nan", "inf", "1e30", "1e19", " 8G", "8 G", "G",     "0x10M", "8Gi",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct ff_bench_opts o;

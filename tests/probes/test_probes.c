@@ -29,12 +29,12 @@
 
 static struct {
     const struct ff_backend *real;
-    uint64_t fail_above_bytes;   /* buf_create fails past this many live bytes; 0 = never */
-    uint64_t corrupt_size;       /* reads from buffers of this size come back corrupted */
-    bool fail_all;               /* every buf_create fails */
-    bool fast_clock;             /* device time reads 1000x too short */
-    int fail_create_status;      /* kernel_create of our matmul fails so; 0 = never */
-    int fail_run_status;         /* kernel_run of our matmul fails so; 0 = never */
+    uint64_t fail_above_bytes; /* buf_create fails past this many live bytes; 0 = never */
+    uint64_t corrupt_size;     /* reads from buffers of this size come back corrupted */
+    bool fail_all;             /* every buf_create fails */
+    bool fast_clock;           /* device time reads 1000x too short */
+    int fail_create_status;    /* kernel_create of our matmul fails so; 0 = never */
+    int fail_run_status;       /* kernel_run of our matmul fails so; 0 = never */
     uint64_t live_bytes;
     long live_bufs, live_kernels;
 } fault;
@@ -97,8 +97,8 @@ static int w_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t 
     if (fault.fail_run_status && k->desc.id == FF_KERNEL_MATMUL)
         return ff_errf(err, errlen, fault.fail_run_status, "injected: %s",
                        ff_status_str(fault.fail_run_status));
-    int ret = fault.real->ops->kernel_run(k, bufs, n_bufs, params, n_params, device_ns,
-                                          wall_ns, err, errlen);
+    int ret = fault.real->ops->kernel_run(k, bufs, n_bufs, params, n_params, device_ns, wall_ns,
+                                          err, errlen);
     if (fault.fast_clock)
         *device_ns = *device_ns / 1000 + 1;
     return ret;

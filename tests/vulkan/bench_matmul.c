@@ -34,8 +34,7 @@ static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf **bufs, uint32_t 
     return t[reps / 2];
 }
 
-static int spot_check(struct ff_buf *c, const void *a, const void *b, enum ff_prec prec,
-                      uint32_t n)
+static int spot_check(struct ff_buf *c, const void *a, const void *b, enum ff_prec prec, uint32_t n)
 {
     size_t out = prec == FF_PREC_FP16 ? 2 : 4;
     void *hc = malloc((size_t)n * n * out);
@@ -53,8 +52,8 @@ static int spot_check(struct ff_buf *c, const void *a, const void *b, enum ff_pr
             if (prec == FF_PREC_FP32)
                 ref += (double)((const float *)a)[ia] * ((const float *)b)[ib];
             else if (prec == FF_PREC_FP16)
-                ref += (double)vkt_h2f(((const uint16_t *)a)[ia]) *
-                       vkt_h2f(((const uint16_t *)b)[ib]);
+                ref +=
+                    (double)vkt_h2f(((const uint16_t *)a)[ia]) * vkt_h2f(((const uint16_t *)b)[ib]);
             else
                 ref += (double)((const int8_t *)a)[ia] * ((const int8_t *)b)[ib];
         }
@@ -62,7 +61,8 @@ static int spot_check(struct ff_buf *c, const void *a, const void *b, enum ff_pr
         got = prec == FF_PREC_FP32   ? ((float *)hc)[ic]
               : prec == FF_PREC_FP16 ? vkt_h2f(((uint16_t *)hc)[ic])
                                      : ((int32_t *)hc)[ic];
-        double tol = prec == FF_PREC_INT8 ? 0 : (prec == FF_PREC_FP32 ? 1e-3 : 2e-2) * fmax(1, fabs(ref));
+        double tol =
+            prec == FF_PREC_INT8 ? 0 : (prec == FF_PREC_FP32 ? 1e-3 : 2e-2) * fmax(1, fabs(ref));
         bad += fabs(got - ref) > tol;
     }
     free(hc);
@@ -81,8 +81,7 @@ int main(int argc, char **argv)
     if (status)
         return status;
     struct ff_device *dev = NULL;
-    if (ff_device_open(ff_backend_find("vulkan"), vkt_device_index(), &dev, err,
-                       sizeof(err)) < 0) {
+    if (ff_device_open(ff_backend_find("vulkan"), vkt_device_index(), &dev, err, sizeof(err)) < 0) {
         fprintf(stderr, "open: %s\n", err);
         return 1;
     }
@@ -99,7 +98,7 @@ int main(int argc, char **argv)
     double ours_fp32 = 0, base = 0;
     /* rows: ours fp32, fp16, int8, coopmat fp16, int8, baseline fp32 */
     for (int row = 0; row < 6; row++) {
-        enum ff_prec prec = row == 0 || row == 5 ? FF_PREC_FP32
+        enum ff_prec prec = row == 0 || row == 5   ? FF_PREC_FP32
                             : row == 1 || row == 3 ? FF_PREC_FP16
                                                    : FF_PREC_INT8;
         bool coop = row == 3 || row == 4;
@@ -120,13 +119,17 @@ int main(int argc, char **argv)
         }
         struct ff_kernel *k = NULL;
         struct ff_kernel_desc desc = {.id = coop ? FF_KERNEL_MATMUL_COOPMAT : FF_KERNEL_MATMUL,
-                                      .prec = prec, .m = n, .n = n, .k = n};
+                                      .prec = prec,
+                                      .m = n,
+                                      .n = n,
+                                      .k = n};
         int ret = row == 5 ? ff_vk_kernel_create_baseline(dev, n, n, n, &k, err, sizeof(err))
                            : ff_kernel_create(dev, &desc, &k, err, sizeof(err));
-        const char *label[] = {"ours fp32", "ours fp16", "ours int8", "coopmat fp16",
-                               "coopmat int8", "baseline 8x8 fp32"};
+        const char *label[] = {"ours fp32",    "ours fp16",    "ours int8",
+                               "coopmat fp16", "coopmat int8", "baseline 8x8 fp32"};
         if (ret < 0) {
-            printf("%-18s %s: %s\n", label[row], ret == FF_ERR_UNSUPPORTED ? "unsupported" : "error", err);
+            printf("%-18s %s: %s\n", label[row],
+                   ret == FF_ERR_UNSUPPORTED ? "unsupported" : "error", err);
             failed += ret != FF_ERR_UNSUPPORTED;
             free(ha), free(hb);
             continue;
@@ -149,7 +152,10 @@ int main(int argc, char **argv)
                 base = g;
             printf("%-18s %8.2f %s  %8.1f ms  %s  [%s]\n", label[row], g,
                    prec == FF_PREC_INT8 ? "GOP/s  " : "GFLOP/s", ns / 1e6,
-                   bad == 0 ? "verified" : bad < 0 ? err : "WRONG", ff_kernel_variant(k));
+                   bad == 0  ? "verified"
+                   : bad < 0 ? err
+                             : "WRONG",
+                   ff_kernel_variant(k));
             failed += bad != 0;
         }
         for (int i = 0; i < 3; i++)

@@ -44,8 +44,8 @@ static struct ff_buf *mkbuf(uint64_t bytes)
     return b;
 }
 
-static int run(struct ff_kernel *k, struct ff_buf **bufs, size_t nb, const uint32_t *p,
-               size_t np, uint64_t *dns)
+static int run(struct ff_kernel *k, struct ff_buf **bufs, size_t nb, const uint32_t *p, size_t np,
+               uint64_t *dns)
 {
     uint64_t d = 0, w = 0;
     int ret = ff_kernel_run(k, bufs, nb, p, np, &d, &w, err, sizeof(err));
@@ -55,8 +55,7 @@ static int run(struct ff_kernel *k, struct ff_buf **bufs, size_t nb, const uint3
 }
 
 /* Build, run and verify one matmul; returns the kernel_create status. */
-static int check_matmul(enum ff_kernel_id id, enum ff_prec prec, uint32_t m, uint32_t n,
-                        uint32_t k)
+static int check_matmul(enum ff_kernel_id id, enum ff_prec prec, uint32_t m, uint32_t n, uint32_t k)
 {
     struct ff_kernel_desc desc = {.id = id, .prec = prec, .m = m, .n = n, .k = k};
     struct ff_kernel *kern = NULL;
@@ -100,13 +99,12 @@ static int check_matmul(enum ff_kernel_id id, enum ff_prec prec, uint32_t m, uin
     cr_assert_eq(ff_buf_write(bufs[2], 0, hc, nc * out, err, sizeof(err)), FF_OK, "%s", err);
     uint32_t p[3] = {m, n, k};
     uint64_t dns = 0;
-    cr_assert_eq(run(kern, bufs, 3, p, 3, &dns), FF_OK, "run %s: %s", ff_kernel_variant(kern),
-                 err);
+    cr_assert_eq(run(kern, bufs, 3, p, 3, &dns), FF_OK, "run %s: %s", ff_kernel_variant(kern), err);
     cr_assert_eq(ff_buf_read(bufs[2], 0, hc, nc * out, err, sizeof(err)), FF_OK, "%s", err);
     for (size_t i = 0; i < nc; i++) {
         if (prec == FF_PREC_INT8) {
-            cr_assert_eq(((int32_t *)hc)[i], iref[i], "%ux%ux%u int8 C[%zu]: %d != %d", m, n, k,
-                         i, ((int32_t *)hc)[i], iref[i]);
+            cr_assert_eq(((int32_t *)hc)[i], iref[i], "%ux%ux%u int8 C[%zu]: %d != %d", m, n, k, i,
+                         ((int32_t *)hc)[i], iref[i]);
             continue;
         }
         double got = prec == FF_PREC_FP32 ? ((float *)hc)[i] : vkt_h2f(((uint16_t *)hc)[i]);
@@ -356,8 +354,8 @@ Test(vulkan, empty_kernel)
     cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
     uint64_t dns = 0, wns = 0;
     for (int i = 0; i < 5; i++)
-        cr_assert_eq(ff_kernel_run(k, NULL, 0, NULL, 0, &dns, &wns, err, sizeof(err)), FF_OK,
-                     "%s", err);
+        cr_assert_eq(ff_kernel_run(k, NULL, 0, NULL, 0, &dns, &wns, err, sizeof(err)), FF_OK, "%s",
+                     err);
     cr_expect(wns > 0);
     cr_expect(dns <= wns + 1000000, "device %llu ns > wall %llu ns", (unsigned long long)dns,
               (unsigned long long)wns);
@@ -378,9 +376,9 @@ Test(vulkan, transfer)
         if (kind == FF_XFER_DOWNLOAD_PAGEABLE || kind == FF_XFER_DOWNLOAD_PINNED)
             memset(back, 0, bytes);
         void *host = (kind == FF_XFER_UPLOAD_PAGEABLE || kind == FF_XFER_UPLOAD_PINNED) ? h : back;
-        cr_assert_eq(ff_buf_transfer_timed(b, (enum ff_xfer)kind, host, bytes, &ns, err,
-                                           sizeof(err)),
-                     FF_OK, "kind %d: %s", kind, err);
+        cr_assert_eq(
+            ff_buf_transfer_timed(b, (enum ff_xfer)kind, host, bytes, &ns, err, sizeof(err)), FF_OK,
+            "kind %d: %s", kind, err);
         cr_expect(ns > 0, "kind %d took 0 ns", kind);
         if (host == back)
             cr_assert(memcmp(h, back, bytes) == 0, "kind %d: data differs", kind);
@@ -397,8 +395,8 @@ Test(vulkan, transfer)
 
 Test(vulkan, bad_args)
 {
-    struct ff_kernel_desc desc = {.id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32,
-                                  .m = 64, .n = 64, .k = 64};
+    struct ff_kernel_desc desc = {
+        .id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = 64, .n = 64, .k = 64};
     struct ff_kernel *k = NULL;
     cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
     struct ff_buf *small = mkbuf(64), *big = mkbuf(64 * 64 * 4);

@@ -122,8 +122,8 @@ static inline void vkt_ref_f(const float *a, const float *b, double *c, uint32_t
         }
 }
 
-static inline void vkt_ref_i8(const int8_t *a, const int8_t *b, int32_t *c, uint32_t m,
-                              uint32_t n, uint32_t k)
+static inline void vkt_ref_i8(const int8_t *a, const int8_t *b, int32_t *c, uint32_t m, uint32_t n,
+                              uint32_t k)
 {
     for (uint32_t i = 0; i < m; i++)
         for (uint32_t j = 0; j < n; j++) {

@@ -20,19 +20,19 @@ extern "C" {
 #define FF_DEVICE_NOTE_MAX 512
 
 struct ff_device {
-    char slug[FF_NAME_MAX];        /* "h100-sxm", or the profile's file name */
-    char name[FF_SOURCE_MAX];      /* marketing name or the profile's device.name */
-    char source[FF_SOURCE_MAX];    /* datasheet reference or profile path */
-    double mem_bytes;              /* memory the estimate may plan with, bytes */
-    double bandwidth_bytes_per_s;  /* memory bandwidth, bytes/s (datasheet peak or measured) */
+    char slug[FF_NAME_MAX];       /* "h100-sxm", or the profile's file name */
+    char name[FF_SOURCE_MAX];     /* marketing name or the profile's device.name */
+    char source[FF_SOURCE_MAX];   /* datasheet reference or profile path */
+    double mem_bytes;             /* memory the estimate may plan with, bytes */
+    double bandwidth_bytes_per_s; /* memory bandwidth, bytes/s (datasheet peak or measured) */
     /* Dense matrix-multiply rate per precision, FLOP/s (OP/s for int8); 0 = not available.
      * fp32 is the non-tensor rate (PyTorch leaves TF32 matmul off by default). int4 and nf4
      * weights compute at the fp16 rate (weight-only quantisation), see ff_device_rate. */
     double flops_per_s[FF_PREC_COUNT];
-    double link_bytes_per_s;       /* GPU-to-GPU, per direction, bytes/s; 0 = unknown */
-    double price_per_hour;         /* USD per GPU-hour, typical cloud rate; 0 = unknown */
-    const char *price_source;      /* where the price comes from; may be NULL */
-    bool measured;                 /* figures come from a flopfit profile */
+    double link_bytes_per_s;        /* GPU-to-GPU, per direction, bytes/s; 0 = unknown */
+    double price_per_hour;          /* USD per GPU-hour, typical cloud rate; 0 = unknown */
+    const char *price_source;       /* where the price comes from; may be NULL */
+    bool measured;                  /* figures come from a flopfit profile */
     char notes[FF_DEVICE_NOTE_MAX]; /* substitutions and missing figures, "" when none */
 };
 

@@ -27,43 +27,43 @@ enum ff_optimizer { FF_OPT_ADAMW = 0, FF_OPT_ADAMW8BIT, FF_OPT_SGD };
 enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_FULL };
 
 /* Defaults, with their justification in estimate/README-section.md and ESTIMATOR.md. */
-#define FF_DEFAULT_MFU_TRAIN 0.40   /* P4 implies 42-46%, P6 38-43%, P12 42-54% */
-#define FF_DEFAULT_MFU_SERVE 0.60   /* prefill; P10 implies ~66% */
-#define FF_DEFAULT_BW_FRACTION 0.70 /* datasheet bandwidth; P10 implies ~75%, llama.cpp 32-72% */
-#define FF_DEFAULT_OVERHEAD_BYTES 1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
-#define FF_DEFAULT_OVERHEAD_FRACTION 0.10      /* of activations: allocator fragmentation */
-#define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6   /* one small NCCL all-reduce on NVLink */
+#define FF_DEFAULT_MFU_TRAIN           0.40 /* P4 implies 42-46%, P6 38-43%, P12 42-54% */
+#define FF_DEFAULT_MFU_SERVE           0.60 /* prefill; P10 implies ~66% */
+#define FF_DEFAULT_BW_FRACTION         0.70 /* datasheet bandwidth; P10 implies ~75%, llama.cpp 32-72% */
+#define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
+#define FF_DEFAULT_OVERHEAD_FRACTION   0.10         /* of activations: allocator fragmentation */
+#define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6        /* one small NCCL all-reduce on NVLink */
 
 /* What to estimate and how. ff_plan_init sets every default listed here. */
 struct ff_plan {
-    enum ff_task task;                 /* default FF_TASK_TRAIN */
-    enum ff_precision precision;       /* weights/compute; default bf16 */
-    enum ff_precision kv_precision;    /* KV cache; default = 16-bit of precision */
-    bool kv_precision_set;             /* false: derive from precision */
-    enum ff_precision grad_precision;  /* stored gradients; default fp32 (Megatron, DeepSpeed) */
-    enum ff_optimizer optimizer;       /* default AdamW */
-    int64_t batch;                     /* micro-batch, sequences per model replica; default 1 */
-    int64_t seq;                       /* training sequence length, tokens; 0 = model's max
+    enum ff_task task;                /* default FF_TASK_TRAIN */
+    enum ff_precision precision;      /* weights/compute; default bf16 */
+    enum ff_precision kv_precision;   /* KV cache; default = 16-bit of precision */
+    bool kv_precision_set;            /* false: derive from precision */
+    enum ff_precision grad_precision; /* stored gradients; default fp32 (Megatron, DeepSpeed) */
+    enum ff_optimizer optimizer;      /* default AdamW */
+    int64_t batch;                    /* micro-batch, sequences per model replica; default 1 */
+    int64_t seq;                      /* training sequence length, tokens; 0 = model's max
                                           context capped at 4096 */
-    int64_t accum;                     /* gradient-accumulation steps (pipeline micro-batches);
+    int64_t accum;                    /* gradient-accumulation steps (pipeline micro-batches);
                                           default 1 */
-    enum ff_recompute recompute;       /* default none */
-    bool flash_attention;              /* default true */
-    bool sequence_parallel;            /* with tp > 1; default true */
-    int zero;                          /* ZeRO stage 0-3; default 0 */
-    int64_t tp, pp;                    /* tensor / pipeline parallel; default 1 */
-    int64_t gpus;                      /* 0 = the fewest that fit; else multiple of tp·pp */
-    int64_t lora_rank;                 /* default 16 */
-    bool lora_all_linear;              /* true: all linear layers (QLoRA); false: Wq, Wv */
-    int64_t prompt, generate;          /* serving, tokens; default 512 and 256 */
-    double tokens;                     /* training tokens; 0 = 20 × params (Chinchilla),
+    enum ff_recompute recompute;      /* default none */
+    bool flash_attention;             /* default true */
+    bool sequence_parallel;           /* with tp > 1; default true */
+    int zero;                         /* ZeRO stage 0-3; default 0 */
+    int64_t tp, pp;                   /* tensor / pipeline parallel; default 1 */
+    int64_t gpus;                     /* 0 = the fewest that fit; else multiple of tp·pp */
+    int64_t lora_rank;                /* default 16 */
+    bool lora_all_linear;             /* true: all linear layers (QLoRA); false: Wq, Wv */
+    int64_t prompt, generate;         /* serving, tokens; default 512 and 256 */
+    double tokens;                    /* training tokens; 0 = 20 × params (Chinchilla),
                                           fine-tuning 1e8 */
-    double mfu;                        /* 0 = default (FF_DEFAULT_MFU_*), else (0,1] */
-    double achieved_flops_per_s;       /* hardware FLOP/s per GPU; overrides mfu when > 0 */
-    double bw_fraction;                /* 0 = default (0.70 datasheet, 1.0 measured) */
-    double price_per_hour;             /* USD per GPU-hour; 0 = the device's */
-    double overhead_bytes;             /* fixed runtime overhead per GPU; < 0 = default */
-    double overhead_fraction;          /* of the activations; < 0 = default */
+    double mfu;                       /* 0 = default (FF_DEFAULT_MFU_*), else (0,1] */
+    double achieved_flops_per_s;      /* hardware FLOP/s per GPU; overrides mfu when > 0 */
+    double bw_fraction;               /* 0 = default (0.70 datasheet, 1.0 measured) */
+    double price_per_hour;            /* USD per GPU-hour; 0 = the device's */
+    double overhead_bytes;            /* fixed runtime overhead per GPU; < 0 = default */
+    double overhead_fraction;         /* of the activations; < 0 = default */
 };
 
 /* Memory per GPU, bytes. */
@@ -72,7 +72,7 @@ struct ff_memory {
 };
 
 #define FF_MAX_SUGGESTIONS 10
-#define FF_SUGGESTION_MAX 128
+#define FF_SUGGESTION_MAX  128
 
 /* A change that makes the plan fit (or the closest it gets). */
 struct ff_suggestion {
@@ -85,17 +85,17 @@ struct ff_estimate {
     struct ff_param_count params;
     enum ff_precision compute_precision; /* whose rate was used */
     enum ff_precision kv_precision;      /* KV-cache format used */
-    double rate_flops_per_s;        /* peak matrix rate per GPU used, FLOP/s */
-    double bandwidth_bytes_per_s;   /* device bandwidth used (before bw_fraction) */
-    double bw_fraction;             /* achieved fraction of bandwidth assumed */
-    double mfu;                     /* model FLOPs utilisation assumed (or implied) */
-    double hfu;                     /* hardware FLOPs utilisation = mfu · hardware/model */
-    bool mfu_default;               /* mfu came from the defaults */
+    double rate_flops_per_s;             /* peak matrix rate per GPU used, FLOP/s */
+    double bandwidth_bytes_per_s;        /* device bandwidth used (before bw_fraction) */
+    double bw_fraction;                  /* achieved fraction of bandwidth assumed */
+    double mfu;                          /* model FLOPs utilisation assumed (or implied) */
+    double hfu;                          /* hardware FLOPs utilisation = mfu · hardware/model */
+    bool mfu_default;                    /* mfu came from the defaults */
 
     /* Memory at the plan: --gpus as given (tp, pp as given), or else the layout with the
      * fewest GPUs that fit (gpus_chosen); when nothing fits, the plan's tp·pp. */
     struct ff_memory mem;
-    double usable_bytes;            /* device memory planned with, per GPU */
+    double usable_bytes; /* device memory planned with, per GPU */
     bool fits;
     double margin_bytes;            /* usable - total (negative: short by) */
     int64_t max_batch;              /* largest micro-batch that fits (0: none) */
@@ -107,24 +107,24 @@ struct ff_estimate {
     bool gpus_chosen;               /* gpus was not given: the fewest that fit */
 
     /* Training / fine-tuning compute. */
-    double tokens;                  /* training tokens used */
-    double flops_6nd;               /* 6·N_active·D (Kaplan) */
-    double flops_model;             /* exact model FLOPs (matmuls + attention, PaLM App. B) */
-    double flops_hardware;          /* with recomputation */
-    double seconds;                 /* wall time on `gpus` */
+    double tokens;         /* training tokens used */
+    double flops_6nd;      /* 6·N_active·D (Kaplan) */
+    double flops_model;    /* exact model FLOPs (matmuls + attention, PaLM App. B) */
+    double flops_hardware; /* with recomputation */
+    double seconds;        /* wall time on `gpus` */
     double gpu_hours;
-    double price_per_hour;          /* USD, 0 = unknown */
-    double cost_usd;                /* < 0 when the price is unknown */
+    double price_per_hour; /* USD, 0 = unknown */
+    double cost_usd;       /* < 0 when the price is unknown */
 
     /* Serving (task FF_TASK_SERVE). */
-    int64_t serve_batch;            /* sequences served together (plan.batch) */
-    double prefill_seconds;         /* time to first token for serve_batch prompts */
-    double decode_seconds_per_token;/* one decode step at serve_batch (mean context) */
-    double tokens_per_second;       /* one sequence's decode rate = 1/step at batch 1 */
-    double batch_tokens_per_second; /* serve_batch·generate / (prefill + generate·step) */
-    int64_t max_sequences;          /* concurrent sequences at prompt+generate that fit */
-    double max_tokens_per_second;   /* output tokens/s at max_sequences, end to end */
-    double cost_per_million_tokens; /* USD per 1e6 output tokens at max_sequences; <0 unknown */
+    int64_t serve_batch;             /* sequences served together (plan.batch) */
+    double prefill_seconds;          /* time to first token for serve_batch prompts */
+    double decode_seconds_per_token; /* one decode step at serve_batch (mean context) */
+    double tokens_per_second;        /* one sequence's decode rate = 1/step at batch 1 */
+    double batch_tokens_per_second;  /* serve_batch·generate / (prefill + generate·step) */
+    int64_t max_sequences;           /* concurrent sequences at prompt+generate that fit */
+    double max_tokens_per_second;    /* output tokens/s at max_sequences, end to end */
+    double cost_per_million_tokens;  /* USD per 1e6 output tokens at max_sequences; <0 unknown */
 
     size_t n_suggestions;
     struct ff_suggestion suggestions[FF_MAX_SUGGESTIONS];
@@ -150,8 +150,8 @@ FF_API int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, i
  * GPU's model-parallel shard, ZeRO `stage` over `dp` ranks (ZeRO paper Fig. 1):
  * w, g, k bytes per parameter; largest_layer is kept resident under stage 3 (DeepSpeed).
  */
-FF_API void ff_est_model_state(double params, double largest_layer, int stage, double dp,
-                               double w, double g, double k, struct ff_memory *out);
+FF_API void ff_est_model_state(double params, double largest_layer, int stage, double dp, double w,
+                               double g, double k, struct ff_memory *out);
 
 /* Optimizer bytes per parameter K for weights of `weight_bytes` (adds a 4-byte fp32 master
  * copy when weights are not fp32): AdamW 12, 8-bit Adam 6, SGD+momentum 8. */
@@ -159,9 +159,9 @@ FF_API double ff_est_optimizer_bytes(enum ff_optimizer opt, double weight_bytes)
 
 /* Training FLOPs for `tokens` tokens at sequence length seq (see flops.c for sources). */
 struct ff_flops {
-    double six_nd;      /* 6·N_active·D */
-    double model;       /* exact: 6·N_matmul·D + 12·L·a·d_head·s·D */
-    double hardware;    /* model + recomputation */
+    double six_nd;   /* 6·N_active·D */
+    double model;    /* exact: 6·N_matmul·D + 12·L·a·d_head·s·D */
+    double hardware; /* model + recomputation */
 };
 FF_API int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double tokens,
                         struct ff_flops *out);

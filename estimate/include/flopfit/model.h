@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define FF_NAME_MAX 64
+#define FF_NAME_MAX   64
 #define FF_SOURCE_MAX 256
 
 enum ff_norm {
@@ -35,44 +35,44 @@ struct ff_model {
     char name[FF_NAME_MAX];     /* slug or file name, for reports */
     char source[FF_SOURCE_MAX]; /* where the numbers come from */
 
-    int64_t layers;          /* decoder blocks */
-    int64_t hidden;          /* d_model */
-    int64_t heads;           /* query heads */
-    int64_t kv_heads;        /* K/V heads: heads (MHA), 1 (MQA), e.g. 8 (GQA) */
-    int64_t head_dim;        /* per head, from the config: not always hidden/heads */
-    int64_t ffn;             /* FFN inner width of a dense block */
-    int64_t vocab;           /* embedding rows (as stored, i.e. padded) */
-    int64_t max_positions;   /* trained context, tokens */
+    int64_t layers;            /* decoder blocks */
+    int64_t hidden;            /* d_model */
+    int64_t heads;             /* query heads */
+    int64_t kv_heads;          /* K/V heads: heads (MHA), 1 (MQA), e.g. 8 (GQA) */
+    int64_t head_dim;          /* per head, from the config: not always hidden/heads */
+    int64_t ffn;               /* FFN inner width of a dense block */
+    int64_t vocab;             /* embedding rows (as stored, i.e. padded) */
+    int64_t max_positions;     /* trained context, tokens */
     int64_t learned_positions; /* rows of a learned position table; 0 for RoPE/ALiBi */
-    bool tied_embeddings;    /* LM head shares the input embedding */
-    bool gated_ffn;          /* SwiGLU/GeGLU: gate, up and down matrices */
-    bool attn_bias;          /* biases on Q, K, V and output projections */
-    bool qkv_bias_only;      /* biases on Q, K, V only (Qwen2) */
-    bool mlp_bias;           /* biases on FFN matrices */
+    bool tied_embeddings;      /* LM head shares the input embedding */
+    bool gated_ffn;            /* SwiGLU/GeGLU: gate, up and down matrices */
+    bool attn_bias;            /* biases on Q, K, V and output projections */
+    bool qkv_bias_only;        /* biases on Q, K, V only (Qwen2) */
+    bool mlp_bias;             /* biases on FFN matrices */
     enum ff_norm norm;
-    int norms_per_layer;     /* 2 (pre-LN), 1 (Falcon-7B parallel), 4 (Gemma 2) */
-    bool final_norm;         /* a norm after the last block */
-    bool embed_norm;         /* a LayerNorm on the embeddings (BLOOM) */
-    int64_t embed_proj;      /* OPT-350m word_embed_proj_dim when != hidden; else 0 */
-    bool dropout;            /* dropout during training (Korthikanti's masks) */
+    int norms_per_layer; /* 2 (pre-LN), 1 (Falcon-7B parallel), 4 (Gemma 2) */
+    bool final_norm;     /* a norm after the last block */
+    bool embed_norm;     /* a LayerNorm on the embeddings (BLOOM) */
+    int64_t embed_proj;  /* OPT-350m word_embed_proj_dim when != hidden; else 0 */
+    bool dropout;        /* dropout during training (Korthikanti's masks) */
 
     /* Mixture of experts (0 = dense). */
-    int64_t experts;         /* routed experts per MoE block */
-    int64_t experts_active;  /* routed experts per token (top-k) */
-    int64_t shared_experts;  /* always-on experts (DeepSeek) */
-    int64_t moe_ffn;         /* inner width of one expert; 0 = ffn */
-    int64_t dense_layers;    /* leading dense blocks before the MoE ones (DeepSeek) */
+    int64_t experts;        /* routed experts per MoE block */
+    int64_t experts_active; /* routed experts per token (top-k) */
+    int64_t shared_experts; /* always-on experts (DeepSeek) */
+    int64_t moe_ffn;        /* inner width of one expert; 0 = ffn */
+    int64_t dense_layers;   /* leading dense blocks before the MoE ones (DeepSeek) */
 
     /* Multi-head latent attention (DeepSeek-V2/V3; 0 = ordinary attention). */
-    int64_t q_lora_rank;     /* 0: plain query projection */
+    int64_t q_lora_rank; /* 0: plain query projection */
     int64_t kv_lora_rank;
     int64_t qk_nope_head_dim;
     int64_t qk_rope_head_dim;
     int64_t v_head_dim;
 
     /* Sliding-window attention. */
-    int64_t sliding_window;  /* tokens, 0 = none */
-    int64_t sliding_layers;  /* blocks that use it (Gemma 2: every other); 0 with a window = all */
+    int64_t sliding_window; /* tokens, 0 = none */
+    int64_t sliding_layers; /* blocks that use it (Gemma 2: every other); 0 with a window = all */
 
     /* --params: the total is given, the shape above is a guess used for activations/KV. */
     bool rough;
@@ -81,14 +81,14 @@ struct ff_model {
 
 /* Parameter counts (elements). */
 struct ff_param_count {
-    uint64_t total;          /* everything stored (MoE: all experts) — drives memory */
-    uint64_t active;         /* used per token (MoE: top-k + shared) — drives FLOPs */
-    uint64_t embedding;      /* input embedding table + learned positions */
-    uint64_t head;           /* untied LM head (0 when tied) */
-    uint64_t per_layer_max;  /* largest block (for ZeRO-3 residency, pipeline stages) */
-    uint64_t matmul_active;  /* active params used in matrix multiplies per token, including
+    uint64_t total;         /* everything stored (MoE: all experts) — drives memory */
+    uint64_t active;        /* used per token (MoE: top-k + shared) — drives FLOPs */
+    uint64_t embedding;     /* input embedding table + learned positions */
+    uint64_t head;          /* untied LM head (0 when tied) */
+    uint64_t per_layer_max; /* largest block (for ZeRO-3 residency, pipeline stages) */
+    uint64_t matmul_active; /* active params used in matrix multiplies per token, including
                                 the LM head once even when tied; excludes lookups */
-    uint64_t expert;         /* one routed expert (0 dense) */
+    uint64_t expert;        /* one routed expert (0 dense) */
 };
 
 /*
@@ -113,8 +113,8 @@ FF_API double ff_model_kv_bytes(const struct ff_model *m, double tokens, double 
 
 /* Built-in presets. */
 struct ff_model_preset {
-    const char *slug;        /* lower-case, e.g. "llama-2-7b" */
-    const char *aliases;     /* space-separated, may be "" */
+    const char *slug;    /* lower-case, e.g. "llama-2-7b" */
+    const char *aliases; /* space-separated, may be "" */
     struct ff_model model;
 };
 
