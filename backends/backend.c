@@ -201,6 +201,11 @@ int ff_buf_transfer_timed(struct ff_buf *buf, enum ff_xfer kind, void *host, uin
     return ops->buf_transfer_timed(buf, kind, host, bytes, ns, err, errlen);
 }
 
+bool ff_matmul_has_kernel(enum ff_precision p)
+{
+    return p == FF_PREC_FP32 || p == FF_PREC_FP16 || p == FF_PREC_INT8;
+}
+
 int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                      struct ff_kernel **out, char *err, size_t errlen)
 {
@@ -212,6 +217,10 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     bool matmul = desc->id <= FF_KERNEL_MATMUL_LIBRARY;
     if (matmul && ((int)desc->prec < 0 || desc->prec >= FF_PREC_COUNT))
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision %d", (int)desc->prec);
+    if (matmul && !ff_matmul_has_kernel(desc->prec))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "flopfit has no %s matrix-multiply kernel (it measures fp32, fp16 and int8)",
+                       ff_precision_name(desc->prec));
     if (matmul && (desc->m == 0 || desc->n == 0 || desc->k == 0))
         return ff_errf(err, errlen, FF_ERR_INVALID, "matmul shape %ux%ux%u has a zero", desc->m,
                        desc->n, desc->k);

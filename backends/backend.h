@@ -17,20 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <flopfit/precision.h>
 #include <flopfit/status.h>
 
 struct ff_backend; /* a compiled-in API (static, never freed) */
 struct ff_device;  /* an opened device on one backend */
 struct ff_buf;     /* device memory */
 struct ff_kernel;  /* a built kernel/pipeline */
-
-/* Numeric formats of the matmul tests. */
-enum ff_prec {
-    FF_PREC_FP32 = 0,
-    FF_PREC_FP16, /* fp16 inputs and output; accumulation fp32 where the kernel says so */
-    FF_PREC_INT8, /* int8 inputs, int32 accumulation and output */
-    FF_PREC_COUNT
-};
 
 /* What a kernel computes. Arguments are listed per id in the comment. */
 enum ff_kernel_id {
@@ -65,8 +58,8 @@ enum ff_kernel_id {
 
 struct ff_kernel_desc {
     enum ff_kernel_id id;
-    enum ff_prec prec; /* matmul only */
-    uint32_t m, n, k;  /* matmul shape; n = word count for MEM_* */
+    enum ff_precision prec; /* matmul only */
+    uint32_t m, n, k;       /* matmul shape; n = word count for MEM_* */
 };
 
 /* Free-form extra facts for `flopfit devices` (heaps, cooperative matrix shapes ...). */
@@ -171,6 +164,13 @@ void ff_kernel_destroy(struct ff_kernel **k);
 const char *ff_kernel_variant(const struct ff_kernel *k);
 /* Words (uint32) the MEM_READ kernel writes to its out buffer. */
 uint64_t ff_kernel_out_words(const struct ff_kernel *k);
+
+/*
+ * Whether flopfit has matmul kernels for `p` (fp32, fp16, int8). The precision vocabulary is
+ * libflopfit's (bf16, fp8, int4, ...); ff_kernel_create answers FF_ERR_UNSUPPORTED with the
+ * reason for the formats without a kernel.
+ */
+bool ff_matmul_has_kernel(enum ff_precision p);
 
 #define FF_MAX_BUFS 4
 

@@ -154,13 +154,13 @@ static int add_prec(const char *opt, const char *item, void *ctx, char *err, siz
             prec[i] = true;
         return FF_OK;
     }
-    for (int i = 0; i < FF_PREC_COUNT; i++) {
-        if (strcasecmp(item, ff_prec_name(i)) == 0) {
-            prec[i] = true;
-            return FF_OK;
-        }
+    enum ff_precision p;
+    if (ff_precision_parse(item, &p) == FF_OK) {
+        prec[p] = true;
+        return FF_OK;
     }
-    return bad(err, errlen, opt, item, "fp32, fp16, int8 or all");
+    return bad(err, errlen, opt, item,
+               "fp32, fp16, int8 (measured), bf16, fp8, int4, nf4 (reported unsupported) or all");
 }
 
 static int add_family(const char *opt, const char *item, void *ctx, char *err, size_t errlen)

@@ -23,7 +23,7 @@ void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->families = FF_FAM_ALL;
     for (int i = 0; i < FF_PREC_COUNT; i++)
-        cfg->prec[i] = true;
+        cfg->prec[i] = ff_matmul_has_kernel((enum ff_precision)i);
     cfg->library = true;
     ff_measure_defaults(&cfg->measure);
     cfg->max_run_s = 3.0;

@@ -49,7 +49,7 @@ static struct json_object *result_json(const struct ff_result *r)
     add_str(o, "name", r->name);
     add_str(o, "impl", r->impl);
     if (r->prec >= 0)
-        add_str(o, "precision", ff_prec_name(r->prec));
+        add_str(o, "precision", ff_precision_name(r->prec));
     if (r->variant[0])
         add_str(o, "variant", r->variant);
     if (r->m) {

@@ -91,15 +91,15 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             for (size_t j = i; j < p->n_results; j++)
                 if (j == i || same_unsupported(p, j, i, i + 1))
                     snprintf(precs + strlen(precs), sizeof(precs) - strlen(precs), "%s%s",
-                             precs[0] ? "," : "", ff_prec_name(p->results[j].prec));
+                             precs[0] ? "," : "", ff_precision_name(p->results[j].prec));
             fprintf(f, "    %-10s %-16s %-8s %-11s unsupported: %s\n", r->family, r->name, r->impl,
                     precs, r->reason);
             continue;
         }
         if (r->status != FF_RES_OK) {
             fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %s: %s\n", r->family, r->name, r->impl,
-                    r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, ff_res_status_name(r->status),
-                    r->reason);
+                    r->prec >= 0 ? ff_precision_name(r->prec) : "-", size,
+                    ff_res_status_name(r->status), r->reason);
             continue;
         }
         bool figure_is_time = strcmp(r->unit, "s") == 0;
@@ -133,7 +133,7 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             snprintf(ratio, sizeof(ratio), "driver reports %s%s", drv, stop);
         }
         fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family, r->name,
-                r->impl, r->prec >= 0 ? ff_prec_name(r->prec) : "-", size, med, spread, rate,
+                r->impl, r->prec >= 0 ? ff_precision_name(r->prec) : "-", size, med, spread, rate,
                 figure_is_time ? "-"
                 : r->verified  ? "yes"
                                : "no",

@@ -72,16 +72,6 @@ void ff_profile_drop_interrupted(struct ff_profile *p)
     p->n_results = kept;
 }
 
-const char *ff_prec_name(int prec)
-{
-    switch (prec) {
-    case FF_PREC_FP32: return "fp32";
-    case FF_PREC_FP16: return "fp16";
-    case FF_PREC_INT8: return "int8";
-    }
-    return "";
-}
-
 const char *ff_res_status_name(enum ff_res_status s)
 {
     switch (s) {

@@ -29,7 +29,7 @@ struct ff_result {
     char family[16];  /* matmul, memory, bandwidth, transfer, latency */
     char name[24];    /* matmul, usable, read, upload_pinned, launch ... */
     char impl[16];    /* flopfit, coopmat, clblast */
-    int prec;         /* enum ff_prec, or -1 when not a matmul */
+    int prec;         /* enum ff_precision, or -1 when not a matmul */
     uint32_t m, n, k; /* matmul shape */
     uint64_t bytes;   /* bytes per run (bandwidth/transfer), 0 otherwise */
     enum ff_res_status status;
@@ -74,7 +74,6 @@ void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *
 void ff_result_interrupted(struct ff_result *r);
 void ff_profile_drop_interrupted(struct ff_profile *p);
 
-const char *ff_prec_name(int prec);
 const char *ff_res_status_name(enum ff_res_status s);
 
 #endif

@@ -50,7 +50,7 @@ static void free_host(struct host_data *h)
     memset(h, 0, sizeof(*h));
 }
 
-static int make_host(enum ff_prec p, uint32_t n, struct ff_rng *rng, struct host_data *h)
+static int make_host(enum ff_precision p, uint32_t n, struct ff_rng *rng, struct host_data *h)
 {
     size_t el = (size_t)n * n;
     memset(h, 0, sizeof(*h));
@@ -72,7 +72,7 @@ static int make_host(enum ff_prec p, uint32_t n, struct ff_rng *rng, struct host
 }
 
 /* Poison C on the device, run, read back and compare. */
-static int checked_run(enum ff_prec p, uint32_t n, struct run_ctx *r, struct host_data *h,
+static int checked_run(enum ff_precision p, uint32_t n, struct run_ctx *r, struct host_data *h,
                        bool poison, struct ff_check *chk, char *err, size_t errlen)
 {
     size_t out_bytes = (size_t)n * n * ff_prec_out_bytes(p);
@@ -112,7 +112,7 @@ static enum ff_res_status status_of(int ret)
 
 /* One implementation at one size. Returns the median device time or 0. */
 static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                       struct ff_profile *prof, enum ff_prec p, size_t ii, uint32_t n,
+                       struct ff_profile *prof, enum ff_precision p, size_t ii, uint32_t n,
                        struct ff_buf *const *bufs, struct host_data *h, bool *unsupported)
 {
     char err[512] = "";
@@ -170,7 +170,7 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     return t;
 }
 
-static void fail_all(struct ff_profile *prof, enum ff_prec p, uint32_t n, const bool *skip,
+static void fail_all(struct ff_profile *prof, enum ff_precision p, uint32_t n, const bool *skip,
                      const char *why)
 {
     for (size_t ii = 0; ii < N_IMPLS; ii++) {
@@ -191,7 +191,7 @@ void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     struct ff_rng rng;
     ff_rng_seed(&rng, cfg->seed);
     for (int pi = 0; pi < FF_PREC_COUNT && !ff_interrupted; pi++) {
-        enum ff_prec p = (enum ff_prec)pi;
+        enum ff_precision p = (enum ff_precision)pi;
         if (!cfg->prec[p])
             continue;
         bool skip[N_IMPLS] = {false};
@@ -214,7 +214,7 @@ void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
                 break; /* larger sizes would take too long on this device */
             char err[512] = "";
             ff_progress(cfg, "%s %s n=%u: CPU reference", ff_device_info(dev)->name,
-                        ff_prec_name(p), n);
+                        ff_precision_name(p), n);
             struct host_data h;
             int ret = make_host(p, n, &rng, &h);
             if (ret < 0) {
@@ -236,8 +236,8 @@ void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
                 for (size_t ii = 0; ii < N_IMPLS && !ff_interrupted; ii++) {
                     if (skip[ii])
                         continue;
-                    ff_progress(cfg, "%s %s n=%u: %s", ff_device_info(dev)->name, ff_prec_name(p),
-                                n, impls[ii].impl);
+                    ff_progress(cfg, "%s %s n=%u: %s", ff_device_info(dev)->name,
+                                ff_precision_name(p), n, impls[ii].impl);
                     last_t[ii] = run_impl(dev, cfg, prof, p, ii, n, bufs, &h, &skip[ii]);
                     if (last_t[ii] == 0)
                         skip[ii] = true; /* failed here: larger sizes will not do better */

@@ -76,17 +76,17 @@ float ff_f16_to_f32(uint16_t h)
     return f;
 }
 
-size_t ff_prec_in_bytes(enum ff_prec p)
+size_t ff_prec_in_bytes(enum ff_precision p)
 {
     return p == FF_PREC_FP32 ? 4 : p == FF_PREC_FP16 ? 2 : 1;
 }
 
-size_t ff_prec_out_bytes(enum ff_prec p)
+size_t ff_prec_out_bytes(enum ff_precision p)
 {
     return p == FF_PREC_FP16 ? 2 : 4;
 }
 
-void ff_fill_random(enum ff_prec p, void *dst, size_t count, struct ff_rng *rng)
+void ff_fill_random(enum ff_precision p, void *dst, size_t count, struct ff_rng *rng)
 {
     for (size_t i = 0; i < count; i++) {
         uint64_t r = ff_rng_next(rng);
@@ -100,7 +100,7 @@ void ff_fill_random(enum ff_prec p, void *dst, size_t count, struct ff_rng *rng)
     }
 }
 
-void ff_poison(enum ff_prec p, void *dst, size_t count)
+void ff_poison(enum ff_precision p, void *dst, size_t count)
 {
     switch (p) {
     case FF_PREC_FP32:
@@ -142,7 +142,7 @@ size_t ff_verify_rows(uint32_t m, uint32_t n, uint32_t k, uint32_t *rows, size_t
 }
 
 struct ref_job {
-    enum ff_prec p;
+    enum ff_precision p;
     const void *a, *b;
     void *ref;
     uint32_t n, k;
@@ -197,8 +197,8 @@ static void *ref_thread(void *arg)
 
 #define MAX_REF_THREADS 64
 
-int ff_ref_matmul(enum ff_prec p, const void *a, const void *b, void *ref, uint32_t n, uint32_t k,
-                  const uint32_t *rows, size_t n_rows)
+int ff_ref_matmul(enum ff_precision p, const void *a, const void *b, void *ref, uint32_t n,
+                  uint32_t k, const uint32_t *rows, size_t n_rows)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = cpus > 0 ? (size_t)cpus : 1;
@@ -236,7 +236,7 @@ int ff_ref_matmul(enum ff_prec p, const void *a, const void *b, void *ref, uint3
     return FF_OK;
 }
 
-double ff_tolerance(enum ff_prec p)
+double ff_tolerance(enum ff_precision p)
 {
     /* fp32: products and sums in fp32 land near 1e-6 for k <= 8192; 1e-4
      * also rejects a silent TF32 or fp16 path (about 1e-3). fp16: output
@@ -244,7 +244,7 @@ double ff_tolerance(enum ff_prec p)
     return p == FF_PREC_FP32 ? 1e-4 : p == FF_PREC_FP16 ? 1e-2 : 0.0;
 }
 
-int ff_check_matmul(enum ff_prec p, const void *c, const void *ref, uint32_t m, uint32_t n,
+int ff_check_matmul(enum ff_precision p, const void *c, const void *ref, uint32_t m, uint32_t n,
                     const uint32_t *rows, size_t n_rows, struct ff_check *out)
 {
     (void)m;

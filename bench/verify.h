@@ -25,13 +25,13 @@ uint64_t ff_rng_next(struct ff_rng *r);
 uint16_t ff_f32_to_f16(float f);
 float ff_f16_to_f32(uint16_t h);
 
-size_t ff_prec_in_bytes(enum ff_prec p);  /* bytes per input element */
-size_t ff_prec_out_bytes(enum ff_prec p); /* bytes per output element */
+size_t ff_prec_in_bytes(enum ff_precision p);  /* bytes per input element */
+size_t ff_prec_out_bytes(enum ff_precision p); /* bytes per output element */
 
 /* Fresh random values, never all zero: floats in [-1, 1), int8 in [-128, 127]. */
-void ff_fill_random(enum ff_prec p, void *dst, size_t count, struct ff_rng *rng);
+void ff_fill_random(enum ff_precision p, void *dst, size_t count, struct ff_rng *rng);
 /* Values a correct kernel never writes: NaN for floats, 0x7f7f7f7f for int32. */
-void ff_poison(enum ff_prec p, void *dst, size_t count);
+void ff_poison(enum ff_precision p, void *dst, size_t count);
 
 /*
  * Rows of C checked: all of them for small problems, else a spread sample
@@ -46,8 +46,8 @@ size_t ff_verify_rows(uint32_t m, uint32_t n, uint32_t k, uint32_t *rows, size_t
  * holds n_rows*n floats or int32s. Threaded over the host's CPUs.
  * Returns FF_OK or FF_ERR_NO_MEMORY.
  */
-int ff_ref_matmul(enum ff_prec p, const void *a, const void *b, void *ref, uint32_t n, uint32_t k,
-                  const uint32_t *rows, size_t n_rows);
+int ff_ref_matmul(enum ff_precision p, const void *a, const void *b, void *ref, uint32_t n,
+                  uint32_t k, const uint32_t *rows, size_t n_rows);
 
 struct ff_check {
     double max_abs;   /* max |c - ref| over checked elements */
@@ -58,10 +58,10 @@ struct ff_check {
     double got, want; /* at the first bad element */
 };
 
-double ff_tolerance(enum ff_prec p);
+double ff_tolerance(enum ff_precision p);
 
 /* c is the full m*n device output. Returns FF_OK or FF_ERR_VERIFY. */
-int ff_check_matmul(enum ff_prec p, const void *c, const void *ref, uint32_t m, uint32_t n,
+int ff_check_matmul(enum ff_precision p, const void *c, const void *ref, uint32_t m, uint32_t n,
                     const uint32_t *rows, size_t n_rows, struct ff_check *out);
 
 #endif

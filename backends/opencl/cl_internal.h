@@ -62,7 +62,7 @@ struct cl_kern {
 int ff_cl_fail(cl_int code, const char *what, char *err, size_t errlen);
 const char *ff_cl_errname(cl_int code);
 
-void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_prec prec, struct cl_matmul_tune *t);
+void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t);
 
 /* The ops, one file each for buffers and kernels. */
 int ff_cl_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,

@@ -62,7 +62,7 @@ static size_t round_up(size_t x, size_t m)
     return (x + m - 1) / m * m;
 }
 
-static const char *prec_name(enum ff_prec p)
+static const char *prec_name(enum ff_precision p)
 {
     static const char *const names[] = {"fp32", "fp16", "int8"};
     return names[p];

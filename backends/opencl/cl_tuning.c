@@ -44,7 +44,7 @@ static bool from_env(struct cl_matmul_tune *t)
     return true;
 }
 
-void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_prec prec, struct cl_matmul_tune *t)
+void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t)
 {
     const struct ff_device_info *info = &d->base.info;
     memset(t, 0, sizeof(*t));

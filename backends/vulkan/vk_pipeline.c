@@ -55,7 +55,7 @@ struct mm_tiles {
  * shared-memory kernel by default (sh_table below); these GPU rows are
  * reached with FF_VK_MATMUL_PATH=storage.
  */
-static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec)
+static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_precision prec)
 {
     struct mm_tiles t;
     switch (d->props.deviceType) {
@@ -94,7 +94,7 @@ static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_prec prec
 }
 
 /* Texel-buffer format holding 4 consecutive elements of A or B. */
-static VkFormat texel_format(enum ff_prec prec)
+static VkFormat texel_format(enum ff_precision prec)
 {
     return prec == FF_PREC_FP16   ? VK_FORMAT_R16G16B16A16_SFLOAT
            : prec == FF_PREC_INT8 ? VK_FORMAT_R8G8B8A8_SINT
@@ -402,7 +402,7 @@ static int check_groups(const struct ffvk_device *d, const struct ffvk_kernel *k
 
 /* ---- matmul (register-blocked) ------------------------------------------------ */
 
-static const char *prec_name(enum ff_prec p)
+static const char *prec_name(enum ff_precision p)
 {
     return p == FF_PREC_FP16 ? "fp16" : p == FF_PREC_INT8 ? "int8" : "fp32";
 }

@@ -8,18 +8,18 @@
 
 /* One device's result in a --device all ranking. */
 struct ff_rank_row {
-    struct ff_device device;
+    struct ff_spec device;
     struct ff_estimate est;
     int status;    /* 0, or why no estimate (e.g. FF_ERR_UNSUPPORTED) */
     char why[256]; /* message when status != 0 */
 };
 
-void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device *d,
+void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e);
 void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                          const struct ff_rank_row *rows, size_t n);
 /* JSON writers: return 0 or FF_ERR_NO_MEMORY. */
-int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_device *d,
+int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                    const struct ff_plan *p, const struct ff_estimate *e);
 int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                         const struct ff_rank_row *rows, size_t n);

@@ -231,7 +231,7 @@ static void list_models(FILE *out)
 static void list_devices(FILE *out)
 {
     size_t n;
-    const struct ff_device *d = ff_device_catalog(&n);
+    const struct ff_spec *d = ff_spec_catalog(&n);
     fprintf(out, "%-12s %-38s %8s %9s %9s %9s %8s\n", "device", "name", "mem GiB", "GB/s",
             "fp32 TF", "bf16 TF", "$/h");
     for (size_t i = 0; i < n; i++) {
@@ -464,7 +464,7 @@ static int parse(int argc, char **argv, struct opts *o, struct ff_plan *p)
     return 0;
 }
 
-static int run_one(const struct opts *o, const struct ff_model *m, const struct ff_device *d,
+static int run_one(const struct opts *o, const struct ff_model *m, const struct ff_spec *d,
                    const struct ff_plan *p)
 {
     char err[512];
@@ -495,7 +495,7 @@ static int run_rank(const struct opts *o, const struct ff_model *m, const struct
 {
     char err[512];
     size_t n_cat;
-    const struct ff_device *cat = ff_device_catalog(&n_cat);
+    const struct ff_spec *cat = ff_spec_catalog(&n_cat);
     bool with_catalog = o->device_arg != NULL;
     size_t n = (with_catalog ? n_cat : 0) + o->n_profiles;
     struct ff_rank_row *rows = calloc(n ? n : 1, sizeof(*rows));
@@ -504,7 +504,7 @@ static int run_rank(const struct opts *o, const struct ff_model *m, const struct
     int code = 0;
     size_t k = 0;
     for (size_t i = 0; i < o->n_profiles; i++, k++) {
-        int rc = ff_device_from_profile(o->profiles[i], &rows[k].device, err, sizeof(err));
+        int rc = ff_spec_from_profile(o->profiles[i], &rows[k].device, err, sizeof(err));
         if (rc != FF_OK) {
             fprintf(stderr, "flopfit estimate: %s\n", err);
             code = status_exit(rc);
@@ -575,17 +575,17 @@ int ff_cmd_estimate(int argc, char **argv)
             o.device_arg = NULL;
         return run_rank(&o, &model, &plan);
     }
-    struct ff_device dev;
+    struct ff_spec dev;
     char err[512];
     if (o.n_profiles == 1) {
-        rc = ff_device_from_profile(o.profiles[0], &dev, err, sizeof(err));
+        rc = ff_spec_from_profile(o.profiles[0], &dev, err, sizeof(err));
         if (rc != FF_OK) {
             fprintf(stderr, "flopfit estimate: %s\n", err);
             return status_exit(rc);
         }
-    } else if (ff_device_find(o.device_arg, &dev) != FF_OK) {
+    } else if (ff_spec_find(o.device_arg, &dev) != FF_OK) {
         char near[256];
-        ff_device_suggest(o.device_arg, near, sizeof(near), 4);
+        ff_spec_suggest(o.device_arg, near, sizeof(near), 4);
         fprintf(stderr,
                 "flopfit estimate: unknown device \"%s\"%s%s%s\n"
                 "  (flopfit estimate --list-devices shows all; --profile FILE reads a "

@@ -41,7 +41,7 @@ static json_object *model_json(const struct ff_model *m)
     return o;
 }
 
-static json_object *device_json(const struct ff_device *d)
+static json_object *device_json(const struct ff_spec *d)
 {
     json_object *o = json_object_new_object();
     ADD(o, "slug", json_object_new_string(d->slug));
@@ -181,7 +181,7 @@ static int emit(FILE *out, json_object *o)
     return rc;
 }
 
-int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_device *d,
+int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                    const struct ff_plan *p, const struct ff_estimate *e)
 {
     json_object *o = estimate_json(p, e);

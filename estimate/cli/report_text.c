@@ -61,7 +61,7 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
             e->gpus_chosen ? " (no --gpus: the fewest that fit)" : "");
 }
 
-void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_device *d,
+void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
     char b1[64], b2[64];

@@ -376,7 +376,7 @@ static void suggestions(struct ff_estimate *e, const struct ctx *c, const struct
     }
 }
 
-static int need_figure(const struct ff_device *d, double v, const char *what, char *err,
+static int need_figure(const struct ff_spec *d, double v, const char *what, char *err,
                        size_t errlen)
 {
     if (v > 0.0)
@@ -388,7 +388,7 @@ static int need_figure(const struct ff_device *d, double v, const char *what, ch
     return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s (%s) has no %s", d->slug, d->name, what);
 }
 
-int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
+int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                struct ff_estimate *e, char *err, size_t errlen)
 {
     if (!m || !d || !p || !e)
@@ -403,7 +403,7 @@ int ff_est_run(const struct ff_model *m, const struct ff_device *d, const struct
 
     e->compute_precision = ff_plan_compute_precision(p);
     e->kv_precision = ff_plan_kv_precision(p);
-    e->rate_flops_per_s = ff_device_rate(d, e->compute_precision);
+    e->rate_flops_per_s = ff_spec_rate(d, e->compute_precision);
     char what[96];
     snprintf(what, sizeof(what), "%s matrix rate", ff_precision_name(e->compute_precision));
     if ((rc = need_figure(d, e->rate_flops_per_s, what, err, errlen)) != FF_OK)

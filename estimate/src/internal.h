@@ -31,7 +31,7 @@ void ff_strlcpy(char *dst, const char *src, size_t n);
 struct ff_serve_point {
     double prefill_s, step_s, total_s, tokens_per_s;
 };
-int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
+int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                 const struct ff_param_count *pc, double mfu, double bw_fraction, int64_t batch,
                 struct ff_serve_point *out);
 

@@ -42,7 +42,7 @@ static double weights_read(const struct ff_model *m, const struct ff_param_count
     return blocks * wb + head * ob;
 }
 
-static double comm_seconds(const struct ff_model *m, const struct ff_device *d, double tp,
+static double comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,
                            double tokens, double act_bytes)
 {
     if (tp <= 1.0)
@@ -52,11 +52,11 @@ static double comm_seconds(const struct ff_model *m, const struct ff_device *d, 
     return 2.0 * (double)m->layers * (FF_DEFAULT_ALLREDUCE_LATENCY_S + link);
 }
 
-int ff_serve_at(const struct ff_model *m, const struct ff_device *d, const struct ff_plan *p,
+int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                 const struct ff_param_count *pc, double mfu, double bw_fraction, int64_t batch,
                 struct ff_serve_point *out)
 {
-    double rate = ff_device_rate(d, p->precision);
+    double rate = ff_spec_rate(d, p->precision);
     double bw = d->bandwidth_bytes_per_s * bw_fraction;
     if (rate <= 0.0 || bw <= 0.0)
         return FF_ERR_UNSUPPORTED;

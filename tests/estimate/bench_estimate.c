@@ -19,7 +19,7 @@ int main(void)
 {
     size_t n_models, n_devices;
     const struct ff_model_preset *models = ff_model_presets(&n_models);
-    const struct ff_device *devices = ff_device_catalog(&n_devices);
+    const struct ff_spec *devices = ff_spec_catalog(&n_devices);
     struct ff_estimate e;
     char err[256];
     long count = 0;

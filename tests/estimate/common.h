@@ -24,10 +24,10 @@ static inline struct ff_model preset(const char *name)
     return m;
 }
 
-static inline struct ff_device device(const char *name)
+static inline struct ff_spec device(const char *name)
 {
-    struct ff_device d;
-    cr_assert_eq(ff_device_find(name, &d), FF_OK, "device %s", name);
+    struct ff_spec d;
+    cr_assert_eq(ff_spec_find(name, &d), FF_OK, "device %s", name);
     return d;
 }
 
@@ -38,7 +38,7 @@ static inline struct ff_param_count params_of(const struct ff_model *m)
     return pc;
 }
 
-static inline struct ff_estimate run(const struct ff_model *m, const struct ff_device *d,
+static inline struct ff_estimate run(const struct ff_model *m, const struct ff_spec *d,
                                      const struct ff_plan *p)
 {
     struct ff_estimate e;

@@ -3,11 +3,11 @@
 
 #include "common.h"
 
-static int profile(const char *file, struct ff_device *d, char *err, size_t n)
+static int profile(const char *file, struct ff_spec *d, char *err, size_t n)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", FF_TEST_DATA, file);
-    return ff_device_from_profile(path, d, err, n);
+    return ff_spec_from_profile(path, d, err, n);
 }
 
 Test(device, catalog_has_required_entries_with_sources)
@@ -15,7 +15,7 @@ Test(device, catalog_has_required_entries_with_sources)
     const char *need[] = {"h100-sxm", "h200",   "a100-80gb",   "a100-40gb", "l4",
                           "rtx-4090", "mi300x", "rx-7900-xtx", "arc-a770",  "max-1550"};
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-        struct ff_device d = device(need[i]);
+        struct ff_spec d = device(need[i]);
         cr_expect_gt(d.mem_bytes, 0.0, "%s memory", need[i]);
         cr_expect_gt(d.bandwidth_bytes_per_s, 0.0, "%s bandwidth", need[i]);
         cr_expect_gt(d.flops_per_s[FF_PREC_FP32], 0.0, "%s fp32", need[i]);
@@ -29,23 +29,23 @@ Test(device, catalog_has_required_entries_with_sources)
 
 Test(device, aliases_case_and_suggestions)
 {
-    struct ff_device a = device("H100"), b = device("h100-sxm");
+    struct ff_spec a = device("H100"), b = device("h100-sxm");
     cr_expect_str_eq(a.slug, b.slug);
-    struct ff_device x;
-    cr_expect_eq(ff_device_find("h10", &x), FF_ERR_NOT_FOUND);
+    struct ff_spec x;
+    cr_expect_eq(ff_spec_find("h10", &x), FF_ERR_NOT_FOUND);
     char near[256];
-    cr_expect_gt(ff_device_suggest("h10", near, sizeof(near), 4), 0);
+    cr_expect_gt(ff_spec_suggest("h10", near, sizeof(near), 4), 0);
     cr_expect(strstr(near, "h100") != NULL, "%s", near);
-    cr_expect_gt(ff_device_suggest("a10", near, sizeof(near), 4), 0);
+    cr_expect_gt(ff_spec_suggest("a10", near, sizeof(near), 4), 0);
     cr_expect(strstr(near, "a100-80gb") != NULL, "%s", near);
-    cr_expect_eq(ff_device_rate(&b, FF_PREC_INT4), b.flops_per_s[FF_PREC_FP16]);
-    struct ff_device a100 = device("a100-80gb");
-    cr_expect_eq(ff_device_rate(&a100, FF_PREC_FP8), 0.0, "A100 has no fp8");
+    cr_expect_eq(ff_spec_rate(&b, FF_PREC_INT4), b.flops_per_s[FF_PREC_FP16]);
+    struct ff_spec a100 = device("a100-80gb");
+    cr_expect_eq(ff_spec_rate(&a100, FF_PREC_FP8), 0.0, "A100 has no fp8");
 }
 
 Test(device, profile_best_verified_figures)
 {
-    struct ff_device d;
+    struct ff_spec d;
     char err[512] = "";
     cr_assert_eq(profile("profile-full.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect(d.measured);
@@ -73,7 +73,7 @@ Test(device, profile_best_verified_figures)
 
 Test(device, profile_missing_figures_are_named)
 {
-    struct ff_device d;
+    struct ff_spec d;
     char err[512] = "";
     cr_assert_eq(profile("profile-cpu.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect_eq(d.mem_bytes, 4294967296.0, "falls back to global_mem_bytes");
@@ -96,7 +96,7 @@ Test(device, profile_missing_figures_are_named)
 
 Test(device, profile_version_and_schema_checked)
 {
-    struct ff_device d;
+    struct ff_spec d;
     char err[512] = "";
     cr_expect_eq(profile("profile-v2.json", &d, err, sizeof(err)), FF_ERR_UNSUPPORTED);
     cr_expect(strstr(err, "2.0") && strstr(err, "profile-v2.json"), "%s", err);
@@ -110,7 +110,7 @@ Test(device, profile_memory_probe_stopped_by_a_limit_is_a_lower_bound)
 {
     /* bench --quick caps the usable-memory probe (512 MiB here): planning with that would
      * call a 4 GiB device a 0.5 GiB one. The driver's figure is used and the note says why. */
-    struct ff_device d;
+    struct ff_spec d;
     char err[512] = "";
     cr_assert_eq(profile("profile-capped.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect_float_eq(d.mem_bytes, 4294967296.0, 1.0);

@@ -40,7 +40,7 @@ Test(mistakes, untied_head_counted)
 Test(mistakes, no_zero3_allgather_time_for_other_stages)
 {
     struct ff_model m = preset("gpt-3-175b");
-    struct ff_device d = device("a100-80gb");
+    struct ff_spec d = device("a100-80gb");
     double days[4];
     for (int z = 0; z <= 3; z++) {
         struct ff_plan p;
@@ -117,7 +117,7 @@ Test(mistakes, quantised_kv_cache)
 Test(mistakes, not_fitting_is_a_verdict)
 {
     struct ff_model m = preset("llama-2-70b");
-    struct ff_device d = device("h100");
+    struct ff_spec d = device("h100");
     struct ff_plan p;
     ff_plan_init(&p);
     p.gpus = 1;
@@ -140,7 +140,7 @@ Test(mistakes, not_fitting_is_a_verdict)
 Test(mistakes, bf16_training_uses_tensor_rate)
 {
     struct ff_model m = preset("llama-2-7b");
-    struct ff_device d = device("h100-sxm");
+    struct ff_spec d = device("h100-sxm");
     struct ff_plan p;
     ff_plan_init(&p);
     p.tokens = 1e12;

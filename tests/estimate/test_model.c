@@ -170,7 +170,7 @@ Test(model, trillion_params_and_million_tokens)
     struct ff_model m = load("dense-1t.json");
     struct ff_param_count pc = params_of(&m);
     cr_expect_gt(pc.total, 1000000000000ULL);
-    struct ff_device d = device("h200");
+    struct ff_spec d = device("h200");
     struct ff_plan p;
     ff_plan_init(&p);
     p.seq = 1048576;

@@ -34,7 +34,7 @@ Test(published, p1_gpt3_training_flops)
 Test(published, p2_gpt3_days_on_1024_a100)
 {
     struct ff_model m = preset("gpt-3-175b");
-    struct ff_device d = device("a100-80gb");
+    struct ff_spec d = device("a100-80gb");
     struct ff_plan p;
     ff_plan_init(&p);
     p.seq = 2048;
@@ -51,7 +51,7 @@ Test(published, p2_gpt3_days_on_1024_a100)
 Test(published, p3_gpt3_days_scaling)
 {
     struct ff_model m = preset("gpt-3-175b");
-    struct ff_device d = device("a100-80gb");
+    struct ff_spec d = device("a100-80gb");
     const double gpus[] = {384, 768, 1536}, tflops[] = {153, 149, 141}, days[] = {84, 43, 23};
     for (int i = 0; i < 3; i++) {
         struct ff_plan p;
@@ -73,7 +73,7 @@ Test(published, p4_llama2_gpu_hours)
 {
     const char *names[] = {"llama-2-7b", "llama-2-13b", "llama-2-70b"};
     const double hours[] = {184320, 368640, 1720320};
-    struct ff_device d = device("a100-80gb");
+    struct ff_spec d = device("a100-80gb");
     for (int i = 0; i < 3; i++) {
         struct ff_model m = preset(names[i]);
         struct ff_plan p;
@@ -97,7 +97,7 @@ Test(published, p5_llama3_gpu_hours)
 {
     const char *names[] = {"llama-3-8b", "llama-3-70b"};
     const double hours[] = {1.3e6, 6.4e6};
-    struct ff_device d = device("h100");
+    struct ff_spec d = device("h100");
     for (int i = 0; i < 2; i++) {
         struct ff_model m = preset(names[i]);
         struct ff_plan p;
@@ -128,7 +128,7 @@ Test(published, p6_llama31_405b)
     struct ff_flops f;
     cr_assert_eq(ff_est_flops(&m, &p, 15.6e12, &f), FF_OK);
     expect_within(f.six_nd, 3.8e25, 0.01, "P6 FLOPs");
-    struct ff_device d = device("h100-sxm");
+    struct ff_spec d = device("h100-sxm");
     double lo = 380e12 / d.flops_per_s[FF_PREC_BF16], hi = 430e12 / d.flops_per_s[FF_PREC_BF16];
     expect_within(lo, 0.38, 0.02, "P6 380 TFLOP/s as MFU");
     expect_within(hi, 0.43, 0.02, "P6 430 TFLOP/s as MFU");
@@ -218,7 +218,7 @@ static struct ff_model kipply_13b(void)
 Test(published, p10_kipply_13b_latency)
 {
     struct ff_model m = kipply_13b();
-    struct ff_device d = device("a100-40gb");
+    struct ff_spec d = device("a100-40gb");
     struct ff_plan p;
     ff_plan_init(&p);
     p.task = FF_TASK_SERVE;
@@ -243,7 +243,7 @@ Test(published, p10_kipply_13b_latency)
 Test(published, p11_trtllm_throughput)
 {
     struct ff_model m = preset("llama-2-7b");
-    struct ff_device d = device("a100-80gb");
+    struct ff_spec d = device("a100-80gb");
     struct ff_plan p;
     ff_plan_init(&p);
     p.task = FF_TASK_SERVE;
@@ -267,7 +267,7 @@ Test(published, p12_recompute_costs_mfu)
     m.heads = m.kv_heads = 128;
     m.head_dim = 160;
     m.ffn = 4 * 20480;
-    struct ff_device d = device("a100-80gb");
+    struct ff_spec d = device("a100-80gb");
     struct ff_plan p;
     ff_plan_init(&p);
     p.seq = 2048;

@@ -34,7 +34,8 @@ static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf **bufs, uint32_t 
     return t[reps / 2];
 }
 
-static int spot_check(struct ff_buf *c, const void *a, const void *b, enum ff_prec prec, uint32_t n)
+static int spot_check(struct ff_buf *c, const void *a, const void *b, enum ff_precision prec,
+                      uint32_t n)
 {
     size_t out = prec == FF_PREC_FP16 ? 2 : 4;
     void *hc = malloc((size_t)n * n * out);
@@ -98,9 +99,9 @@ int main(int argc, char **argv)
     double ours_fp32 = 0, base = 0;
     /* rows: ours fp32, fp16, int8, coopmat fp16, int8, baseline fp32 */
     for (int row = 0; row < 6; row++) {
-        enum ff_prec prec = row == 0 || row == 5   ? FF_PREC_FP32
-                            : row == 1 || row == 3 ? FF_PREC_FP16
-                                                   : FF_PREC_INT8;
+        enum ff_precision prec = row == 0 || row == 5   ? FF_PREC_FP32
+                                 : row == 1 || row == 3 ? FF_PREC_FP16
+                                                        : FF_PREC_INT8;
         bool coop = row == 3 || row == 4;
         size_t in = prec == FF_PREC_FP32 ? 4 : prec == FF_PREC_FP16 ? 2 : 1;
         size_t out = prec == FF_PREC_FP16 ? 2 : 4;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flopfit/device.h"
+#include "flopfit/spec.h"
 #include "flopfit/export.h"
 #include "flopfit/model.h"
 #include "flopfit/precision.h"
@@ -168,9 +168,8 @@ FF_API int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, do
 
 /* Run everything. Returns 0, FF_ERR_INVALID (impossible plan, err says why),
  * FF_ERR_UNSUPPORTED (the device lacks a figure the plan needs) or FF_ERR_RANGE. */
-FF_API int ff_est_run(const struct ff_model *m, const struct ff_device *d,
-                      const struct ff_plan *plan, struct ff_estimate *out, char *err,
-                      size_t errlen);
+FF_API int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *plan,
+                      struct ff_estimate *out, char *err, size_t errlen);
 
 FF_API const char *ff_task_name(enum ff_task t);
 FF_API const char *ff_optimizer_name(enum ff_optimizer o);

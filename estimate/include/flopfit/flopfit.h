@@ -2,7 +2,7 @@
 #ifndef FLOPFIT_FLOPFIT_H
 #define FLOPFIT_FLOPFIT_H
 
-#include "flopfit/device.h"
+#include "flopfit/spec.h"
 #include "flopfit/estimate.h"
 #include "flopfit/export.h"
 #include "flopfit/model.h"

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* Storage/compute formats. The order is fixed (it indexes ff_device.flops_per_s). */
+/* Storage/compute formats. The order is fixed (it indexes ff_spec.flops_per_s). */
 enum ff_precision {
     FF_PREC_FP32 = 0,
     FF_PREC_BF16,

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "flopfit/device.h"
+#include "flopfit/spec.h"
 #include "flopfit/status.h"
 #include "internal.h"
 
@@ -23,7 +23,7 @@
                     [FF_PREC_FP8] = (fp8)*T,                                                       \
                     [FF_PREC_INT8] = (int8)*T}
 
-static const struct ff_device catalog[] = {
+static const struct ff_spec catalog[] = {
     {.slug = "h100-sxm",
      .name = "NVIDIA H100 SXM5 80GB",
      .source = "NVIDIA H100 Tensor Core GPU datasheet: 80 GB HBM3, 3.35 TB/s, FP32 67 TF, "
@@ -146,14 +146,14 @@ static const char *const aliases[][2] = {
 #define N_CATALOG (sizeof(catalog) / sizeof(catalog[0]))
 #define N_ALIASES (sizeof(aliases) / sizeof(aliases[0]))
 
-const struct ff_device *ff_device_catalog(size_t *count)
+const struct ff_spec *ff_spec_catalog(size_t *count)
 {
     if (count)
         *count = N_CATALOG;
     return catalog;
 }
 
-int ff_device_find(const char *name, struct ff_device *out)
+int ff_spec_find(const char *name, struct ff_spec *out)
 {
     if (!name || !out)
         return FF_ERR_INVALID;
@@ -170,7 +170,7 @@ int ff_device_find(const char *name, struct ff_device *out)
     return FF_ERR_NOT_FOUND;
 }
 
-int ff_device_suggest(const char *name, char *buf, size_t buflen, int max)
+int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max)
 {
     const char *names[N_CATALOG + N_ALIASES], *targets[N_CATALOG + N_ALIASES];
     for (size_t i = 0; i < N_CATALOG; i++)
@@ -182,7 +182,7 @@ int ff_device_suggest(const char *name, char *buf, size_t buflen, int max)
     return ff_suggest_from(name, names, targets, N_CATALOG + N_ALIASES, buf, buflen, max);
 }
 
-double ff_device_rate(const struct ff_device *d, enum ff_precision p)
+double ff_spec_rate(const struct ff_spec *d, enum ff_precision p)
 {
     switch (p) {
     case FF_PREC_INT4: return d->flops_per_s[FF_PREC_FP16]; /* weight-only: fp16 matmuls */

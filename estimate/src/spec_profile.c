@@ -1,6 +1,6 @@
 /*
  * estimate/src/device_profile.c — a device profile written by `flopfit bench`
- * (results/SCHEMA.md, flopfit.profile 1.x) read into a struct ff_device.
+ * (results/SCHEMA.md, flopfit.profile 1.x) read into a struct ff_spec.
  *
  * Measured figures replace datasheet ones: per precision the best verified matmul value
  * over all implementations, usable memory from the memory/usable test, bandwidth from the
@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "flopfit/device.h"
+#include "flopfit/spec.h"
 #include "flopfit/status.h"
 #include "internal.h"
 
@@ -35,7 +35,7 @@ static bool num_of(json_object *o, const char *key, double *out)
     return *out > 0.0;
 }
 
-static void note(struct ff_device *d, const char *text)
+static void note(struct ff_spec *d, const char *text)
 {
     size_t used = strlen(d->notes);
     snprintf(d->notes + used, sizeof(d->notes) - used, "%s%s", used ? "; " : "", text);
@@ -48,7 +48,7 @@ static bool bool_of(json_object *o, const char *key)
            json_object_get_boolean(v);
 }
 
-int ff_device_from_profile(const char *path, struct ff_device *out, char *err, size_t errlen)
+int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen)
 {
     if (!path || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no profile path");
@@ -89,7 +89,7 @@ int ff_device_from_profile(const char *path, struct ff_device *out, char *err, s
         goto error_root;
     }
 
-    struct ff_device d;
+    struct ff_spec d;
     memset(&d, 0, sizeof(d));
     d.measured = true;
     const char *base = strrchr(path, '/');

@@ -1,10 +1,10 @@
 /*
- * flopfit/device.h — what a device offers: a datasheet catalog or a measured profile.
+ * flopfit/spec.h — what a device offers: a datasheet catalog or a measured profile.
  *
- * Thread-safety: the catalog is immutable; ff_device_from_profile is reentrant.
+ * Thread-safety: the catalog is immutable; ff_spec_from_profile is reentrant.
  */
-#ifndef FLOPFIT_DEVICE_H
-#define FLOPFIT_DEVICE_H
+#ifndef FLOPFIT_SPEC_H
+#define FLOPFIT_SPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@ extern "C" {
 
 #define FF_DEVICE_NOTE_MAX 512
 
-struct ff_device {
+struct ff_spec {
     char slug[FF_NAME_MAX];       /* "h100-sxm", or the profile's file name */
     char name[FF_SOURCE_MAX];     /* marketing name or the profile's device.name */
     char source[FF_SOURCE_MAX];   /* datasheet reference or profile path */
@@ -27,7 +27,7 @@ struct ff_device {
     double bandwidth_bytes_per_s; /* memory bandwidth, bytes/s (datasheet peak or measured) */
     /* Dense matrix-multiply rate per precision, FLOP/s (OP/s for int8); 0 = not available.
      * fp32 is the non-tensor rate (PyTorch leaves TF32 matmul off by default). int4 and nf4
-     * weights compute at the fp16 rate (weight-only quantisation), see ff_device_rate. */
+     * weights compute at the fp16 rate (weight-only quantisation), see ff_spec_rate. */
     double flops_per_s[FF_PREC_COUNT];
     double link_bytes_per_s;        /* GPU-to-GPU, per direction, bytes/s; 0 = unknown */
     double price_per_hour;          /* USD per GPU-hour, typical cloud rate; 0 = unknown */
@@ -37,13 +37,13 @@ struct ff_device {
 };
 
 /* The built-in catalog; *count receives its length. Never NULL. */
-FF_API const struct ff_device *ff_device_catalog(size_t *count);
+FF_API const struct ff_spec *ff_spec_catalog(size_t *count);
 
 /* Find by slug or alias ("h100" = "h100-sxm"), case-insensitively. 0 or FF_ERR_NOT_FOUND. */
-FF_API int ff_device_find(const char *name, struct ff_device *out);
+FF_API int ff_spec_find(const char *name, struct ff_spec *out);
 
 /* Close matches for an unknown device name (see ff_model_suggest). */
-FF_API int ff_device_suggest(const char *name, char *buf, size_t buflen, int max);
+FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
 
 /*
  * Read a profile written by `flopfit bench` (results/SCHEMA.md). Per precision the best
@@ -56,14 +56,13 @@ FF_API int ff_device_suggest(const char *name, char *buf, size_t buflen, int max
  * Returns 0, FF_ERR_IO, FF_ERR_INVALID (malformed: err names the file and field) or
  * FF_ERR_UNSUPPORTED (unknown schema major version).
  */
-FF_API int ff_device_from_profile(const char *path, struct ff_device *out, char *err,
-                                  size_t errlen);
+FF_API int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen);
 
 /*
  * The matrix rate (FLOP/s) used for compute in `p`: int4/nf4 -> fp16 (bf16 for nf4),
  * int8 -> the int8 rate. 0 when the device lacks it.
  */
-FF_API double ff_device_rate(const struct ff_device *d, enum ff_precision p);
+FF_API double ff_spec_rate(const struct ff_spec *d, enum ff_precision p);
 
 #ifdef __cplusplus
 }
