@@ -21,17 +21,6 @@ static const struct ff_backend *const registry[] = {
     NULL,
 };
 
-int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
 uint64_t ff_now_ns(void)
 {
     struct timespec ts;

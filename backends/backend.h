@@ -20,6 +20,8 @@
 #include <flopfit/precision.h>
 #include <flopfit/status.h>
 
+#include "ff_util.h"
+
 struct ff_backend; /* a compiled-in API (static, never freed) */
 struct ff_device;  /* an opened device on one backend */
 struct ff_buf;     /* device memory */
@@ -183,13 +185,7 @@ int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs
                   const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
                   char *err, size_t errlen);
 
-/* ---- small utilities shared by backends and bench/ --------------------- */
-
-/* snprintf into err when err is not NULL; returns `status` for tail calls. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...);
+/* ---- clock ---------------------------------------------------------------- */
 
 /* Monotonic clock in nanoseconds. */
 uint64_t ff_now_ns(void);

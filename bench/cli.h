@@ -30,13 +30,4 @@ struct ff_bench_opts {
 int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, size_t errlen);
 void ff_bench_usage(FILE *f);
 
-/* Typed parsers shared by the subcommands (0 or FF_ERR_INVALID + message). */
-int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out,
-                 char *err, size_t errlen);
-int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
-                    size_t errlen);
-/* Byte sizes: "4294967296", "512M", "4G", "1.5GiB" (binary units). */
-int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
-                   size_t errlen);
-
 #endif

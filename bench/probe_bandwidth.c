@@ -87,9 +87,9 @@ static uint64_t buffer_bytes(const struct ff_device_info *info, const struct ff_
         b = 4ull * 0x7fffffff;
     b = b >= 4 * FF_MIB ? b / FF_MIB * FF_MIB : b / 4096 * 4096;
     char sz[32], c[32];
-    ff_probe_fmt_bytes(sz, sizeof(sz), (double)b);
+    ff_fmt_bytes_bin(sz, sizeof(sz), (double)b);
     if (llc) {
-        ff_probe_fmt_bytes(c, sizeof(c), (double)llc);
+        ff_fmt_bytes_bin(c, sizeof(c), (double)llc);
         if (snprintf(note, notelen, "buffers of %s (%.1fx the %s LLC%s)", sz, (double)b / llc, c,
                      bound) >= (int)notelen)
             note[notelen - 1] = 0;

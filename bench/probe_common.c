@@ -263,13 +263,3 @@ size_t ff_probe_first_diff(const uint32_t *a, const uint32_t *b, size_t n)
     }
     return SIZE_MAX;
 }
-
-void ff_probe_fmt_bytes(char *dst, size_t n, double bytes)
-{
-    if (bytes >= (double)FF_GIB)
-        snprintf(dst, n, "%.2f GiB", bytes / (double)FF_GIB);
-    else if (bytes >= (double)FF_MIB)
-        snprintf(dst, n, "%.1f MiB", bytes / (double)FF_MIB);
-    else
-        snprintf(dst, n, "%.0f KiB", bytes / 1024.0);
-}

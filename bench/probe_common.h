@@ -65,7 +65,4 @@ void ff_probe_fill_floats(float *dst, size_t n, struct ff_rng *rng);
 /* Index of the first differing 32-bit word, SIZE_MAX when equal. */
 size_t ff_probe_first_diff(const uint32_t *a, const uint32_t *b, size_t n);
 
-/* "1.23 GiB" / "45.6 MiB" / "789 KiB" */
-void ff_probe_fmt_bytes(char *dst, size_t n, double bytes);
-
 #endif

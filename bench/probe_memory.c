@@ -155,11 +155,11 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     uint64_t reserve = avail0 / 4;
     if (cfg->memory_limit_bytes) {
         cap = cfg->memory_limit_bytes;
-        ff_probe_fmt_bytes(sz, sizeof(sz), (double)cap);
+        ff_fmt_bytes_bin(sz, sizeof(sz), (double)cap);
         snprintf(cap_why, sizeof(cap_why), "--memory-limit %s", sz);
     } else if (info->host_shared_memory && avail0) {
         cap = avail0 / 4 * 3;
-        ff_probe_fmt_bytes(sz, sizeof(sz), (double)cap);
+        ff_fmt_bytes_bin(sz, sizeof(sz), (double)cap);
         snprintf(cap_why, sizeof(cap_why), "3/4 of the host's available memory (%s)", sz);
     } else if (info->host_shared_memory || !reported) {
         cap = reported ? reported : 1 * FF_GIB;
@@ -230,7 +230,7 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
             if (spare < size) {
                 if (spare < gran || spare < PAGE) {
                     capped = true;
-                    ff_probe_fmt_bytes(sz, sizeof(sz), (double)avail);
+                    ff_fmt_bytes_bin(sz, sizeof(sz), (double)avail);
                     snprintf(stop, sizeof(stop),
                              "stopped by the host: %s available, a quarter of the start value "
                              "kept free",
@@ -249,7 +249,7 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
             continue;
         }
         if (!first_fail[0]) {
-            ff_probe_fmt_bytes(sz, sizeof(sz), (double)size);
+            ff_fmt_bytes_bin(sz, sizeof(sz), (double)size);
             snprintf(first_fail, sizeof(first_fail), "a %s chunk failed: %s", sz, err);
         }
         if (size <= gran) {
@@ -276,7 +276,7 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
         r->value = (double)total;
         r->bytes = total;
         char csz[32];
-        ff_probe_fmt_bytes(csz, sizeof(csz), (double)chunk);
+        ff_fmt_bytes_bin(csz, sizeof(csz), (double)chunk);
         snprintf(r->variant, sizeof(r->variant), "%s chunks, %s pattern, every byte read back; %s",
                  csz, s.host_fill ? "host-written" : "device-written", stop);
     }

@@ -144,7 +144,7 @@ void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
         goto error_buf;
 
     char size[32];
-    ff_probe_fmt_bytes(size, sizeof(size), (double)bytes);
+    ff_fmt_bytes_bin(size, sizeof(size), (double)bytes);
     for (size_t i = 0; i < N_KINDS && !ff_interrupted; i++) {
         ff_progress(cfg, "%s: %s", info->name, kinds[i].name);
         snprintf(res[i]->variant, sizeof(res[i]->variant),

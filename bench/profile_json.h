@@ -20,10 +20,4 @@
 struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct ff_host *host,
                                        const char *created_utc);
 
-/* Write text to path atomically. FF_ERR_IO with the reason in err on failure. */
-int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen);
-
-/* Can a file be created in the folder of path? (creates and removes a temp file) */
-int ff_check_writable(const char *path, char *err, size_t errlen);
-
 #endif

@@ -5,39 +5,10 @@
 
 #include "report.h"
 
-void ff_fmt_si(char *dst, size_t n, double v, const char *unit)
-{
-    static const char *const pre[] = {"", "k", "M", "G", "T", "P", "E"};
-    int i = 0;
-    while (fabs(v) >= 1000 && i < 6) {
-        v /= 1000;
-        i++;
-    }
-    snprintf(dst, n, "%.*f %s%s", fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2, v, pre[i], unit);
-}
-
-void ff_fmt_time(char *dst, size_t n, double s)
-{
-    if (s >= 1)
-        snprintf(dst, n, "%.3f s", s);
-    else if (s >= 1e-3)
-        snprintf(dst, n, "%.3f ms", s * 1e3);
-    else
-        snprintf(dst, n, "%.2f us", s * 1e6);
-}
-
-static void fmt_bytes(char *dst, size_t n, double b)
-{
-    if (b >= 1024.0 * 1024 * 1024)
-        snprintf(dst, n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-    else
-        snprintf(dst, n, "%.1f MiB", b / (1024.0 * 1024));
-}
-
 void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i)
 {
     char mem[32];
-    fmt_bytes(mem, sizeof(mem), (double)i->global_mem_bytes);
+    ff_fmt_bytes_bin(mem, sizeof(mem), (double)i->global_mem_bytes);
     fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label, i->name,
             i->platform, i->driver_version, i->type, i->compute_units, mem);
 }
@@ -82,7 +53,7 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             snprintf(size, sizeof(size), r->m == r->n && r->n == r->k ? "%u" : "%ux%ux%u", r->m,
                      r->n, r->k);
         else if (r->bytes)
-            fmt_bytes(size, sizeof(size), (double)r->bytes);
+            ff_fmt_bytes_bin(size, sizeof(size), (double)r->bytes);
         if (r->status == FF_RES_UNSUPPORTED && r->prec >= 0) {
             /* One line per implementation and reason, listing its precisions. */
             if (same_unsupported(p, i, 0, i))
@@ -110,7 +81,7 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
                      50.0 * (r->t.dev_max_s - r->t.dev_min_s) / base);
         }
         if (strcmp(r->unit, "B") == 0)
-            fmt_bytes(rate, sizeof(rate), r->value);
+            ff_fmt_bytes_bin(rate, sizeof(rate), r->value);
         else if (figure_is_time)
             ff_fmt_time(rate, sizeof(rate), r->value);
         else
@@ -124,7 +95,7 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             const char *stop = "";
             for (size_t x = 0; x < r->n_extra; x++) {
                 if (strcmp(r->extra[x].key, "reported_bytes") == 0)
-                    fmt_bytes(drv, sizeof(drv), r->extra[x].value);
+                    ff_fmt_bytes_bin(drv, sizeof(drv), r->extra[x].value);
                 else if (strcmp(r->extra[x].key, "time_limited") == 0 && r->extra[x].value)
                     stop = "; stopped by the time limit";
                 else if (strcmp(r->extra[x].key, "capped") == 0 && r->extra[x].value && !*stop)

@@ -6,10 +6,7 @@
 
 #include "result.h"
 
-/* "57.0 G" style: value scaled to k/M/G/T/P with 3 significant digits. */
-void ff_fmt_si(char *dst, size_t n, double v, const char *unit);
-/* "1.23 ms" style. */
-void ff_fmt_time(char *dst, size_t n, double s);
+#include "ff_util.h"
 
 void ff_report_header(FILE *f, const char *label, const struct ff_device_info *info);
 void ff_report_table(FILE *f, const struct ff_profile *p);

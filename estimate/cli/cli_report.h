@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "ff_util.h"
 #include "flopfit/flopfit.h"
 
 /* One device's result in a --device all ranking. */
@@ -24,8 +25,7 @@ int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
 int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                         const struct ff_rank_row *rows, size_t n);
 
-/* "12.3 GB"-style (SI, decimal) and "11.5 GiB" helpers into a caller buffer. */
-const char *ff_fmt_bytes(char *buf, size_t n, double bytes);
+/* "1.50 s" / "2.3 h" style into a caller buffer (bytes: ff_fmt_bytes in ff_util.h). */
 const char *ff_fmt_seconds(char *buf, size_t n, double s);
 
 #endif

@@ -5,13 +5,6 @@
 
 #include "cli_report.h"
 
-const char *ff_fmt_bytes(char *buf, size_t n, double bytes)
-{
-    double gib = bytes / 1073741824.0;
-    snprintf(buf, n, "%.2f GiB (%.1f GB)", gib, bytes / 1e9);
-    return buf;
-}
-
 const char *ff_fmt_seconds(char *buf, size_t n, double s)
 {
     if (s < 1.0)

@@ -5,13 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ff_util.h"
 #include "flopfit/estimate.h"
-
-/* printf into err (may be NULL) and return status. */
-int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...);
-
-/* ASCII case-insensitive equality. */
-bool ff_streq_ci(const char *a, const char *b);
 
 /* True when `name` equals one of the space-separated words in `list` (case-insensitive). */
 bool ff_word_in(const char *name, const char *list);
@@ -23,9 +18,6 @@ int ff_edit_distance(const char *a, const char *b);
  * targets[i] (NULL: the candidate itself) once each. Returns the number written. */
 int ff_suggest_from(const char *name, const char *const *candidates, const char *const *targets,
                     size_t n, char *buf, size_t buflen, int max);
-
-/* Copy with truncation, always NUL-terminated. */
-void ff_strlcpy(char *dst, const char *src, size_t n);
 
 /* Serving figures at `batch` sequences (serve.c). */
 struct ff_serve_point {

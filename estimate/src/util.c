@@ -1,40 +1,9 @@
 /* estimate/src/util.c — small string helpers for messages and name matching. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
-
-int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
-void ff_strlcpy(char *dst, const char *src, size_t n)
-{
-    if (n == 0)
-        return;
-    size_t len = strlen(src);
-    if (len >= n)
-        len = n - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
-}
-
-bool ff_streq_ci(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-            return false;
-    return *a == *b;
-}
 
 bool ff_word_in(const char *name, const char *list)
 {

@@ -1,0 +1,66 @@
+/*
+ * estimate/util/ff_util.h — the helpers every part of flopfit shares: error messages, strings,
+ * numbers with units, typed option parsers, files.
+ *
+ * A private static library (ff_util) linked into libflopfit (hidden there), the backends,
+ * bench/ and both CLIs: one definition of each helper for the whole tree. Nothing here is
+ * installed; nothing prints or exits. Thread-safety: every function is reentrant.
+ */
+#ifndef FF_UTIL_H
+#define FF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <flopfit/status.h>
+
+#if defined(__GNUC__)
+#define FF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define FF_PRINTF(f, a)
+#endif
+
+/* ---- errors and strings (strings.c) ------------------------------------- */
+
+/* snprintf into err when err is not NULL and errlen > 0; returns `status` for tail calls. */
+FF_PRINTF(4, 5) int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...);
+
+/* Copy at most n-1 bytes of src and terminate (n > 0). */
+void ff_strlcpy(char *dst, const char *src, size_t n);
+
+/* ASCII case-insensitive equality. */
+bool ff_streq_ci(const char *a, const char *b);
+
+/* ---- numbers with units (format.c); each writes a terminated string into dst ---- */
+
+/* "57.0 GFLOP/s" style: v scaled by 1000s to k/M/G/T/P/E, 3 significant digits. */
+void ff_fmt_si(char *dst, size_t n, double v, const char *unit);
+/* "1.234 s", "1.234 ms", "12.34 us". */
+void ff_fmt_time(char *dst, size_t n, double s);
+/* Binary units: "1.50 GiB", "512.0 MiB", "64 KiB". */
+void ff_fmt_bytes_bin(char *dst, size_t n, double bytes);
+/* Both units: "74.45 GiB (79.9 GB)". Returns dst. */
+const char *ff_fmt_bytes(char *dst, size_t n, double bytes);
+
+/* ---- typed option parsers (parse.c) --------------------------------------- *
+ * Each returns 0 and sets *out, or FF_ERR_INVALID with a message naming `opt`, the bad value
+ * and what is accepted ("invalid value 'x' for --reps: expected a whole number from 1 to 1000").
+ */
+int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out,
+                 char *err, size_t errlen);
+/* A finite decimal number in [min, max]. */
+int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
+                    size_t errlen);
+/* Byte sizes: "4294967296", "512M", "4G", "1.5GiB" (binary units), at least min. */
+int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
+                   size_t errlen);
+
+/* ---- files (file.c) ---------------------------------------------------------- */
+
+/* Write text to path atomically (temp file beside it, fsync, rename). FF_ERR_IO + reason. */
+int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen);
+/* Can a file be created in the folder of path? (creates and removes a temp file) */
+int ff_check_writable(const char *path, char *err, size_t errlen);
+
+#endif
