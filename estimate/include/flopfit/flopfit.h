@@ -8,5 +8,6 @@
 #include "flopfit/model.h"
 #include "flopfit/precision.h"
 #include "flopfit/status.h"
+#include "flopfit/version.h"
 
 #endif
