@@ -39,4 +39,32 @@ int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct
 /* Forward attention FLOPs per token per layer at context s (flops.c). */
 double ff_attn_flops_per_token_layer(const struct ff_model *m, double s);
 
+/* ---- the plan (plan.c), the layout search (layout.c), what would fit (suggest.c) ---- */
+
+/* Largest micro-batch the plan check accepts and the batch search tries. */
+#define FF_PLAN_BATCH_MAX ((int64_t)1 << 30)
+
+/* Can `tp` split the attention (query heads; key/value heads divided or replicated)? */
+bool ff_plan_tp_valid(const struct ff_model *m, int64_t tp);
+
+/* What a fit is judged against: the model, its parameter count and one GPU's usable bytes. */
+struct ff_fit_ctx {
+    const struct ff_model *m;
+    const struct ff_param_count *pc;
+    double usable;
+};
+
+/* Does the plan fit at this layout and micro-batch b? Fills *mem (may be NULL). */
+bool ff_layout_fits(const struct ff_fit_ctx *c, const struct ff_plan *p, int64_t tp, int64_t pp,
+                    int64_t dp, int64_t b, struct ff_memory *mem);
+/* Largest micro-batch in [1, FF_PLAN_BATCH_MAX] that fits; 0 when none. */
+int64_t ff_layout_max_batch(const struct ff_fit_ctx *c, const struct ff_plan *p, int64_t tp,
+                            int64_t pp, int64_t dp);
+/* Fewest GPUs keeping the plan's options, with the layout in *btp, *bpp, *bdp; 0 when none. */
+int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, int64_t *btp,
+                           int64_t *bpp, int64_t *bdp);
+
+/* Append to e->suggestions the changes that would make plan p (which does not fit) fit. */
+void ff_est_suggestions(struct ff_estimate *e, const struct ff_fit_ctx *c, const struct ff_plan *p);
+
 #endif

@@ -1,0 +1,176 @@
+/*
+ * estimate/src/plan.c — the plan: its defaults, the names of its choices, and the checks that
+ * reject a plan the model cannot run (ranges, tp against the heads, pp against the layers,
+ * --gpus against tp x pp).
+ */
+#include <string.h>
+
+#include "flopfit/estimate.h"
+#include "flopfit/status.h"
+#include "internal.h"
+
+void ff_plan_init(struct ff_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->task = FF_TASK_TRAIN;
+    p->precision = FF_PREC_BF16;
+    p->kv_precision = FF_PREC_BF16;
+    p->grad_precision = FF_PREC_FP32;
+    p->optimizer = FF_OPT_ADAMW;
+    p->batch = 1;
+    p->accum = 1;
+    p->recompute = FF_RECOMPUTE_NONE;
+    p->flash_attention = true;
+    p->sequence_parallel = true;
+    p->tp = p->pp = 1;
+    p->lora_rank = 16;
+    p->lora_all_linear = true;
+    p->prompt = 512;
+    p->generate = 256;
+    p->overhead_bytes = -1.0;
+    p->overhead_fraction = -1.0;
+}
+
+const char *ff_task_name(enum ff_task t)
+{
+    switch (t) {
+    case FF_TASK_TRAIN: return "train";
+    case FF_TASK_LORA: return "lora";
+    case FF_TASK_QLORA: return "qlora";
+    case FF_TASK_SERVE: return "serve";
+    }
+    return "?";
+}
+
+const char *ff_optimizer_name(enum ff_optimizer o)
+{
+    switch (o) {
+    case FF_OPT_ADAMW: return "adamw";
+    case FF_OPT_ADAMW8BIT: return "adamw8bit";
+    case FF_OPT_SGD: return "sgd";
+    }
+    return "?";
+}
+
+const char *ff_recompute_name(enum ff_recompute r)
+{
+    switch (r) {
+    case FF_RECOMPUTE_NONE: return "none";
+    case FF_RECOMPUTE_SELECTIVE: return "selective";
+    case FF_RECOMPUTE_FULL: return "full";
+    }
+    return "?";
+}
+
+enum ff_precision ff_plan_compute_precision(const struct ff_plan *p)
+{
+    if (p->task == FF_TASK_QLORA)
+        return p->precision == FF_PREC_FP16 ? FF_PREC_FP16 : FF_PREC_BF16;
+    if (p->task == FF_TASK_LORA && (p->precision == FF_PREC_INT8 || p->precision == FF_PREC_INT4 ||
+                                    p->precision == FF_PREC_NF4))
+        return FF_PREC_BF16; /* frozen quantised base is dequantised for the matmuls */
+    return p->precision;
+}
+
+bool ff_plan_tp_valid(const struct ff_model *m, int64_t tp)
+{
+    if (m->rough)
+        return m->heads % tp == 0;
+    if (m->heads % tp != 0)
+        return false;
+    if (m->kv_lora_rank > 0)
+        return true;
+    return m->kv_heads % tp == 0 || tp % m->kv_heads == 0;
+}
+
+int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, size_t errlen)
+{
+    int rc = ff_model_check(m, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    struct {
+        const char *opt;
+        int64_t v, min, max;
+    } ranges[] = {
+        {"--batch", p->batch, 1, FF_PLAN_BATCH_MAX},
+        {"--seq", p->seq, 0, (int64_t)1 << 34},
+        {"--accum", p->accum, 1, (int64_t)1 << 30},
+        {"--tp", p->tp, 1, 1 << 16},
+        {"--pp", p->pp, 1, 1 << 16},
+        {"--gpus", p->gpus, 0, (int64_t)1 << 30},
+        {"--zero", p->zero, 0, 3},
+        {"--lora-rank", p->lora_rank, 1, 1 << 20},
+        {"--prompt", p->prompt, 1, (int64_t)1 << 34},
+        {"--generate", p->generate, 1, (int64_t)1 << 34},
+    };
+    for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+        if (ranges[i].v < ranges[i].min || ranges[i].v > ranges[i].max)
+            return ff_errf(err, errlen, FF_ERR_RANGE, "%s %lld is out of range (%lld..%lld)",
+                           ranges[i].opt, (long long)ranges[i].v, (long long)ranges[i].min,
+                           (long long)ranges[i].max);
+    if (!(p->tokens >= 0.0 && p->tokens <= 1e18))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--tokens %g is out of range (0..1e18)",
+                       p->tokens);
+    if (!(p->mfu >= 0.0 && p->mfu <= 1.0))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--mfu %g is out of range (0..1]", p->mfu);
+    if (!(p->bw_fraction >= 0.0 && p->bw_fraction <= 1.0))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--bw-fraction %g is out of range (0..1]",
+                       p->bw_fraction);
+    if (!(p->price_per_hour >= 0.0 && p->price_per_hour < 1e6))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--price %g is out of range", p->price_per_hour);
+    if (!(p->achieved_flops_per_s >= 0.0 && p->achieved_flops_per_s < 1e18))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "achieved FLOP/s %g is out of range",
+                       p->achieved_flops_per_s);
+    if ((int)p->precision < 0 || p->precision >= FF_PREC_COUNT)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision");
+    if (p->task == FF_TASK_TRAIN && p->precision != FF_PREC_FP32 && p->precision != FF_PREC_BF16 &&
+        p->precision != FF_PREC_FP16 && p->precision != FF_PREC_FP8)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--train needs --precision fp32, bf16, fp16 or fp8 (got %s); for 4-bit "
+                       "weights use --finetune qlora",
+                       ff_precision_name(p->precision));
+    if (p->task == FF_TASK_QLORA && p->precision != FF_PREC_BF16 && p->precision != FF_PREC_FP16 &&
+        p->precision != FF_PREC_FP32)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--finetune qlora stores the base in NF4 and computes in bf16/fp16; "
+                       "--precision %s does not apply",
+                       ff_precision_name(p->precision));
+    if (p->task == FF_TASK_SERVE && p->zero != 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--zero applies to training, not --serve");
+    if (p->grad_precision != FF_PREC_FP32 && p->grad_precision != FF_PREC_BF16 &&
+        p->grad_precision != FF_PREC_FP16)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--grad-precision must be fp32, bf16 or fp16 (got %s)",
+                       ff_precision_name(p->grad_precision));
+    if (!ff_plan_tp_valid(m, p->tp)) {
+        if (m->heads % p->tp != 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--tp %lld does not divide the %lld attention heads of %s",
+                           (long long)p->tp, (long long)m->heads, m->name);
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--tp %lld neither divides nor is a multiple of the %lld key/value "
+                       "heads of %s",
+                       (long long)p->tp, (long long)m->kv_heads, m->name);
+    }
+    if (p->pp > m->layers)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--pp %lld is more pipeline stages than the %lld layers of %s",
+                       (long long)p->pp, (long long)m->layers, m->name);
+    int64_t mp = p->tp * p->pp;
+    if (p->gpus > 0) {
+        if (p->gpus < mp)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "the plan needs tp x pp = %lld GPUs but --gpus is %lld", (long long)mp,
+                           (long long)p->gpus);
+        if (p->gpus % mp != 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--gpus %lld is not a multiple of tp x pp = %lld", (long long)p->gpus,
+                           (long long)mp);
+        if (p->task == FF_TASK_SERVE && p->gpus / mp > p->batch)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "more GPUs than needed: %lld model replicas for %lld sequences "
+                           "(raise --batch or lower --gpus)",
+                           (long long)(p->gpus / mp), (long long)p->batch);
+    }
+    return FF_OK;
+}
