@@ -23,6 +23,7 @@ packages=(
     libcriterion-dev                                # tests
     libopenblas-dev                                 # CPU peer in the matmul benchmark
     clang-format                                    # the format check in the test suite
+    clang libclang-rt-14-dev                        # libFuzzer for the fuzz stage of `test`
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -44,7 +45,9 @@ if [ "$mode" = test ]; then
         meson setup "$dir" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
     ninja -C "$dir"
     # Device tests take the machine's devices in turn; the rest run in parallel.
-    exec meson test -C "$dir" --print-errorlogs --num-processes 2
+    meson test -C "$dir" --print-errorlogs --num-processes 2
+    # Then every parser under libFuzzer for a short fixed time (scripts/fuzz.sh runs longer).
+    exec scripts/fuzz.sh "${FF_FUZZ_SECONDS:-60}"
 fi
 
 dir=build
