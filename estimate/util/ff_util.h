@@ -55,6 +55,26 @@ int ff_parse_double(const char *opt, const char *s, double min, double max, doub
 /* Byte sizes: "4294967296", "512M", "4G", "1.5GiB" (binary units), at least min. */
 int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
                    size_t errlen);
+/* A finite number in (min, max]: min itself is refused ("--mfu": more than 0, at most 1). */
+int ff_parse_double_above(const char *opt, const char *s, double min, double max, double *out,
+                          char *err, size_t errlen);
+/* A whole number in [min, max]: decimal ("4096") or a real number that is whole ("7e9", "1e6"). */
+int ff_parse_i64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out, char *err,
+                 size_t errlen);
+
+/* One accepted word of a word option: `name` parses to `value`. An alias is accepted but left
+ * out of the "expected ..." list (e.g. "adam" for "adamw"). */
+struct ff_choice {
+    const char *name;
+    int value;
+    bool alias;
+};
+/* Exactly one of the n names (case-sensitive); the message lists the non-alias names
+ * ("expected none, selective or full"). */
+int ff_parse_choice(const char *opt, const char *s, const struct ff_choice *choices, size_t n,
+                    int *out, char *err, size_t errlen);
+/* on|off (aliases true|false, 1|0). */
+int ff_parse_onoff(const char *opt, const char *s, bool *out, char *err, size_t errlen);
 
 /* ---- files (file.c) ---------------------------------------------------------- */
 

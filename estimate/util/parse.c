@@ -31,20 +31,105 @@ int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uin
     return FF_OK;
 }
 
+/* A finite number from strtod that uses all of s (not a range check). */
+static bool real_of(const char *s, double *out)
+{
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
 int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
                     size_t errlen)
 {
     char accepted[64];
     snprintf(accepted, sizeof(accepted), "a number from %g to %g", min, max);
+    double v;
+    if (!real_of(s, &v) || v < min || v > max)
+        return bad(err, errlen, opt, s ? s : "", accepted);
+    *out = v;
+    return FF_OK;
+}
+
+int ff_parse_double_above(const char *opt, const char *s, double min, double max, double *out,
+                          char *err, size_t errlen)
+{
+    char accepted[80];
+    snprintf(accepted, sizeof(accepted), "a number greater than %g and at most %g", min, max);
+    double v;
+    if (!real_of(s, &v) || v <= min || v > max)
+        return bad(err, errlen, opt, s ? s : "", accepted);
+    *out = v;
+    return FF_OK;
+}
+
+int ff_parse_i64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out, char *err,
+                 size_t errlen)
+{
+    char accepted[96];
+    snprintf(accepted, sizeof(accepted), "a whole number from %lld to %lld", (long long)min,
+             (long long)max);
     if (!s || !*s)
         return bad(err, errlen, opt, "", accepted);
     errno = 0;
     char *end;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < min || v > max)
+    long long v = strtoll(s, &end, 10);
+    if (*end == '\0' && errno == 0) {
+        if (v < min || v > max)
+            return bad(err, errlen, opt, s, accepted);
+        *out = v;
+        return FF_OK;
+    }
+    /* "7e9", "1e6": a real number that is whole. 2^63 itself does not fit an int64_t. */
+    double d;
+    if (!real_of(s, &d) || d != floor(d) || d < (double)min || d > (double)max || d >= 0x1p63)
         return bad(err, errlen, opt, s, accepted);
-    *out = v;
+    *out = (int64_t)d;
     return FF_OK;
+}
+
+int ff_parse_choice(const char *opt, const char *s, const struct ff_choice *choices, size_t n,
+                    int *out, char *err, size_t errlen)
+{
+    for (size_t i = 0; s && i < n; i++) {
+        if (!strcmp(s, choices[i].name)) {
+            *out = choices[i].value;
+            return FF_OK;
+        }
+    }
+    /* "none, selective or full": the listed (non-alias) names. */
+    char accepted[256] = "";
+    size_t listed = 0, total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += !choices[i].alias;
+    for (size_t i = 0; i < n; i++) {
+        if (choices[i].alias)
+            continue;
+        size_t len = strlen(accepted);
+        const char *sep = listed == 0 ? "" : listed + 1 == total ? " or " : ", ";
+        snprintf(accepted + len, sizeof(accepted) - len, "%s%s", sep, choices[i].name);
+        listed++;
+    }
+    return bad(err, errlen, opt, s ? s : "", accepted);
+}
+
+int ff_parse_onoff(const char *opt, const char *s, bool *out, char *err, size_t errlen)
+{
+    static const struct ff_choice onoff[] = {
+        {"on", 1, false},   {"off", 0, false}, {"true", 1, true},
+        {"false", 0, true}, {"1", 1, true},    {"0", 0, true},
+    };
+    int v;
+    int rc = ff_parse_choice(opt, s, onoff, sizeof(onoff) / sizeof(onoff[0]), &v, err, errlen);
+    if (rc == FF_OK)
+        *out = v != 0;
+    return rc;
 }
 
 int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, char *err,
@@ -82,4 +167,3 @@ int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, 
     *out = (uint64_t)bytes;
     return FF_OK;
 }
-

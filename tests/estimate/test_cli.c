@@ -119,29 +119,55 @@ Test(cli, bad_config_names_file_and_field)
     cr_expect(strstr(o->err, "missing/config.json"), "%s", o->err);
 }
 
+/* A bad option value: exit 2, and the message names the option, the value and what is
+ * accepted (the ff_util typed parsers). */
 Test(cli, bad_numbers)
 {
     static const char *const cases[][3] = {
-        {"--batch", "-3", "out of range"},
-        {"--batch", "0", "out of range"},
-        {"--batch", "abc", "not a number"},
-        {"--gpus", "99999999999999999999", "range"},
-        {"--tokens", "-1e9", "out of range"},
-        {"--mfu", "1.5", "out of range"},
-        {"--seq", "1e40", "range"},
-        {"--tp", "3.5", "range"},
-        {"--price", "nan", ""},
+        {"--batch", "-3", "expected a whole number from 1 to 1073741824"},
+        {"--batch", "0", "expected a whole number from 1 to 1073741824"},
+        {"--batch", "abc", "expected a whole number from 1 to 1073741824"},
+        {"--batch", "2.5", "expected a whole number from 1 to 1073741824"},
+        {"--gpus", "99999999999999999999", "expected a whole number from 1 to 1073741824"},
+        {"--tokens", "-1e9", "expected a number greater than 0 and at most 1e+18"},
+        {"--mfu", "1.5", "expected a number greater than 0 and at most 1"},
+        {"--mfu", "0", "expected a number greater than 0 and at most 1"},
+        {"--seq", "1e40", "expected a whole number from 1 to 17179869184"},
+        {"--tp", "3.5", "expected a whole number from 1 to 65536"},
+        {"--zero", "4", "expected a whole number from 0 to 3"},
+        {"--price", "nan", "expected a number greater than 0 and at most 100000"},
+        {"--overhead-gib", "-1", "expected a number from 0 to 10000"},
+        {"--flash-attention", "maybe", "expected on or off"},
+        {"--recompute", "some", "expected none, selective or full"},
+        {"--optimizer", "adagrad", "expected adamw, adamw8bit or sgd"},
+        {"--precision", "nf4", "expected fp32, bf16, fp16, fp8, int8 or int4"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct out *o =
             cli("--model", "llama-2-7b", "--device", "h100", cases[i][0], cases[i][1], NULL);
+        char value[64];
+        snprintf(value, sizeof(value), "'%s'", cases[i][1]);
         cr_expect_eq(o->code, 2, "%s %s", cases[i][0], cases[i][1]);
-        cr_expect(strstr(o->err, cases[i][0]) && strstr(o->err, cases[i][2]), "%s", o->err);
+        cr_expect(strstr(o->err, cases[i][0]) && strstr(o->err, value) &&
+                      strstr(o->err, cases[i][2]),
+                  "%s %s: %s", cases[i][0], cases[i][1], o->err);
+        cr_expect_eq(o->out[0], '\0', "nothing on stdout: %s", o->out);
     }
     struct out *o = cli("--params", "0", "--device", "h100", NULL);
     cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "--params") && strstr(o->err, "'0'") &&
+                  strstr(o->err, "greater than 0 and at most 1e+15"),
+              "%s", o->err);
     o = cli("--params", "1e300", "--device", "h100", NULL);
     cr_expect_eq(o->code, 2);
+    /* Accepted forms: whole numbers in exponent form, aliases of on/off and of the optimizers. */
+    o = cli("--model", "llama-2-7b", "--serve", "--device", "h100", "--batch", "1e1",
+            "--flash-attention", "true", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "batch 10"), "%s", o->out);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--optimizer", "adam8bit", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "adamw8bit"), "%s", o->out);
 }
 
 Test(cli, impossible_plans)

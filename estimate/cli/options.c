@@ -1,0 +1,325 @@
+/*
+ * estimate/cli/options.c — the options of `flopfit estimate`: the --help text, the getopt_long
+ * table, and argv parsed into struct ff_estcli_opts and a plan with the typed parsers of
+ * ff_util.h (each error names the option, the bad value and what is accepted).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "estimate_cli_impl.h"
+
+const char ff_estcli_usage_text[] =
+    "usage: flopfit estimate --model NAME|config.json | --params N  [task] [plan] [device]\n"
+    "\n"
+    "Will this model train or serve on that device, on how many, how long, at what cost.\n"
+    "\n"
+    "model:\n"
+    "  --model NAME|PATH      a preset (see --list-models) or a Hugging Face config.json\n"
+    "  --params N             rough: N parameters, shape guessed (e.g. 7e9)\n"
+    "task (default --train):\n"
+    "  --train                full training\n"
+    "  --finetune lora|qlora  adapters on a frozen (QLoRA: NF4) base\n"
+    "  --lora-rank R          adapter rank (16)   --lora-targets all|qv (all)\n"
+    "  --serve                inference: --prompt N (512) --generate N (256)\n"
+    "numerics and memory plan:\n"
+    "  --precision P          fp32 bf16 fp16 fp8 int8 int4 (bf16)\n"
+    "  --kv-precision P       KV cache format (16-bit of --precision)\n"
+    "  --grad-precision P     stored gradients fp32|bf16|fp16 (fp32)\n"
+    "  --optimizer O          adamw adamw8bit sgd (adamw)\n"
+    "  --batch N              micro-batch / concurrent sequences (1)\n"
+    "  --seq N                training sequence length (model context, at most 4096)\n"
+    "  --accum N              gradient accumulation / pipeline micro-batches (1)\n"
+    "  --recompute R          none selective full (none)\n"
+    "  --flash-attention on|off (on)   --sequence-parallel on|off (on)\n"
+    "  --zero 0|1|2|3         ZeRO stage (0)\n"
+    "  --tp N --pp N          tensor / pipeline parallel (1, 1)\n"
+    "  --gpus N               GPUs in all; data parallel = gpus/(tp*pp) (the fewest that fit)\n"
+    "device:\n"
+    "  --device NAME|all      catalog device (see --list-devices); all = rank every one\n"
+    "  --profile FILE         measured profile from `flopfit bench` (repeatable)\n"
+    "run:\n"
+    "  --tokens N             training tokens (20 x params; fine-tuning 1e8)\n"
+    "  --mfu F                model FLOPs utilisation (train 0.40, serve prefill 0.60)\n"
+    "  --achieved-tflops X    achieved hardware TFLOP/s per GPU instead of --mfu\n"
+    "  --bw-fraction F        achieved fraction of memory bandwidth (0.70; profile 1.0)\n"
+    "  --price USD            $ per GPU-hour (the catalog's typical rate)\n"
+    "  --overhead-gib G       fixed runtime overhead per GPU (1)\n"
+    "output:\n"
+    "  --json                 machine-readable\n"
+    "  --list-models, --list-devices, --help\n";
+
+enum {
+    OPT_MODEL = 256,
+    OPT_PARAMS,
+    OPT_TRAIN,
+    OPT_FINETUNE,
+    OPT_SERVE,
+    OPT_LORA_RANK,
+    OPT_LORA_TARGETS,
+    OPT_PRECISION,
+    OPT_KV_PRECISION,
+    OPT_GRAD_PRECISION,
+    OPT_OPTIMIZER,
+    OPT_BATCH,
+    OPT_SEQ,
+    OPT_ACCUM,
+    OPT_RECOMPUTE,
+    OPT_FLASH,
+    OPT_SP,
+    OPT_ZERO,
+    OPT_TP,
+    OPT_PP,
+    OPT_GPUS,
+    OPT_PROMPT,
+    OPT_GENERATE,
+    OPT_DEVICE,
+    OPT_PROFILE,
+    OPT_TOKENS,
+    OPT_MFU,
+    OPT_ACHIEVED,
+    OPT_BW,
+    OPT_PRICE,
+    OPT_OVERHEAD,
+    OPT_JSON,
+    OPT_LIST_MODELS,
+    OPT_LIST_DEVICES,
+    OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"params", required_argument, NULL, OPT_PARAMS},
+    {"train", no_argument, NULL, OPT_TRAIN},
+    {"finetune", required_argument, NULL, OPT_FINETUNE},
+    {"serve", no_argument, NULL, OPT_SERVE},
+    {"lora-rank", required_argument, NULL, OPT_LORA_RANK},
+    {"lora-targets", required_argument, NULL, OPT_LORA_TARGETS},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"kv-precision", required_argument, NULL, OPT_KV_PRECISION},
+    {"grad-precision", required_argument, NULL, OPT_GRAD_PRECISION},
+    {"optimizer", required_argument, NULL, OPT_OPTIMIZER},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"accum", required_argument, NULL, OPT_ACCUM},
+    {"recompute", required_argument, NULL, OPT_RECOMPUTE},
+    {"flash-attention", required_argument, NULL, OPT_FLASH},
+    {"sequence-parallel", required_argument, NULL, OPT_SP},
+    {"zero", required_argument, NULL, OPT_ZERO},
+    {"tp", required_argument, NULL, OPT_TP},
+    {"pp", required_argument, NULL, OPT_PP},
+    {"gpus", required_argument, NULL, OPT_GPUS},
+    {"prompt", required_argument, NULL, OPT_PROMPT},
+    {"generate", required_argument, NULL, OPT_GENERATE},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"tokens", required_argument, NULL, OPT_TOKENS},
+    {"mfu", required_argument, NULL, OPT_MFU},
+    {"achieved-tflops", required_argument, NULL, OPT_ACHIEVED},
+    {"bw-fraction", required_argument, NULL, OPT_BW},
+    {"price", required_argument, NULL, OPT_PRICE},
+    {"overhead-gib", required_argument, NULL, OPT_OVERHEAD},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"list-models", no_argument, NULL, OPT_LIST_MODELS},
+    {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* Word options: the first listed name of each value is the one printed back. */
+static const struct ff_choice finetune_choices[] = {
+    {"lora", FF_TASK_LORA, false},
+    {"qlora", FF_TASK_QLORA, false},
+};
+static const struct ff_choice lora_target_choices[] = {
+    {"all", true, false},
+    {"qv", false, false},
+};
+static const struct ff_choice optimizer_choices[] = {
+    {"adamw", FF_OPT_ADAMW, false},
+    {"adam", FF_OPT_ADAMW, true},
+    {"adamw8bit", FF_OPT_ADAMW8BIT, false},
+    {"adam8bit", FF_OPT_ADAMW8BIT, true},
+    {"sgd", FF_OPT_SGD, false},
+};
+static const struct ff_choice recompute_choices[] = {
+    {"none", FF_RECOMPUTE_NONE, false},
+    {"selective", FF_RECOMPUTE_SELECTIVE, false},
+    {"full", FF_RECOMPUTE_FULL, false},
+};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A weight, KV or gradient format: any ff_precision but nf4 (QLoRA's base, not an option). */
+static int parse_prec(const char *opt, const char *s, enum ff_precision *out, char *err,
+                      size_t errlen)
+{
+    enum ff_precision v;
+    if (ff_precision_parse(s, &v) != FF_OK || v == FF_PREC_NF4)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "invalid value '%s' for %s: expected fp32, bf16, fp16, fp8, int8 or int4", s,
+                       opt);
+    *out = v;
+    return FF_OK;
+}
+
+/* Options that exclude or need each other, after all are read. */
+static int check_combinations(const struct ff_estcli_opts *o, const struct ff_plan *p, char *err,
+                              size_t errlen)
+{
+    if (o->tasks > 1)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "give one task: --train, --finetune lora|qlora or --serve");
+    if (o->lora_rank_set && p->task != FF_TASK_LORA && p->task != FF_TASK_QLORA)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--lora-rank applies to --finetune lora|qlora");
+    if (o->serve_opts_set && p->task != FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--prompt and --generate apply to --serve");
+    if (o->tokens_set && p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--tokens applies to training; --serve uses --prompt/--generate");
+    if (p->mfu > 0 && p->achieved_flops_per_s > 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "give either --mfu or --achieved-tflops");
+    return FF_OK;
+}
+
+int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_plan *p, char *err,
+                    size_t errlen)
+{
+    int64_t v;
+    double x;
+    int w;
+    int rc = FF_OK;
+    optind = 0; /* glibc: full re-initialisation, ff_cmd_estimate may run more than once */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+        const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+        switch (c) {
+        case OPT_MODEL: o->model_arg = optarg; break;
+        case OPT_PARAMS:
+            rc = ff_parse_double_above("--params", optarg, 0, 1e15, &o->params, err, errlen);
+            break;
+        case OPT_TRAIN:
+            p->task = FF_TASK_TRAIN;
+            o->tasks++;
+            break;
+        case OPT_SERVE:
+            p->task = FF_TASK_SERVE;
+            o->tasks++;
+            break;
+        case OPT_FINETUNE:
+            o->tasks++;
+            rc = ff_parse_choice("--finetune", optarg, finetune_choices, N_OF(finetune_choices), &w,
+                                 err, errlen);
+            if (rc == FF_OK)
+                p->task = (enum ff_task)w;
+            break;
+        case OPT_LORA_RANK:
+            o->lora_rank_set = true;
+            rc = ff_parse_i64("--lora-rank", optarg, 1, 1 << 20, &p->lora_rank, err, errlen);
+            break;
+        case OPT_LORA_TARGETS:
+            rc = ff_parse_choice("--lora-targets", optarg, lora_target_choices,
+                                 N_OF(lora_target_choices), &w, err, errlen);
+            if (rc == FF_OK)
+                p->lora_all_linear = w != 0;
+            break;
+        case OPT_PRECISION:
+            rc = parse_prec("--precision", optarg, &p->precision, err, errlen);
+            break;
+        case OPT_KV_PRECISION:
+            rc = parse_prec("--kv-precision", optarg, &p->kv_precision, err, errlen);
+            p->kv_precision_set = true;
+            break;
+        case OPT_GRAD_PRECISION:
+            rc = parse_prec("--grad-precision", optarg, &p->grad_precision, err, errlen);
+            break;
+        case OPT_OPTIMIZER:
+            rc = ff_parse_choice("--optimizer", optarg, optimizer_choices, N_OF(optimizer_choices),
+                                 &w, err, errlen);
+            if (rc == FF_OK)
+                p->optimizer = (enum ff_optimizer)w;
+            break;
+        case OPT_BATCH:
+            rc = ff_parse_i64("--batch", optarg, 1, (int64_t)1 << 30, &p->batch, err, errlen);
+            break;
+        case OPT_SEQ:
+            rc = ff_parse_i64("--seq", optarg, 1, (int64_t)1 << 34, &p->seq, err, errlen);
+            break;
+        case OPT_ACCUM:
+            rc = ff_parse_i64("--accum", optarg, 1, (int64_t)1 << 30, &p->accum, err, errlen);
+            break;
+        case OPT_RECOMPUTE:
+            rc = ff_parse_choice("--recompute", optarg, recompute_choices, N_OF(recompute_choices),
+                                 &w, err, errlen);
+            if (rc == FF_OK)
+                p->recompute = (enum ff_recompute)w;
+            break;
+        case OPT_FLASH:
+            rc = ff_parse_onoff("--flash-attention", optarg, &p->flash_attention, err, errlen);
+            break;
+        case OPT_SP:
+            rc = ff_parse_onoff("--sequence-parallel", optarg, &p->sequence_parallel, err, errlen);
+            break;
+        case OPT_ZERO:
+            rc = ff_parse_i64("--zero", optarg, 0, 3, &v, err, errlen);
+            if (rc == FF_OK)
+                p->zero = (int)v;
+            break;
+        case OPT_TP: rc = ff_parse_i64("--tp", optarg, 1, 1 << 16, &p->tp, err, errlen); break;
+        case OPT_PP: rc = ff_parse_i64("--pp", optarg, 1, 1 << 16, &p->pp, err, errlen); break;
+        case OPT_GPUS:
+            rc = ff_parse_i64("--gpus", optarg, 1, (int64_t)1 << 30, &p->gpus, err, errlen);
+            break;
+        case OPT_PROMPT:
+            o->serve_opts_set = true;
+            rc = ff_parse_i64("--prompt", optarg, 1, (int64_t)1 << 34, &p->prompt, err, errlen);
+            break;
+        case OPT_GENERATE:
+            o->serve_opts_set = true;
+            rc = ff_parse_i64("--generate", optarg, 1, (int64_t)1 << 34, &p->generate, err, errlen);
+            break;
+        case OPT_DEVICE: o->device_arg = optarg; break;
+        case OPT_PROFILE:
+            if (o->n_profiles == FF_ESTCLI_MAX_PROFILES)
+                rc = ff_errf(err, errlen, FF_ERR_INVALID, "at most %d profiles",
+                             FF_ESTCLI_MAX_PROFILES);
+            else
+                o->profiles[o->n_profiles++] = optarg;
+            break;
+        case OPT_TOKENS:
+            o->tokens_set = true;
+            rc = ff_parse_double_above("--tokens", optarg, 0, 1e18, &p->tokens, err, errlen);
+            break;
+        case OPT_MFU:
+            rc = ff_parse_double_above("--mfu", optarg, 0, 1, &p->mfu, err, errlen);
+            break;
+        case OPT_ACHIEVED:
+            rc = ff_parse_double_above("--achieved-tflops", optarg, 0, 1e6, &x, err, errlen);
+            if (rc == FF_OK)
+                p->achieved_flops_per_s = x * 1e12;
+            break;
+        case OPT_BW:
+            rc = ff_parse_double_above("--bw-fraction", optarg, 0, 1, &p->bw_fraction, err, errlen);
+            break;
+        case OPT_PRICE:
+            rc = ff_parse_double_above("--price", optarg, 0, 1e5, &p->price_per_hour, err, errlen);
+            break;
+        case OPT_OVERHEAD:
+            rc = ff_parse_double("--overhead-gib", optarg, 0, 1e4, &x, err, errlen);
+            if (rc == FF_OK)
+                p->overhead_bytes = x * GIB;
+            break;
+        case OPT_JSON: o->json = true; break;
+        case OPT_LIST_MODELS: o->list_models = true; break;
+        case OPT_LIST_DEVICES: o->list_devices = true; break;
+        case OPT_HELP: o->help = true; break;
+        case ':': rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s needs a value", opt); break;
+        default: rc = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option %s", opt); break;
+        }
+        if (rc != FF_OK)
+            return rc;
+    }
+    if (optind < argc)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument \"%s\"", argv[optind]);
+    return check_combinations(o, p, err, errlen);
+}
