@@ -25,6 +25,20 @@ int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
 int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                         const struct ff_rank_row *rows, size_t n);
 
+/* The per-GPU memory terms in report order, read by both writers (report.c): the text
+ * label, the JSON key, where the figure is in struct ff_memory, and the text report's note
+ * (why_serve, when not NULL, replaces why under --serve). */
+struct ff_report_mem_term {
+    const char *label, *key;
+    size_t offset; /* offsetof(struct ff_memory, <a double>) */
+    const char *why, *why_serve;
+};
+extern const struct ff_report_mem_term ff_report_mem_terms[];
+extern const size_t ff_report_n_mem_terms;
+
+/* The figure of term t in m, bytes. */
+double ff_report_mem_bytes(const struct ff_memory *m, const struct ff_report_mem_term *t);
+
 /* "1.50 s" / "2.3 h" style into a caller buffer (bytes: ff_fmt_bytes in ff_util.h). */
 const char *ff_fmt_seconds(char *buf, size_t n, double s);
 

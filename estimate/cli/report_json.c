@@ -94,13 +94,9 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     ADD(o, "params", params);
 
     json_object *mem = json_object_new_object(), *per = json_object_new_object();
-    ADD(per, "weights", num(e->mem.weights));
-    ADD(per, "gradients", num(e->mem.gradients));
-    ADD(per, "optimizer", num(e->mem.optimizer));
-    ADD(per, "activations", num(e->mem.activations));
-    ADD(per, "kv_cache", num(e->mem.kv_cache));
-    ADD(per, "overhead", num(e->mem.overhead));
-    ADD(per, "total", num(e->mem.total));
+    for (size_t i = 0; i < ff_report_n_mem_terms; i++)
+        ADD(per, ff_report_mem_terms[i].key,
+            num(ff_report_mem_bytes(&e->mem, &ff_report_mem_terms[i])));
     ADD(mem, "per_gpu_bytes", per);
     ADD(mem, "usable_bytes", num(e->usable_bytes));
     ADD(mem, "margin_bytes", num(e->margin_bytes));

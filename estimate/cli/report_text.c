@@ -68,14 +68,11 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     plan_line(out, p, e);
 
     fprintf(out, "\nmemory per GPU (most loaded GPU)\n");
-    row(out, "weights", e->mem.weights, "");
-    row(out, "gradients", e->mem.gradients, "");
-    row(out, "optimizer", e->mem.optimizer, "");
-    row(out, "activations", e->mem.activations,
-        p->task == FF_TASK_SERVE ? "one prefill's transients + last-token logits" : "");
-    row(out, "KV cache", e->mem.kv_cache, "");
-    row(out, "overhead", e->mem.overhead, "runtime 1 GiB + 10% of activations (default)");
-    row(out, "total", e->mem.total, "");
+    for (size_t i = 0; i < ff_report_n_mem_terms; i++) {
+        const struct ff_report_mem_term *t = &ff_report_mem_terms[i];
+        const char *why = p->task == FF_TASK_SERVE && t->why_serve ? t->why_serve : t->why;
+        row(out, t->label, ff_report_mem_bytes(&e->mem, t), why);
+    }
     row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
     if (e->fits)
         fprintf(out, "verdict: FITS, margin %s\n", ff_fmt_bytes(b1, sizeof(b1), e->margin_bytes));

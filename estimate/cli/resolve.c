@@ -16,6 +16,14 @@ static bool looks_like_path(const char *s)
     return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json")) || stat(s, &st) == 0;
 }
 
+/* An unknown name, the close matches found (near, may be empty) and where to look. */
+static int unknown(const char *what, const char *name, const char *near, const char *hint)
+{
+    fprintf(stderr, "flopfit estimate: unknown %s \"%s\"%s%s%s\n  (flopfit estimate %s)\n", what,
+            name, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "", hint);
+    return FF_ESTCLI_EXIT_USAGE;
+}
+
 int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
 {
     char err[512];
@@ -36,11 +44,8 @@ int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
         return 0;
     char near[256];
     ff_model_suggest(o->model_arg, near, sizeof(near), 4);
-    fprintf(stderr,
-            "flopfit estimate: unknown model \"%s\"%s%s%s\n"
-            "  (flopfit estimate --list-models shows all; a config.json path also works)\n",
-            o->model_arg, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
-    return FF_ESTCLI_EXIT_USAGE;
+    return unknown("model", o->model_arg, near,
+                   "--list-models shows all; a config.json path also works");
 }
 
 int ff_estcli_profile(const char *path, struct ff_spec *d)
@@ -58,10 +63,6 @@ int ff_estcli_device(const struct ff_estcli_opts *o, struct ff_spec *d)
         return 0;
     char near[256];
     ff_spec_suggest(o->device_arg, near, sizeof(near), 4);
-    fprintf(stderr,
-            "flopfit estimate: unknown device \"%s\"%s%s%s\n"
-            "  (flopfit estimate --list-devices shows all; --profile FILE reads a "
-            "measured one)\n",
-            o->device_arg, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
-    return FF_ESTCLI_EXIT_USAGE;
+    return unknown("device", o->device_arg, near,
+                   "--list-devices shows all; --profile FILE reads a measured one");
 }

@@ -45,28 +45,32 @@ static bool real_of(const char *s, double *out)
     return true;
 }
 
-int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
-                    size_t errlen)
+/* A finite number in [min, max], or (min, max] when open_min. */
+static int parse_real(const char *opt, const char *s, double min, double max, bool open_min,
+                      double *out, char *err, size_t errlen)
 {
-    char accepted[64];
-    snprintf(accepted, sizeof(accepted), "a number from %g to %g", min, max);
+    char accepted[80];
+    if (open_min)
+        snprintf(accepted, sizeof(accepted), "a number greater than %g and at most %g", min, max);
+    else
+        snprintf(accepted, sizeof(accepted), "a number from %g to %g", min, max);
     double v;
-    if (!real_of(s, &v) || v < min || v > max)
+    if (!real_of(s, &v) || v < min || (open_min && v <= min) || v > max)
         return bad(err, errlen, opt, s ? s : "", accepted);
     *out = v;
     return FF_OK;
 }
 
+int ff_parse_double(const char *opt, const char *s, double min, double max, double *out, char *err,
+                    size_t errlen)
+{
+    return parse_real(opt, s, min, max, false, out, err, errlen);
+}
+
 int ff_parse_double_above(const char *opt, const char *s, double min, double max, double *out,
                           char *err, size_t errlen)
 {
-    char accepted[80];
-    snprintf(accepted, sizeof(accepted), "a number greater than %g and at most %g", min, max);
-    double v;
-    if (!real_of(s, &v) || v <= min || v > max)
-        return bad(err, errlen, opt, s ? s : "", accepted);
-    *out = v;
-    return FF_OK;
+    return parse_real(opt, s, min, max, true, out, err, errlen);
 }
 
 int ff_parse_i64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out, char *err,
