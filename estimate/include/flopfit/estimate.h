@@ -4,6 +4,13 @@
  * Usage: ff_plan_init(&plan); set fields; ff_est_run(&model, &device, &plan, &est, err, n).
  * Everything is computed in double (bytes, FLOPs, seconds) or int64 (counts), so 1T
  * parameters and 1M-token contexts do not overflow. Nothing here prints or exits.
+ * The formulas and the published figures behind each default are in README.md, section
+ * "`flopfit estimate`", subsection "Assumptions".
+ *
+ * Ownership: every struct is the caller's (no call keeps a pointer to one after it returns,
+ * nothing here allocates); the *_name functions return static strings owned by the library.
+ * Errors: calls that take `err, errlen` write a one-line reason there on failure (cut to
+ * errlen - 1 bytes; err may be NULL).
  * Thread-safety: all functions are reentrant; no global state.
  */
 #ifndef FLOPFIT_ESTIMATE_H
@@ -26,10 +33,12 @@ enum ff_task { FF_TASK_TRAIN = 0, FF_TASK_LORA, FF_TASK_QLORA, FF_TASK_SERVE };
 enum ff_optimizer { FF_OPT_ADAMW = 0, FF_OPT_ADAMW8BIT, FF_OPT_SGD };
 enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_FULL };
 
-/* Defaults, with their justification in estimate/README-section.md and ESTIMATOR.md. */
-#define FF_DEFAULT_MFU_TRAIN           0.40 /* P4 implies 42-46%, P6 38-43%, P12 42-54% */
-#define FF_DEFAULT_MFU_SERVE           0.60 /* prefill; P10 implies ~66% */
-#define FF_DEFAULT_BW_FRACTION         0.70 /* datasheet bandwidth; P10 implies ~75%, llama.cpp 32-72% */
+/* Defaults. The published figures behind them (README.md, "Assumptions"): Llama 2's GPU-hours
+ * imply 42-46% MFU, Llama 3.1 405B reports 38-43%, Megatron 42-54%; kipply's 13B serving
+ * measurements imply ~66% prefill MFU and ~75% of datasheet bandwidth, llama.cpp 32-72%. */
+#define FF_DEFAULT_MFU_TRAIN           0.40         /* training; the cautious end of 38-54% */
+#define FF_DEFAULT_MFU_SERVE           0.60         /* serving prefill */
+#define FF_DEFAULT_BW_FRACTION         0.70         /* of datasheet bandwidth (a profile's: 1.0) */
 #define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
 #define FF_DEFAULT_OVERHEAD_FRACTION   0.10         /* of activations: allocator fragmentation */
 #define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6        /* one small NCCL all-reduce on NVLink */
@@ -130,7 +139,7 @@ struct ff_estimate {
     struct ff_suggestion suggestions[FF_MAX_SUGGESTIONS];
 };
 
-/* Fill every field with its default. */
+/* Fill every field with its default (those listed in struct ff_plan). */
 FF_API void ff_plan_init(struct ff_plan *plan);
 
 /* Reject impossible plans (tp not dividing heads, gpus not a multiple of tp·pp, ...) with a
@@ -157,20 +166,30 @@ FF_API void ff_est_model_state(double params, double largest_layer, int stage, d
  * copy when weights are not fp32): AdamW 12, 8-bit Adam 6, SGD+momentum 8. */
 FF_API double ff_est_optimizer_bytes(enum ff_optimizer opt, double weight_bytes);
 
-/* Training FLOPs for `tokens` tokens at sequence length seq (see flops.c for sources). */
+/*
+ * Training FLOPs for `tokens` tokens (D) at the plan's sequence length s. N_active: parameters
+ * used per token; N_matmul: those that multiply (LM head in, embedding lookups out); L layers,
+ * a attention heads of d_head. LoRA/QLoRA: the frozen base gets no weight gradients, so
+ * 4·N_matmul per token (plus 6 per adapter parameter) in place of 6·N_matmul.
+ */
 struct ff_flops {
-    double six_nd;   /* 6·N_active·D */
-    double model;    /* exact: 6·N_matmul·D + 12·L·a·d_head·s·D */
-    double hardware; /* model + recomputation */
+    double six_nd;   /* 6·N_active·D (Kaplan et al. 2020) */
+    double model;    /* exact: 6·N_matmul·D + 12·L·a·d_head·s·D (PaLM App. B) */
+    double hardware; /* model + recomputation: full reruns each block's forward, selective
+                        without flash attention reruns the attention core */
 };
 FF_API int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double tokens,
                         struct ff_flops *out);
 
-/* Run everything. Returns 0, FF_ERR_INVALID (impossible plan, err says why),
- * FF_ERR_UNSUPPORTED (the device lacks a figure the plan needs) or FF_ERR_RANGE. */
+/* Run everything into *out (caller-owned; overwritten, and unspecified after an error).
+ * Returns 0, FF_ERR_INVALID (impossible plan, err says why), FF_ERR_UNSUPPORTED (the device
+ * lacks a figure the plan needs) or FF_ERR_RANGE. A plan that does not fit is not an error:
+ * out->fits is false and out->suggestions list changes with the per-GPU total each gives. */
 FF_API int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *plan,
                       struct ff_estimate *out, char *err, size_t errlen);
 
+/* Names as the CLI spells them ("train", "adamw", "selective"); "?" for a value out of range.
+ * Static strings owned by the library: never free them. */
 FF_API const char *ff_task_name(enum ff_task t);
 FF_API const char *ff_optimizer_name(enum ff_optimizer o);
 FF_API const char *ff_recompute_name(enum ff_recompute r);
