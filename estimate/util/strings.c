@@ -35,4 +35,3 @@ bool ff_streq_ci(const char *a, const char *b)
             return false;
     return *a == *b;
 }
-
