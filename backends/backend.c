@@ -1,25 +1,17 @@
 /*
- * backends/backend.c — registry of compiled-in backends and the validating
- * front-end every call from bench/ goes through.
+ * backends/backend.c — the registry of compiled-in backends (generated: ff_backend_registry.c)
+ * and the validating front-end every call from bench/ goes through. Arguments are checked here,
+ * for every backend, against the device's limits and the kernel's argument table, so ops may
+ * assume valid input.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#include "config.h"
 #include "backend_impl.h"
-
-static const struct ff_backend *const registry[] = {
-#if FF_HAVE_OPENCL
-    &ff_backend_opencl,
-#endif
-#if FF_HAVE_VULKAN
-    &ff_backend_vulkan,
-#endif
-    NULL,
-};
 
 uint64_t ff_now_ns(void)
 {
@@ -42,7 +34,21 @@ void ff_info_add(struct ff_device_info *info, const char *key, const char *fmt, 
 
 const struct ff_backend *const *ff_backends(void)
 {
-    return registry;
+    return ff_backend_registry;
+}
+
+size_t ff_backend_names(char *buf, size_t n)
+{
+    size_t len = 0;
+    if (buf && n)
+        buf[0] = 0;
+    for (const struct ff_backend *const *b = ff_backend_registry; *b; b++) {
+        const char *sep = b == ff_backend_registry ? "" : ", ";
+        int w = snprintf(buf && len < n ? buf + len : NULL, buf && len < n ? n - len : 0, "%s%s",
+                         sep, (*b)->ops->name);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    return len;
 }
 
 const char *ff_backend_name(const struct ff_backend *b)
@@ -59,7 +65,7 @@ const struct ff_backend *ff_backend_find(const char *name)
 {
     if (!name)
         return NULL;
-    for (const struct ff_backend *const *b = registry; *b; b++)
+    for (const struct ff_backend *const *b = ff_backend_registry; *b; b++)
         if (strcasecmp((*b)->ops->name, name) == 0)
             return *b;
     return NULL;
@@ -73,12 +79,18 @@ int ff_backend_device_count(const struct ff_backend *b, uint32_t *count, char *e
     return b->ops->device_count(count, err, errlen);
 }
 
-int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device **out, char *err,
-                   size_t errlen)
+int ff_device_open_opts(const struct ff_backend *b, uint32_t index,
+                        const struct ff_device_options *opts, struct ff_device **out, char *err,
+                        size_t errlen)
 {
     if (!b || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no backend or output given");
     *out = NULL;
+    struct ff_device_options o;
+    if (opts)
+        o = *opts;
+    else if (ff_device_options_from_env(&o, err, errlen) < 0)
+        return FF_ERR_INVALID;
     uint32_t n = 0;
     int ret = b->ops->device_count(&n, err, errlen);
     if (ret < 0)
@@ -89,9 +101,19 @@ int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device 
     ret = b->ops->device_open(index, out, err, errlen);
     if (ret < 0)
         return ret;
-    (*out)->backend = b;
-    snprintf((*out)->info.backend, sizeof((*out)->info.backend), "%s", b->ops->name);
+    struct ff_device *dev = *out;
+    dev->backend = b;
+    dev->opts = o;
+    dev->opts_from_env = opts == NULL;
+    snprintf(dev->info.backend, sizeof(dev->info.backend), "%s", b->ops->name);
+    ff_device_options_record(&dev->info, &dev->opts, b->ops->name);
     return FF_OK;
+}
+
+int ff_device_open(const struct ff_backend *b, uint32_t index, struct ff_device **out, char *err,
+                   size_t errlen)
+{
+    return ff_device_open_opts(b, index, NULL, out, err, errlen);
 }
 
 void ff_device_destroy(struct ff_device **dev)
@@ -195,6 +217,108 @@ bool ff_matmul_has_kernel(enum ff_precision p)
     return p == FF_PREC_FP32 || p == FF_PREC_FP16 || p == FF_PREC_INT8;
 }
 
+/* ---- kernel arguments ------------------------------------------------------ */
+
+/* How a buffer's smallest size follows from the kernel's desc. */
+enum buf_size {
+    SZ_A,     /* m*k input elements */
+    SZ_B,     /* k*n input elements */
+    SZ_C,     /* m*n output elements */
+    SZ_WORDS, /* desc.n 32-bit words */
+    SZ_OUT,   /* ff_kernel_out_words() 32-bit words */
+};
+
+/* What ff_kernel_run takes per kernel id (the list in backend.h's enum ff_kernel_id). */
+static const struct kernel_args {
+    const char *name;
+    uint32_t n_bufs, n_params;
+    const char *buf_names[FF_MAX_BUFS];
+    enum buf_size sizes[FF_MAX_BUFS];
+    bool params_are_shape; /* params must be desc m, n, k */
+} kernel_args[FF_KERNEL_COUNT] = {
+    [FF_KERNEL_MATMUL] = {"matmul", 3, 3, {"A", "B", "C"}, {SZ_A, SZ_B, SZ_C}, true},
+    [FF_KERNEL_MATMUL_COOPMAT] =
+        {"cooperative-matrix matmul", 3, 3, {"A", "B", "C"}, {SZ_A, SZ_B, SZ_C}, true},
+    [FF_KERNEL_MATMUL_LIBRARY] =
+        {"library matmul", 3, 3, {"A", "B", "C"}, {SZ_A, SZ_B, SZ_C}, true},
+    [FF_KERNEL_MEM_READ] = {"mem_read", 2, 0, {"src", "out"}, {SZ_WORDS, SZ_OUT}, false},
+    [FF_KERNEL_MEM_WRITE] = {"mem_write", 1, 1, {"dst"}, {SZ_WORDS}, false},
+    [FF_KERNEL_MEM_COPY] = {"mem_copy", 2, 0, {"src", "dst"}, {SZ_WORDS, SZ_WORDS}, false},
+    [FF_KERNEL_MEM_TRIAD] =
+        {"mem_triad", 3, 0, {"a", "b", "c"}, {SZ_WORDS, SZ_WORDS, SZ_WORDS}, false},
+    [FF_KERNEL_EMPTY] = {"empty", 0, 0, {NULL}, {SZ_WORDS}, false},
+};
+
+/* Bytes per matmul input and output element: int8 accumulates into int32. */
+static uint64_t in_bytes(enum ff_precision p)
+{
+    return p == FF_PREC_FP32 ? 4 : p == FF_PREC_FP16 ? 2 : 1;
+}
+
+static uint64_t out_bytes(enum ff_precision p)
+{
+    return p == FF_PREC_FP16 ? 2 : 4;
+}
+
+/* The smallest buffer `i` of kernel `k` may be, and how that is computed (for the message). */
+static uint64_t need_bytes(const struct ff_kernel *k, uint32_t i, char *how, size_t n)
+{
+    const struct ff_kernel_desc *d = &k->desc;
+    switch (kernel_args[d->id].sizes[i]) {
+    case SZ_A:
+        snprintf(how, n, "m*k = %ux%u elements of %" PRIu64 " bytes", d->m, d->k,
+                 in_bytes(d->prec));
+        return (uint64_t)d->m * d->k * in_bytes(d->prec);
+    case SZ_B:
+        snprintf(how, n, "k*n = %ux%u elements of %" PRIu64 " bytes", d->k, d->n,
+                 in_bytes(d->prec));
+        return (uint64_t)d->k * d->n * in_bytes(d->prec);
+    case SZ_C:
+        snprintf(how, n, "m*n = %ux%u elements of %" PRIu64 " bytes", d->m, d->n,
+                 out_bytes(d->prec));
+        return (uint64_t)d->m * d->n * out_bytes(d->prec);
+    case SZ_WORDS: snprintf(how, n, "n = %u words of 4 bytes", d->n); return (uint64_t)d->n * 4;
+    case SZ_OUT:
+        snprintf(how, n, "ff_kernel_out_words() = %" PRIu64 " words of 4 bytes", k->out_words);
+        return k->out_words * 4;
+    }
+    return 0;
+}
+
+/* Every argument of a run, against the kernel's entry in kernel_args. */
+static int check_run_args(const struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                          const uint32_t *params, size_t n_params, char *err, size_t errlen)
+{
+    const struct ff_kernel_desc *d = &k->desc;
+    const struct kernel_args *a = &kernel_args[d->id];
+    if (n_bufs != a->n_bufs || n_params != a->n_params)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s takes %u buffer%s and %u parameter%s, got %zu and %zu", a->name,
+                       a->n_bufs, a->n_bufs == 1 ? "" : "s", a->n_params,
+                       a->n_params == 1 ? "" : "s", n_bufs, n_params);
+    if (n_bufs && !bufs)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: buffers missing", a->name);
+    if (n_params && !params)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: parameters missing", a->name);
+    for (uint32_t i = 0; i < a->n_bufs; i++) {
+        if (!bufs[i] || bufs[i]->dev != k->dev)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "%s: buffer %u (%s) is missing or belongs to another device", a->name, i,
+                           a->buf_names[i]);
+        char how[96];
+        uint64_t need = need_bytes(k, i, how, sizeof(how));
+        if (bufs[i]->bytes < need)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "%s: buffer %u (%s) holds %" PRIu64 " bytes; it needs %" PRIu64 " (%s)",
+                           a->name, i, a->buf_names[i], bufs[i]->bytes, need, how);
+    }
+    if (a->params_are_shape && (params[0] != d->m || params[1] != d->n || params[2] != d->k))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s was built for m x n x k = %ux%ux%u, run with %ux%ux%u", a->name, d->m,
+                       d->n, d->k, params[0], params[1], params[2]);
+    return FF_OK;
+}
+
 int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                      struct ff_kernel **out, char *err, size_t errlen)
 {
@@ -219,11 +343,33 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                        "bandwidth kernels need a word count that is a positive multiple of "
                        "1024, got %u",
                        desc->n);
+    if (dev->opts_from_env) {
+        /* Opened without options: follow the environment, as the backends did when they read
+         * it themselves at this point. */
+        struct ff_device_options o;
+        if (ff_device_options_from_env(&o, err, errlen) < 0)
+            return FF_ERR_INVALID;
+        if (memcmp(&o, &dev->opts, sizeof(o)) != 0) {
+            dev->opts = o;
+            ff_device_options_record(&dev->info, &dev->opts, dev->backend->ops->name);
+        }
+    }
     int ret = dev->backend->ops->kernel_create(dev, desc, out, err, errlen);
     if (ret < 0)
         return ret;
-    (*out)->dev = dev;
-    (*out)->desc = *desc;
+    struct ff_kernel *k = *out;
+    k->dev = dev;
+    k->desc = *desc;
+    /* The table above is the contract: a backend that disagrees is a bug, caught here. */
+    const struct kernel_args *a = &kernel_args[desc->id];
+    if (k->n_bufs != a->n_bufs || k->n_params != a->n_params) {
+        ff_errf(err, errlen, FF_ERR_DEVICE,
+                "%s backend built %s with %u buffers and %u parameters; the interface has %u "
+                "and %u",
+                dev->backend->ops->name, a->name, k->n_bufs, k->n_params, a->n_bufs, a->n_params);
+        ff_kernel_destroy(out);
+        return FF_ERR_DEVICE;
+    }
     return FF_OK;
 }
 
@@ -251,20 +397,12 @@ int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs
 {
     if (!k)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no kernel given");
-    if (n_bufs != k->n_bufs || n_params != k->n_params || n_bufs > FF_MAX_BUFS)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "kernel takes %u buffers and %u parameters, got %zu and %zu", k->n_bufs,
-                       k->n_params, n_bufs, n_params);
-    for (size_t i = 0; i < n_bufs; i++) {
-        if (!bufs[i] || bufs[i]->dev != k->dev)
-            return ff_errf(err, errlen, FF_ERR_INVALID,
-                           "buffer %zu is missing or belongs to another device", i);
-    }
-    if (n_params && !params)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "parameters missing");
+    int ret = check_run_args(k, bufs, n_bufs, params, n_params, err, errlen);
+    if (ret < 0)
+        return ret;
     uint64_t dns = 0, wns = 0;
-    int ret = k->dev->backend->ops->kernel_run(k, bufs, n_bufs, params, n_params, &dns, &wns, err,
-                                               errlen);
+    ret = k->dev->backend->ops->kernel_run(k, bufs, n_bufs, params, n_params, &dns, &wns, err,
+                                           errlen);
     if (device_ns)
         *device_ns = dns;
     if (wall_ns)

@@ -1,30 +1,32 @@
 /*
  * bench/bench.h — what a `flopfit bench` run was asked to do, and the test
- * families it runs on one device (one file per family: suite_*.c, probe_*.c).
+ * families it runs on one device (one file per family: suite_*.c, probe_*.c;
+ * the registry of them is families.h).
+ *
+ * Nothing here prints: a family reports progress through the callback in the
+ * configuration and its results through the profile.
  */
 #ifndef FF_BENCH_H
 #define FF_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
 #include "measure.h"
 #include "result.h"
 
-enum ff_family {
-    FF_FAM_MATMUL = 1u << 0,
-    FF_FAM_MEMORY = 1u << 1,    /* usable memory */
-    FF_FAM_BANDWIDTH = 1u << 2, /* device memory bandwidth */
-    FF_FAM_TRANSFER = 1u << 3,  /* host <-> device */
-    FF_FAM_LATENCY = 1u << 4,   /* launch latency */
-    FF_FAM_ALL = 0x1f,
-};
-
 #define FF_MAX_SIZES 16
 
+/*
+ * Progress sink: `line` (no newline, at most a terminal line) replaces the
+ * previous one; "" clears it. Called from the thread that runs the tests.
+ */
+typedef void (*ff_progress_fn)(void *ctx, const char *line);
+
 struct ff_bench_cfg {
-    unsigned families;            /* enum ff_family bits */
+    uint32_t families;            /* bit i: ff_families()[i] runs (ff_family_bit) */
     bool prec[FF_PREC_COUNT];     /* precisions to run */
     uint32_t sizes[FF_MAX_SIZES]; /* square matmul sizes, ascending */
     size_t n_sizes;
@@ -34,13 +36,15 @@ struct ff_bench_cfg {
     double max_run_s;            /* skip larger sizes once one run would exceed this */
     uint64_t memory_limit_bytes; /* usable-memory probe cap; 0 = from the host */
     bool quick;
-    bool progress; /* progress lines on stderr (a terminal) */
-    uint64_t seed; /* input data seed */
+    ff_progress_fn progress; /* (optional) NULL: no progress lines */
+    void *progress_ctx;      /* passed to progress */
+    uint64_t seed;           /* input data seed */
 };
 
+/* Every family, every precision with a kernel, sizes unset, a seed from the clock. */
 void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg);
 
-/* Progress line on stderr when cfg->progress; overwritten by the next one. */
+/* Formats one progress line and hands it to cfg->progress (nothing when NULL). progress.c */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif

@@ -9,26 +9,58 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "families.h"
+#include "paths.h"
 
 #define FF_MAX_SIZE 32768u
 
+void ff_bench_backend_names(char *dst, size_t n, const char *sep, const char *suffix)
+{
+    if (n == 0)
+        return;
+    dst[0] = 0;
+    size_t len = 0;
+    for (const struct ff_backend *const *b = ff_backends(); *b && len < n; b++) {
+        int w = snprintf(dst + len, n - len, "%s%s%s", b == ff_backends() ? "" : sep,
+                         ff_backend_name(*b), suffix);
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
+static void writer_names(char *dst, size_t n, const char *sep)
+{
+    dst[0] = 0;
+    size_t len = 0;
+    for (const struct ff_bench_writer *w = ff_bench_writers(); w->name && len < n; w++) {
+        int k = snprintf(dst + len, n - len, "%s%s", w == ff_bench_writers() ? "" : sep, w->name);
+        len += k > 0 ? (size_t)k : 0;
+    }
+}
+
 void ff_bench_usage(FILE *f)
 {
-    fputs(
+    char backends[256], families[256], formats[128];
+    ff_bench_backend_names(backends, sizeof(backends), ", ", "");
+    ff_family_names(families, sizeof(families), ",");
+    writer_names(formats, sizeof(formats), ", ");
+    fprintf(
+        f,
         "usage: flopfit bench [options]\n"
         "\n"
         "Measures matrix multiplication (fp32, fp16, int8) and, per device, usable memory,\n"
         "memory bandwidth, host transfers and launch latency, through every backend on every\n"
         "device. Every timed result is verified against a CPU reference. Writes one profile\n"
-        "(JSON) per device into results/.\n"
+        "(JSON) per device into $XDG_DATA_HOME/flopfit/profiles\n"
+        "(default ~/.local/share/flopfit/profiles).\n"
         "\n"
-        "  --backend NAME       opencl, vulkan or all (default: all)\n"
-        "  --device N|API:N     device index (see `flopfit devices`), e.g. 0 or vulkan:1\n"
+        "  --backend NAME       %s or all (default: all)\n"
+        "  --device N|API:N     device index (see `flopfit devices`), e.g. 0 or %s:1\n"
         "  --precision LIST     fp32,fp16,int8 or all (default: all)\n"
         "  --sizes LIST         square matmul sizes, e.g. 512,1024,2048 (16..32768);\n"
         "                       default: 256..8192, each implementation stopping where one run\n"
         "                       would pass 3 s\n"
-        "  --only LIST          families: matmul,memory,bandwidth,transfer,latency (default: all)\n"
+        "  --only LIST          families: %s (default: all)\n"
+        "  --list-families      the families, what each measures and needs, and exit\n"
         "  --quick              a short run (under a minute on a CPU device)\n"
         "  --reps N             timed repetitions at least (1..10000, default 3)\n"
         "  --time-budget SEC    device time per test to aim for (0.001..600, default 1)\n"
@@ -37,14 +69,33 @@ void ff_bench_usage(FILE *f)
         "                       device's memory; for host-shared devices, 3/4 of available RAM)\n"
         "  --seed N             seed of the random inputs (default: from the clock)\n"
         "  --output FILE        profile path (one device only)\n"
-        "  --output-dir DIR     folder for profiles (default: results)\n"
+        "  --output-dir DIR     folder for profiles (default: as above)\n"
         "  --no-save            write no profile\n"
-        "  --json               print the profile(s) on stdout as JSON, one object per device\n"
+        "  --format NAME        what stdout gets: %s (default: table)\n"
+        "  --list-formats       the formats, and exit\n"
+        "  --json               --format json: the profile(s) on stdout, one object per device\n"
         "  -h, --help           this text\n"
         "\n"
+        "Ctrl-C (SIGINT) or SIGTERM stops at the next safe point and writes what was\n"
+        "measured (\"complete\": false); a second signal changes nothing, a third quits at once\n"
+        "unless the profile is being written.\n"
+        "\n"
         "Exit status: 0 all tests ok or unsupported; 1 a test failed or no device;\n"
-        "2 bad usage; 130 interrupted (what was measured is still written).\n",
-        f);
+        "2 bad usage; 130 after SIGINT, 143 after SIGTERM (what was measured is written).\n",
+        backends, ff_backends()[0] ? ff_backend_name(ff_backends()[0]) : "vulkan", families,
+        formats);
+}
+
+void ff_bench_list_families(FILE *f)
+{
+    for (const struct ff_family *fam = ff_families(); fam->name; fam++)
+        fprintf(f, "%-10s %s\n%-10s needs: %s\n", fam->name, fam->description, "", fam->needs);
+}
+
+void ff_bench_list_formats(FILE *f)
+{
+    for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++)
+        fprintf(f, "%-10s %s\n", w->name, w->description);
 }
 
 static int bad(char *err, size_t errlen, const char *opt, const char *s, const char *accepted)
@@ -97,20 +148,20 @@ static int add_prec(const char *opt, const char *item, void *ctx, char *err, siz
 
 static int add_family(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
 {
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } fams[] = {{"matmul", FF_FAM_MATMUL},       {"memory", FF_FAM_MEMORY},
-                {"bandwidth", FF_FAM_BANDWIDTH}, {"transfer", FF_FAM_TRANSFER},
-                {"latency", FF_FAM_LATENCY},     {"all", FF_FAM_ALL}};
-    unsigned *mask = ctx;
-    for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
-        if (strcasecmp(item, fams[i].name) == 0) {
-            *mask |= fams[i].bit;
-            return FF_OK;
-        }
+    uint32_t *mask = ctx;
+    if (strcasecmp(item, "all") == 0) {
+        *mask |= ff_family_all();
+        return FF_OK;
     }
-    return bad(err, errlen, opt, item, "matmul, memory, bandwidth, transfer, latency or all");
+    const struct ff_family *f = ff_family_find(item);
+    if (f) {
+        *mask |= ff_family_bit(f);
+        return FF_OK;
+    }
+    char names[256], accepted[300];
+    ff_family_names(names, sizeof(names), ", ");
+    snprintf(accepted, sizeof(accepted), "%s or all", names);
+    return bad(err, errlen, opt, item, accepted);
 }
 
 static int add_size(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
@@ -133,24 +184,62 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The backend named by s[0..n), as built in; NULL when none. */
+static const struct ff_backend *backend_prefix(const char *s, size_t n)
+{
+    char name[32];
+    if (n == 0 || n >= sizeof(name))
+        return NULL;
+    memcpy(name, s, n);
+    name[n] = 0;
+    return ff_backend_find(name);
+}
+
 static int parse_device(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
 {
     const char *colon = strchr(s, ':');
     const char *num = s;
     o->device_backend[0] = 0;
     if (colon) {
-        size_t n = (size_t)(colon - s);
-        if (n == 0 || n >= sizeof(o->device_backend) ||
-            (strncasecmp(s, "opencl", n) != 0 && strncasecmp(s, "vulkan", n) != 0) || (n != 6))
-            return bad(err, errlen, "--device", s, "N or opencl:N or vulkan:N");
-        memcpy(o->device_backend, s, n);
-        o->device_backend[n] = 0;
-        for (char *c = o->device_backend; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
+        const struct ff_backend *b = backend_prefix(s, (size_t)(colon - s));
+        if (!b) {
+            char names[256], accepted[300];
+            ff_bench_backend_names(names, sizeof(names), " or ", ":N");
+            snprintf(accepted, sizeof(accepted), "N or %s", names);
+            return bad(err, errlen, "--device", s, accepted);
+        }
+        snprintf(o->device_backend, sizeof(o->device_backend), "%s", ff_backend_name(b));
         num = colon + 1;
     }
     o->device_given = true;
     return ff_parse_u32("--device", num, 0, 1023, &o->device_index, err, errlen);
+}
+
+static int parse_backend(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+{
+    if (strcasecmp(s, "all") == 0) {
+        o->backend[0] = 0;
+        return FF_OK;
+    }
+    const struct ff_backend *b = ff_backend_find(s);
+    if (!b) {
+        char names[256], accepted[300];
+        ff_bench_backend_names(names, sizeof(names), ", ", "");
+        snprintf(accepted, sizeof(accepted), "%s or all", names);
+        return bad(err, errlen, "--backend", s, accepted);
+    }
+    snprintf(o->backend, sizeof(o->backend), "%s", ff_backend_name(b));
+    return FF_OK;
+}
+
+static int parse_format(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+{
+    o->writer = ff_bench_writer_find(s);
+    if (o->writer)
+        return FF_OK;
+    char names[128];
+    writer_names(names, sizeof(names), ", ");
+    return bad(err, errlen, "--format", s, names);
 }
 
 enum {
@@ -169,6 +258,9 @@ enum {
     OPT_OUTPUT_DIR,
     OPT_NO_SAVE,
     OPT_JSON,
+    OPT_FORMAT,
+    OPT_LIST_FAMILIES,
+    OPT_LIST_FORMATS,
 };
 
 static const struct option long_opts[] = {
@@ -188,6 +280,9 @@ static const struct option long_opts[] = {
     {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
     {"no-save", no_argument, NULL, OPT_NO_SAVE},
     {"json", no_argument, NULL, OPT_JSON},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"list-families", no_argument, NULL, OPT_LIST_FAMILIES},
+    {"list-formats", no_argument, NULL, OPT_LIST_FORMATS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -196,9 +291,12 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
 {
     memset(o, 0, sizeof(*o));
     ff_bench_cfg_defaults(&o->cfg);
-    o->output_dir = "results";
+    o->writer = ff_bench_writers();
+    if (ff_bench_default_dir(o->output_dir_buf, sizeof(o->output_dir_buf), o->output_dir_err,
+                             sizeof(o->output_dir_err)) == FF_OK)
+        o->output_dir = o->output_dir_buf;
     bool prec_given = false, quick = false, reps_given = false, budget_given = false;
-    unsigned families = 0;
+    uint32_t families = 0;
     struct ff_bench_cfg *cfg = &o->cfg;
     cfg->n_sizes = 0;
     bool prec[FF_PREC_COUNT] = {false};
@@ -211,15 +309,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
     while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
         const char *opt = optind > 1 && optind - 1 < argc ? argv[optind - 1] : "?";
         switch (c) {
-        case OPT_BACKEND:
-            if (strcasecmp(optarg, "all") == 0)
-                o->backend[0] = 0;
-            else if (strcasecmp(optarg, "opencl") == 0 || strcasecmp(optarg, "vulkan") == 0)
-                snprintf(o->backend, sizeof(o->backend), "%s",
-                         tolower((unsigned char)optarg[0]) == 'o' ? "opencl" : "vulkan");
-            else
-                ret = bad(err, errlen, "--backend", optarg, "opencl, vulkan or all");
-            break;
+        case OPT_BACKEND: ret = parse_backend(optarg, o, err, errlen); break;
         case OPT_DEVICE: ret = parse_device(optarg, o, err, errlen); break;
         case OPT_PRECISION:
             ret = each_item("--precision", optarg, err, errlen, add_prec, prec);
@@ -266,7 +356,10 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
             o->output_dir = optarg;
             break;
         case OPT_NO_SAVE: o->no_save = true; break;
-        case OPT_JSON: o->json = true; break;
+        case OPT_JSON: o->writer = ff_bench_writer_find("json"); break;
+        case OPT_FORMAT: ret = parse_format(optarg, o, err, errlen); break;
+        case OPT_LIST_FAMILIES: o->list_families = true; break;
+        case OPT_LIST_FORMATS: o->list_formats = true; break;
         case 'h': return FF_CLI_HELP;
         case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
         default:

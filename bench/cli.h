@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench.h"
+#include "writers.h"
 
 struct ff_bench_opts {
     struct ff_bench_cfg cfg;
@@ -18,10 +20,16 @@ struct ff_bench_opts {
     bool device_given;
     char device_backend[16]; /* --device opencl:1 -> "opencl"; "" = any */
     uint32_t device_index;
-    const char *output;     /* --output FILE */
-    const char *output_dir; /* default "results" */
+    const char *output; /* --output FILE */
+    /* --output-dir DIR, else the per-user default (paths.h); NULL when neither HOME nor
+     * XDG_DATA_HOME says where that is (output_dir_err says why). */
+    const char *output_dir;
+    char output_dir_buf[4096];
+    char output_dir_err[160];
     bool no_save;
-    bool json;
+    const struct ff_bench_writer *writer; /* --format (--json); default the table */
+    bool list_families;                   /* --list-families: print the registry, run nothing */
+    bool list_formats;                    /* --list-formats */
 };
 
 #define FF_CLI_HELP 1 /* ff_bench_parse: --help was given */
@@ -29,5 +37,10 @@ struct ff_bench_opts {
 /* 0, FF_CLI_HELP, or FF_ERR_INVALID with the message in err. */
 int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, size_t errlen);
 void ff_bench_usage(FILE *f);
+/* `--list-families` / `--list-formats`: one line a row of the registry. */
+void ff_bench_list_families(FILE *f);
+void ff_bench_list_formats(FILE *f);
+/* "opencl, vulkan" (the backends built in) into dst. */
+void ff_bench_backend_names(char *dst, size_t n, const char *sep, const char *suffix);
 
 #endif

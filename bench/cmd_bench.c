@@ -1,10 +1,18 @@
 /*
  * bench/cmd_bench.c — `flopfit bench`: select backends and devices, run the
- * families on each, print the table, write one profile per device.
+ * families on each, print what was measured, write one profile per device.
+ *
+ * Signals: the first SIGINT or SIGTERM sets ff_interrupted; every loop stops
+ * at its next run, the device's profile is written with "complete": false and
+ * the exit status is 128 + that signal (130, 143). A second signal changes
+ * nothing (`timeout -s INT` sends two); a third quits at once, except while a
+ * profile is printed and written: that stretch runs with both signals blocked
+ * in this thread and the handler never exits inside it, so a signal can never
+ * cut a profile or the table printed so far.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,62 +22,65 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "families.h"
 #include "host.h"
+#include "paths.h"
 #include "profile_json.h"
-#include "report.h"
+#include "writers.h"
 
-void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg)
-{
-    memset(cfg, 0, sizeof(*cfg));
-    cfg->families = FF_FAM_ALL;
-    for (int i = 0; i < FF_PREC_COUNT; i++)
-        cfg->prec[i] = ff_matmul_has_kernel((enum ff_precision)i);
-    cfg->library = true;
-    ff_measure_defaults(&cfg->measure);
-    cfg->max_run_s = 3.0;
-    cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-}
+static volatile sig_atomic_t n_signals, writing;
 
-void ff_progress(const struct ff_bench_cfg *cfg, const char *fmt, ...)
+static void on_signal(int sig)
 {
-    if (!cfg->progress)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("\r\033[K", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fflush(stderr);
-}
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    if (ff_interrupted) /* second Ctrl-C: stop now */
-        _exit(130);
-    ff_interrupted = 1;
-}
-
-static void slug(char *dst, size_t n, const char *src)
-{
-    size_t j = 0;
-    bool dash = false;
-    for (const char *s = src; *s && j + 1 < n; s++) {
-        char c = *s;
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.') {
-            dst[j++] = c;
-            dash = false;
-        } else if (c >= 'A' && c <= 'Z') {
-            dst[j++] = (char)(c - 'A' + 'a');
-            dash = false;
-        } else if (!dash && j > 0) {
-            dst[j++] = '-';
-            dash = true;
-        }
+    if (!ff_interrupted)
+        ff_interrupted = sig;
+    if (n_signals < 3)
+        n_signals++;
+    if (n_signals >= 3 && !writing) {
+        static const char msg[] = "\nflopfit bench: third signal: quitting without writing\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+        (void)w;
+        _exit(128 + ff_interrupted);
     }
-    while (j > 0 && dst[j - 1] == '-')
-        j--;
-    dst[j] = 0;
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    /* Driver calls in flight are resumed, not failed with EINTR: the loops check the flag. */
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Signals wait while a device's results are printed and its profile is written. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+    writing = 1;
+}
+
+static void release_signals(const sigset_t *old)
+{
+    writing = 0;
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* The progress line on a terminal: each one replaces the last. */
+static void progress_to_terminal(void *ctx, const char *line)
+{
+    FILE *f = ctx;
+    fputs("\r\033[K", f);
+    fputs(line, f);
+    fflush(f);
 }
 
 static int mkdir_p(const char *dir, char *err, size_t errlen)
@@ -163,42 +174,71 @@ static bool any_failed(const struct ff_profile *p)
     return false;
 }
 
-/* Pick the file a profile goes to; an existing profile is never clobbered
- * by a run that failed or was interrupted. */
-static void profile_path(const struct ff_bench_opts *o, const struct ff_profile *p,
-                         const char *compact, char *path, size_t n)
+/*
+ * Writes the profile where it belongs: --output FILE is replaced by a run that
+ * completed without a failure; a failed or interrupted run never replaces an
+ * existing FILE and writes FILE.partial-<time>.json beside it; without
+ * --output each profile gets a new name in the folder. New names are never an
+ * existing file's: a same-second collision gets "-2", "-3" (ff_write_unique).
+ */
+static int save_profile(const struct ff_bench_opts *o, const struct ff_profile *p,
+                        const char *compact, const char *text, char *used, size_t usedlen,
+                        char *err, size_t errlen)
 {
+    char path[4352];
     if (o->output) {
         bool bad_run = !p->complete || any_failed(p);
-        if (bad_run && access(o->output, F_OK) == 0) {
-            const char *dot = strrchr(o->output, '.');
-            const char *slash = strrchr(o->output, '/');
-            int stem =
-                dot && (!slash || dot > slash) ? (int)(dot - o->output) : (int)strlen(o->output);
-            snprintf(path, n, "%.*s.partial-%s.json", stem, o->output, compact);
-        } else {
-            snprintf(path, n, "%s", o->output);
+        if (!bad_run || access(o->output, F_OK) != 0) {
+            ff_strlcpy(used, o->output, usedlen);
+            return ff_write_atomic(o->output, text, err, errlen);
         }
-        return;
+        const char *dot = strrchr(o->output, '.');
+        const char *slash = strrchr(o->output, '/');
+        int stem = dot && (!slash || dot > slash) ? (int)(dot - o->output) : (int)strlen(o->output);
+        snprintf(path, sizeof(path), "%.*s.partial-%s.json", stem, o->output, compact);
+    } else {
+        char name[128];
+        ff_bench_profile_name(&p->info, compact, name, sizeof(name));
+        snprintf(path, sizeof(path), "%s/%s", o->output_dir, name);
     }
-    char dev[96];
-    slug(dev, sizeof(dev), p->info.name);
-    snprintf(path, n, "%s/%s-%s-%s.json", o->output_dir, p->info.backend, dev, compact);
+    return ff_write_unique(path, text, used, usedlen, err, errlen);
 }
 
-static void run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
+/* The folder profiles go to must exist and take files; what a killed run left there goes. */
+static int prepare_output(const struct ff_bench_opts *o)
 {
-    /* Cheap probes first, so an interrupted run still has them. */
-    if (cfg->families & FF_FAM_LATENCY && !ff_interrupted)
-        ff_probe_latency(dev, cfg, p);
-    if (cfg->families & FF_FAM_TRANSFER && !ff_interrupted)
-        ff_probe_transfer(dev, cfg, p);
-    if (cfg->families & FF_FAM_BANDWIDTH && !ff_interrupted)
-        ff_probe_bandwidth(dev, cfg, p);
-    if (cfg->families & FF_FAM_MATMUL && !ff_interrupted)
-        ff_suite_matmul(dev, cfg, p);
-    if (cfg->families & FF_FAM_MEMORY && !ff_interrupted)
-        ff_probe_memory(dev, cfg, p);
+    char err[1024] = "";
+    int ret;
+    char dir[4096];
+    if (o->output) {
+        if ((ret = ff_check_writable(o->output, err, sizeof(err))) < 0) {
+            fprintf(stderr, "flopfit bench: --output: %s%s\n", err,
+                    ret == FF_ERR_INVALID ? " (give a file path; a folder is --output-dir)" : "");
+            return 2;
+        }
+        const char *slash = strrchr(o->output, '/');
+        if (!slash)
+            snprintf(dir, sizeof(dir), ".");
+        else
+            snprintf(dir, sizeof(dir), "%.*s", slash == o->output ? 1 : (int)(slash - o->output),
+                     o->output);
+    } else {
+        if (!o->output_dir) {
+            fprintf(stderr, "flopfit bench: %s\n", o->output_dir_err);
+            return 2;
+        }
+        if ((ret = mkdir_p(o->output_dir, err, sizeof(err))) < 0 ||
+            (ret = ff_check_dir_writable(o->output_dir, err, sizeof(err))) < 0) {
+            fprintf(stderr, "flopfit bench: --output-dir: %s\n", err);
+            return 2;
+        }
+        snprintf(dir, sizeof(dir), "%s", o->output_dir);
+    }
+    unsigned removed = 0;
+    if (ff_clean_stale_temps(dir, &removed, err, sizeof(err)) == FF_OK && removed)
+        fprintf(stderr, "flopfit bench: removed %u temp file%s a killed run left in %s\n", removed,
+                removed == 1 ? "" : "s", dir);
+    return 0;
 }
 
 int ff_cmd_bench(int argc, char **argv)
@@ -214,7 +254,21 @@ int ff_cmd_bench(int argc, char **argv)
         fprintf(stderr, "flopfit bench: %s\n", err);
         return 2;
     }
-    o.cfg.progress = isatty(STDERR_FILENO);
+    if (o.list_families || o.list_formats) {
+        if (o.list_families)
+            ff_bench_list_families(stdout);
+        if (o.list_formats)
+            ff_bench_list_formats(stdout);
+        return 0;
+    }
+    if (isatty(STDERR_FILENO)) {
+        o.cfg.progress = progress_to_terminal;
+        o.cfg.progress_ctx = stderr;
+    }
+
+    /* Fail before measuring if the profile could not be written. */
+    if (!o.no_save && (ret = prepare_output(&o)) != 0)
+        return ret;
 
     struct target targets[MAX_TARGETS];
     size_t n_targets = 0;
@@ -230,25 +284,7 @@ int ff_cmd_bench(int argc, char **argv)
                 n_targets);
         return 2;
     }
-    /* Fail before measuring if the profile could not be written. */
-    if (!o.no_save) {
-        if (!o.output && (ret = mkdir_p(o.output_dir, err, sizeof(err))) < 0) {
-            fprintf(stderr, "flopfit bench: --output-dir: %s\n", err);
-            return 2;
-        }
-        char probe[4096];
-        snprintf(probe, sizeof(probe), "%s%s", o.output ? o.output : o.output_dir,
-                 o.output ? "" : "/.flopfit-write-test");
-        if ((ret = ff_check_writable(probe, err, sizeof(err))) < 0) {
-            fprintf(stderr, "flopfit bench: %s: %s\n", o.output ? "--output" : "--output-dir", err);
-            return 2;
-        }
-    }
-
-    struct sigaction sa = {0};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    catch_signals();
 
     struct ff_host host;
     ff_host_read(&host);
@@ -265,10 +301,10 @@ int ff_cmd_bench(int argc, char **argv)
             continue;
         }
         struct ff_profile p = {.info = *ff_device_info(dev)};
-        run_device(dev, &o.cfg, &p);
+        ff_bench_run_device(dev, &o.cfg, &p);
         ff_device_destroy(&dev);
         p.complete = !ff_interrupted;
-        /* Tests Ctrl-C cut off were not measured: they are absent, not failed
+        /* Tests a signal cut off were not measured: they are absent, not failed
          * ("complete": false says the run was cut short). */
         ff_profile_drop_interrupted(&p);
         ff_progress(&o.cfg, "%s", ""); /* clears the progress line */
@@ -278,16 +314,14 @@ int ff_cmd_bench(int argc, char **argv)
         struct json_object *js = ff_profile_to_json(&p, &host, iso);
         const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY |
                                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
-        if (o.json)
-            printf("%s\n", text);
-        else {
-            ff_report_header(stdout, label, &p.info);
-            ff_report_table(stdout, &p);
-        }
+        sigset_t old;
+        hold_signals(&old);
+        const struct ff_bench_output out = {.label = label, .profile = &p, .json = text};
+        o.writer->device(stdout, &out);
+        fflush(stdout);
         if (!o.no_save && p.n_results > 0) {
-            char path[4096];
-            profile_path(&o, &p, compact, path, sizeof(path));
-            ret = ff_write_atomic(path, text, err, sizeof(err));
+            char path[4352];
+            ret = save_profile(&o, &p, compact, text, path, sizeof(path), err, sizeof(err));
             if (ret < 0) {
                 fprintf(stderr, "flopfit bench: %s\n", err);
                 exit_code = 1;
@@ -296,15 +330,16 @@ int ff_cmd_bench(int argc, char **argv)
                         p.complete ? "profile" : "partial profile", path);
             }
         }
+        release_signals(&old);
         if (any_failed(&p))
             exit_code = 1;
         json_object_put(js);
         ff_profile_finish(&p);
-        fflush(stdout);
     }
     if (ff_interrupted) {
-        fprintf(stderr, "flopfit bench: interrupted; what was measured is kept\n");
-        return 130;
+        fprintf(stderr, "flopfit bench: interrupted (%s); what was measured is kept\n",
+                ff_interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+        return 128 + ff_interrupted;
     }
     return exit_code;
 }

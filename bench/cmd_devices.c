@@ -4,15 +4,19 @@
 #include <string.h>
 #include <strings.h>
 
-#include "commands.h"
 #include "backend.h"
+#include "cli.h"
+#include "commands.h"
 
 static void usage(FILE *f)
 {
-    fputs("usage: flopfit devices [--backend opencl|vulkan]\n"
-          "\nLists every device each backend sees, with what the driver reports.\n"
-          "Exit status: 0 at least one device; 1 none; 2 bad usage.\n",
-          f);
+    char names[256];
+    ff_bench_backend_names(names, sizeof(names), "|", "");
+    fprintf(f,
+            "usage: flopfit devices [--backend %s|all]\n"
+            "\nLists every device each backend sees, with what the driver reports.\n"
+            "Exit status: 0 at least one device; 1 none; 2 bad usage.\n",
+            names);
 }
 
 static void print_device(const char *label, const struct ff_device_info *i)
@@ -54,10 +58,12 @@ int ff_cmd_devices(int argc, char **argv)
         switch (c) {
         case 'b':
             if (strcmp(optarg, "all") != 0 && !ff_backend_find(optarg)) {
+                char names[256];
+                ff_bench_backend_names(names, sizeof(names), ", ", "");
                 fprintf(stderr,
-                        "flopfit devices: invalid value '%s' for --backend: expected "
-                        "opencl, vulkan or all (of those built in)\n",
-                        optarg);
+                        "flopfit devices: invalid value '%s' for --backend: expected %s or all "
+                        "(the backends built in)\n",
+                        optarg, names);
                 return 2;
             }
             only = strcmp(optarg, "all") ? optarg : NULL;

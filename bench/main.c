@@ -2,20 +2,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "cli.h"
 #include "commands.h"
+#include "config.h"
 #include "estimate_cli.h"
 
 static void usage(FILE *f)
 {
-    fputs("usage: flopfit <command> [options]\n"
-          "\n"
-          "  devices    list the OpenCL and Vulkan devices found\n"
-          "  bench      measure matmul (fp32/fp16/int8), memory and bandwidth; write profiles\n"
-          "  estimate   will a model train or serve on a device, on how many, how long, cost\n"
-          "\n"
-          "`flopfit <command> --help` documents each command. `flopfit --version`.\n",
-          f);
+    char names[256];
+    ff_bench_backend_names(names, sizeof(names), ", ", "");
+    fprintf(f,
+            "usage: flopfit <command> [options]\n"
+            "\n"
+            "  devices    list the devices every backend built in (%s) finds\n"
+            "  bench      measure matmul (fp32/fp16/int8), memory and bandwidth; write profiles\n"
+            "  estimate   will a model train or serve on a device, on how many, how long, cost\n"
+            "\n"
+            "`flopfit <command> --help` documents each command. `flopfit --version`.\n",
+            names[0] ? names : "none");
 }
 
 int main(int argc, char **argv)

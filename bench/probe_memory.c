@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "families.h"
 #include "host.h"
 #include "probe_common.h"
 
@@ -292,4 +293,22 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
 error_staging:
     free(s.staging);
     free(s.bufs);
+}
+
+/* The report's note: what the driver claims, and what stopped the probe. */
+void ff_probe_memory_note(const struct ff_profile *p, const struct ff_result *r, char *dst,
+                          size_t n)
+{
+    (void)p;
+    char drv[32] = "?";
+    const char *stop = "";
+    for (size_t x = 0; x < r->n_extra; x++) {
+        if (strcmp(r->extra[x].key, "reported_bytes") == 0)
+            ff_fmt_bytes_bin(drv, sizeof(drv), r->extra[x].value);
+        else if (strcmp(r->extra[x].key, "time_limited") == 0 && r->extra[x].value)
+            stop = "; stopped by the time limit";
+        else if (strcmp(r->extra[x].key, "capped") == 0 && r->extra[x].value && !*stop)
+            stop = "; stopped by the cap";
+    }
+    snprintf(dst, n, "driver reports %s%s", drv, stop);
 }

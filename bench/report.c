@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "families.h"
 #include "report.h"
 
 void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i)
@@ -11,19 +12,6 @@ void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i
     ff_fmt_bytes_bin(mem, sizeof(mem), (double)i->global_mem_bytes);
     fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label, i->name,
             i->platform, i->driver_version, i->type, i->compute_units, mem);
-}
-
-/* The library reference result for the same precision and size, if measured. */
-static const struct ff_result *library_peer(const struct ff_profile *p, const struct ff_result *r)
-{
-    for (size_t i = 0; i < p->n_results; i++) {
-        const struct ff_result *o = &p->results[i];
-        if (o->status == FF_RES_OK && strcmp(o->family, "matmul") == 0 &&
-            strcmp(o->impl, "clblast") == 0 && o->prec == r->prec && o->m == r->m && o->n == r->n &&
-            o->k == r->k)
-            return o;
-    }
-    return NULL;
 }
 
 /* Is results[j] unsupported like results[ref] (same family, impl and reason), for some ref
@@ -86,23 +74,10 @@ void ff_report_table(FILE *f, const struct ff_profile *p)
             ff_fmt_time(rate, sizeof(rate), r->value);
         else
             ff_fmt_si(rate, sizeof(rate), r->value, r->unit);
-        const struct ff_result *lib = strcmp(r->impl, "clblast") ? library_peer(p, r) : NULL;
-        if (lib)
-            snprintf(ratio, sizeof(ratio), "%.2fx", r->value / lib->value);
-        if (strcmp(r->family, "memory") == 0) {
-            /* Usable memory: say what the driver claims and what stopped the probe. */
-            char drv[32] = "?";
-            const char *stop = "";
-            for (size_t x = 0; x < r->n_extra; x++) {
-                if (strcmp(r->extra[x].key, "reported_bytes") == 0)
-                    ff_fmt_bytes_bin(drv, sizeof(drv), r->extra[x].value);
-                else if (strcmp(r->extra[x].key, "time_limited") == 0 && r->extra[x].value)
-                    stop = "; stopped by the time limit";
-                else if (strcmp(r->extra[x].key, "capped") == 0 && r->extra[x].value && !*stop)
-                    stop = "; stopped by the cap";
-            }
-            snprintf(ratio, sizeof(ratio), "driver reports %s%s", drv, stop);
-        }
+        /* The last column is the family's own (vs library, what the driver reports). */
+        const struct ff_family *fam = ff_family_find(r->family);
+        if (fam && fam->note)
+            fam->note(p, r, ratio, sizeof(ratio));
         fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", r->family, r->name,
                 r->impl, r->prec >= 0 ? ff_precision_name(r->prec) : "-", size, med, spread, rate,
                 figure_is_time ? "-"

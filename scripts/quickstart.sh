@@ -54,14 +54,18 @@ dir=build
 [ -f "$dir/build.ninja" ] || meson setup "$dir" -Dbuildtype=release
 ninja -C "$dir"
 "$dir/flopfit" devices || true
-mkdir -p results
+# Profiles go to the per-user data folder, never into the repository (results/ holds only
+# curated profiles). Names there are never reused, so what is new after the run is its own.
+profiles="${XDG_DATA_HOME:-$HOME/.local/share}/flopfit/profiles"
+[[ "$profiles" = /* ]] || profiles="$HOME/.local/share/flopfit/profiles"
+mkdir -p "$profiles"
 before=$(mktemp)
-ls results/*.json 2>/dev/null >"$before" || true
+ls "$profiles"/*.json 2>/dev/null >"$before" || true
 rc=0
-"$dir/flopfit" bench --quick || rc=$?
+"$dir/flopfit" bench --quick --output-dir "$profiles" || rc=$?
 # An example model on each profile just written. int8 weights: every device runs our int8
 # kernel, while fp16/bf16 rates exist only where the device has fp16 (not on PoCL).
-ls results/*.json 2>/dev/null | grep -vxF -f "$before" | while read -r profile; do
+ls "$profiles"/*.json 2>/dev/null | grep -vxF -f "$before" | while read -r profile; do
     echo
     echo "quickstart: Llama 3 8B served in int8 on $profile"
     "$dir/flopfit" estimate --model llama-3-8b --serve --precision int8 --prompt 512 \

@@ -62,10 +62,11 @@ static size_t round_up(size_t x, size_t m)
     return (x + m - 1) / m * m;
 }
 
-static const char *prec_name(enum ff_precision p)
+/* matmul.cl's PREC define: 0 fp32, 1 fp16, 2 int8 (its own numbering, not enum ff_precision's,
+ * where fp16 is 2 and int8 is 4). */
+static int cl_prec(enum ff_precision p)
 {
-    static const char *const names[] = {"fp32", "fp16", "int8"};
-    return names[p];
+    return p == FF_PREC_FP16 ? 1 : p == FF_PREC_INT8 ? 2 : 0;
 }
 
 /* Scratch panels and the two packing kernels of the register layout. */
@@ -102,7 +103,7 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
     snprintf(options, optlen,
              "-cl-std=CL1.2 -DPREC=%d -DTM=%u -DTN=%u -DVW=%u -DUSE_LOCAL=%u -DWG0=%u "
              "-DWG1=%u -DTK=%u",
-             (int)desc->prec, t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
+             cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
              t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1);
     *src = ff_cl_src_matmul;
     *name = "matmul";
@@ -117,7 +118,7 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         gy = round_up(gy, t.wg1);
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %ux%u work-group, local tiles k=%u (%s)",
-                 prec_name(desc->prec), t.tm, t.tn, t.wg0, t.wg1, t.tk, t.why);
+                 ff_precision_name(desc->prec), t.tm, t.tn, t.wg0, t.wg1, t.tk, t.why);
     } else {
         if (t.wg0 && t.wg1) {
             k->has_local = true;
@@ -128,8 +129,8 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         }
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %s%u vectors, no local memory (%s)",
-                 prec_name(desc->prec), t.tm, t.tn, desc->prec == FF_PREC_INT8 ? "int" : "float",
-                 t.vw, t.why);
+                 ff_precision_name(desc->prec), t.tm, t.tn,
+                 desc->prec == FF_PREC_INT8 ? "int" : "float", t.vw, t.why);
     }
     k->global[0] = gx;
     k->global[1] = gy;

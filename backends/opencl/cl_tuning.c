@@ -28,13 +28,14 @@ static bool vendor_is(const struct ff_device_info *info, const char *what)
     return contains_nocase(info->vendor, what) || contains_nocase(info->platform, what);
 }
 
-/* FF_CL_MATMUL_TUNE="tm,tn,vw,use_local,wg0,wg1,tk" overrides the table: a
- * developer knob for tuning on new hardware, reported in the variant text. */
-static bool from_env(struct cl_matmul_tune *t)
+/* The cl_matmul_tune device option (FF_CL_MATMUL_TUNE) "tm,tn,vw,use_local,wg0,wg1,tk"
+ * overrides the table: a developer knob for tuning on new hardware, reported in the variant
+ * text and recorded as override.cl_matmul_tune. The front-end has checked its form. */
+static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
 {
-    const char *e = getenv("FF_CL_MATMUL_TUNE");
+    const char *e = d->base.opts.cl_matmul_tune;
     unsigned v[7] = {0};
-    if (!e ||
+    if (!e[0] ||
         sscanf(e, "%u,%u,%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
         return false;
     if (!v[0] || !v[1] || !v[2] || v[1] % v[2] || v[0] > 16 || v[1] > 64)
@@ -48,7 +49,7 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
 {
     const struct ff_device_info *info = &d->base.info;
     memset(t, 0, sizeof(*t));
-    if (from_env(t))
+    if (from_option(d, t))
         return;
     if (d->is_cpu) {
         /* fp32: 6 rows x 16 columns = 12 float8 accumulators, two B loads and

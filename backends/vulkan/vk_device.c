@@ -1,6 +1,8 @@
 /*
- * backends/vulkan/vk_device.c — enumerate physical devices, describe them in
- * struct ff_device_info, and open a logical device with one compute queue.
+ * backends/vulkan/vk_device.c — enumerate physical devices and open one, in steps:
+ * pick the physical device (1), query what it offers (2, vk_features.c), pick a compute
+ * queue family (3), create the logical device (4), the memory types and submission objects
+ * (5), and describe it in struct ff_device_info (6).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,11 +10,6 @@
 #include <string.h>
 
 #include "vk_internal.h"
-
-/* Device extensions we care about, looked up once per open. */
-struct dev_exts {
-    bool storage8, f16i8, budget, coop_khr, coop_nv, dot, driver_props, vmm;
-};
 
 int ffvk_device_count(uint32_t *count, char *err, size_t errlen)
 {
@@ -121,57 +118,11 @@ static int find_memory_types(struct ffvk_device *d, char *err, size_t errlen)
     return FF_OK;
 }
 
-static void query_coopmat(struct ffvk_device *d, const struct dev_exts *x)
+/* Step 6: what `flopfit devices` and the profile show about the device. */
+static void describe(struct ffvk_device *d, const struct ffvk_caps *x)
 {
-    const struct ffvk_fns *fn = d->fn;
-    uint32_t n = 0;
-    if (x->coop_khr && fn->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR &&
-        fn->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(d->phys, &n, NULL) == VK_SUCCESS &&
-        n) {
-        VkCooperativeMatrixPropertiesKHR *p = calloc(n, sizeof(*p));
-        if (!p)
-            return;
-        for (uint32_t i = 0; i < n; i++)
-            p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
-        if (fn->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(d->phys, &n, p) == VK_SUCCESS)
-            for (uint32_t i = 0; i < n && d->n_coopmat < FFVK_MAX_COOPMAT; i++) {
-                if (p[i].scope != VK_SCOPE_SUBGROUP_KHR)
-                    continue;
-                d->coopmat[d->n_coopmat++] =
-                    (struct ffvk_coopmat_shape){p[i].MSize, p[i].NSize, p[i].KSize,     p[i].AType,
-                                                p[i].BType, p[i].CType, p[i].ResultType};
-            }
-        free(p);
-        return;
-    }
-    if (x->coop_nv && fn->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV &&
-        fn->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(d->phys, &n, NULL) == VK_SUCCESS &&
-        n) {
-        VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof(*p));
-        if (!p)
-            return;
-        for (uint32_t i = 0; i < n; i++)
-            p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-        if (fn->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(d->phys, &n, p) == VK_SUCCESS)
-            for (uint32_t i = 0; i < n && d->n_coopmat < FFVK_MAX_COOPMAT; i++) {
-                if (p[i].scope != VK_SCOPE_SUBGROUP_NV)
-                    continue;
-                d->coopmat[d->n_coopmat++] =
-                    (struct ffvk_coopmat_shape){p[i].MSize,
-                                                p[i].NSize,
-                                                p[i].KSize,
-                                                (VkComponentTypeKHR)p[i].AType,
-                                                (VkComponentTypeKHR)p[i].BType,
-                                                (VkComponentTypeKHR)p[i].CType,
-                                                (VkComponentTypeKHR)p[i].DType};
-            }
-        free(p);
-    }
-}
-
-static void describe(struct ffvk_device *d, const struct dev_exts *x,
-                     const VkPhysicalDeviceDriverProperties *drv, bool has_drv, bool dot)
-{
+    const VkPhysicalDeviceDriverProperties *drv = &x->drv;
+    bool has_drv = x->driver_props, dot = x->dot_accel;
     struct ff_device_info *info = &d->base.info;
     const VkPhysicalDeviceProperties *p = &d->props;
     snprintf(info->name, sizeof(info->name), "%s", p->deviceName);
@@ -283,211 +234,39 @@ static void describe(struct ffvk_device *d, const struct dev_exts *x,
     }
 }
 
-static bool ext_in(const VkExtensionProperties *e, uint32_t n, const char *name)
+/* Step 1: the index-th physical device, its properties and memory; Vulkan 1.1 at least. */
+static int pick_physical(struct ffvk_device *d, uint32_t index, char *err, size_t errlen)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(e[i].extensionName, name) == 0)
-            return true;
-    return false;
-}
-
-int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t errlen)
-{
-    struct ffvk_device *d = calloc(1, sizeof(*d));
-    if (!d)
-        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
-    int ret = ffvk_instance_create(&d->inst, err, errlen);
-    if (ret < 0)
-        goto error_alloc;
-    d->fn = &d->inst.fn;
     const struct ffvk_fns *fn = d->fn;
-
     uint32_t n = 0;
     VkResult r = fn->vkEnumeratePhysicalDevices(d->inst.instance, &n, NULL);
-    if (r != VK_SUCCESS || index >= n) {
-        ret = ff_errf(err, errlen, FF_ERR_NOT_FOUND, "Vulkan device %u not found", index);
-        goto error_instance;
-    }
+    if (r != VK_SUCCESS || index >= n)
+        return ff_errf(err, errlen, FF_ERR_NOT_FOUND, "Vulkan device %u not found", index);
     VkPhysicalDevice *phys = calloc(n, sizeof(*phys));
-    if (!phys) {
-        ret = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
-        goto error_instance;
-    }
+    if (!phys)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
     r = fn->vkEnumeratePhysicalDevices(d->inst.instance, &n, phys);
     d->phys = phys[index < n ? index : 0];
     free(phys);
-    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-        ret = ffvk_check(d, r, "vkEnumeratePhysicalDevices", err, errlen);
-        goto error_instance;
-    }
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+        return ffvk_check(d, r, "vkEnumeratePhysicalDevices", err, errlen);
     fn->vkGetPhysicalDeviceProperties(d->phys, &d->props);
     fn->vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem);
-    uint32_t api = d->props.apiVersion;
-    if (api < VK_API_VERSION_1_1) {
-        ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s supports only Vulkan 1.0",
-                      d->props.deviceName);
-        goto error_instance;
-    }
+    if (d->props.apiVersion < VK_API_VERSION_1_1)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s supports only Vulkan 1.0",
+                       d->props.deviceName);
+    return FF_OK;
+}
 
-    /* device extensions */
-    uint32_t n_ext = 0;
-    fn->vkEnumerateDeviceExtensionProperties(d->phys, NULL, &n_ext, NULL);
-    VkExtensionProperties *exts = calloc(n_ext ? n_ext : 1, sizeof(*exts));
-    if (!exts) {
-        ret = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
-        goto error_instance;
-    }
-    if (fn->vkEnumerateDeviceExtensionProperties(d->phys, NULL, &n_ext, exts) != VK_SUCCESS)
-        n_ext = 0;
-    bool v12 = api >= VK_API_VERSION_1_2, v13 = api >= VK_API_VERSION_1_3;
-    struct dev_exts x = {
-        .storage8 = v12 || ext_in(exts, n_ext, "VK_KHR_8bit_storage"),
-        .f16i8 = v12 || ext_in(exts, n_ext, "VK_KHR_shader_float16_int8"),
-        .budget = ext_in(exts, n_ext, "VK_EXT_memory_budget"),
-        .coop_khr = ext_in(exts, n_ext, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME),
-        .coop_nv = ext_in(exts, n_ext, "VK_NV_cooperative_matrix"),
-        .dot = v13 || ext_in(exts, n_ext, "VK_KHR_shader_integer_dot_product"),
-        .driver_props = v12 || ext_in(exts, n_ext, "VK_KHR_driver_properties"),
-        .vmm = v12 || ext_in(exts, n_ext, "VK_KHR_vulkan_memory_model"),
-    };
-    free(exts);
-
-    /* properties: subgroup size, driver, storage range */
-    VkPhysicalDeviceDriverProperties drv = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-    VkPhysicalDeviceShaderIntegerDotProductProperties dotp = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES,
-        .pNext = x.driver_props ? &drv : NULL};
-    VkPhysicalDeviceSubgroupProperties sub = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
-        .pNext = x.dot ? (void *)&dotp : (x.driver_props ? (void *)&drv : NULL)};
-    VkPhysicalDeviceMaintenance3Properties m3 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, .pNext = &sub};
-    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                      .pNext = &m3};
-    fn->vkGetPhysicalDeviceProperties2(d->phys, &p2);
-    d->subgroup_size = sub.subgroupSize ? sub.subgroupSize : 1;
-    d->max_storage_range = d->props.limits.maxStorageBufferRange;
-
-    /* features */
-    VkPhysicalDevice16BitStorageFeatures f16s = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-    VkPhysicalDevice8BitStorageFeatures f8s = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
-    VkPhysicalDeviceShaderFloat16Int8Features f16i8 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-    VkPhysicalDeviceShaderIntegerDotProductFeatures fdot = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR fck = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV fcn = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-    VkPhysicalDeviceVulkanMemoryModelFeatures fvmm = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
-    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    void **tail = &f2.pNext;
-#define CHAIN(s)                                                                                   \
-    do {                                                                                           \
-        *tail = &(s);                                                                              \
-        tail = &(s).pNext;                                                                         \
-    } while (0)
-    CHAIN(f16s);
-    if (x.storage8)
-        CHAIN(f8s);
-    if (x.f16i8)
-        CHAIN(f16i8);
-    if (x.dot)
-        CHAIN(fdot);
-    if (x.coop_khr)
-        CHAIN(fck);
-    else if (x.coop_nv)
-        CHAIN(fcn);
-    if (x.vmm)
-        CHAIN(fvmm);
-    fn->vkGetPhysicalDeviceFeatures2(d->phys, &f2);
-
-    d->storage16 = f16s.storageBuffer16BitAccess;
-    d->storage8 = x.storage8 && f8s.storageBuffer8BitAccess;
-    d->float16 = x.f16i8 && f16i8.shaderFloat16;
-    d->int8 = x.f16i8 && f16i8.shaderInt8;
-    /* int8_dot: packed int8 dot products the hardware accelerates; lavapipe
-     * offers the instructions but emulates them, which says nothing about
-     * int8 throughput. */
-    bool dot_feature = x.dot && fdot.shaderIntegerDotProduct;
-    bool dot = dot_feature && dotp.integerDotProduct4x8BitPackedSignedAccelerated;
-    d->coopmat_khr = x.coop_khr && fck.cooperativeMatrix;
-    d->coopmat_nv = !d->coopmat_khr && x.coop_nv && fcn.cooperativeMatrix;
-    /* The cooperative-matrix SPIR-V declares the Vulkan memory model (glslang
-     * does so for every coopmat shader); enable it only for those devices. */
-    d->vulkan_memory_model = (d->coopmat_khr || d->coopmat_nv) && x.vmm && fvmm.vulkanMemoryModel;
-    if (d->coopmat_khr || d->coopmat_nv) {
-        struct dev_exts only = x;
-        only.coop_khr = d->coopmat_khr;
-        only.coop_nv = d->coopmat_nv;
-        query_coopmat(d, &only);
-    }
-
-    /* Enable exactly what we use: storage features and cooperative matrix;
-     * arithmetic features only as the shaders need them. */
-    VkPhysicalDeviceFeatures2 en = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    VkPhysicalDevice16BitStorageFeatures en16 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
-        .storageBuffer16BitAccess = d->storage16};
-    VkPhysicalDevice8BitStorageFeatures en8 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
-        .storageBuffer8BitAccess = d->storage8};
-    VkPhysicalDeviceShaderFloat16Int8Features enf = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-        .shaderFloat16 = d->float16,
-        .shaderInt8 = d->int8};
-    VkPhysicalDeviceCooperativeMatrixFeaturesKHR enck = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
-        .cooperativeMatrix = VK_TRUE};
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV encn = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
-        .cooperativeMatrix = VK_TRUE};
-    const char *names[8];
-    uint32_t n_names = 0;
-    tail = &en.pNext;
-    CHAIN(en16);
-    if (x.storage8) {
-        CHAIN(en8);
-        if (!v12)
-            names[n_names++] = "VK_KHR_8bit_storage";
-    }
-    if (x.f16i8) {
-        CHAIN(enf);
-        if (!v12)
-            names[n_names++] = "VK_KHR_shader_float16_int8";
-    }
-    if (d->coopmat_khr) {
-        CHAIN(enck);
-        names[n_names++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
-    } else if (d->coopmat_nv) {
-        CHAIN(encn);
-        names[n_names++] = "VK_NV_cooperative_matrix";
-    }
-    VkPhysicalDeviceVulkanMemoryModelFeatures envmm = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
-        .vulkanMemoryModel = VK_TRUE};
-    if (d->vulkan_memory_model) {
-        CHAIN(envmm);
-        if (!v12)
-            names[n_names++] = "VK_KHR_vulkan_memory_model";
-    }
-    if (x.budget)
-        names[n_names++] = "VK_EXT_memory_budget";
-#undef CHAIN
-    (void)v13;
-
-    /* one compute queue; prefer one with timestamps */
+/* Step 3: one compute queue family; prefer one with timestamps. */
+static int pick_queue_family(struct ffvk_device *d, uint32_t *valid_bits, char *err, size_t errlen)
+{
+    const struct ffvk_fns *fn = d->fn;
     uint32_t n_fam = 0;
     fn->vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n_fam, NULL);
     VkQueueFamilyProperties *fam = calloc(n_fam ? n_fam : 1, sizeof(*fam));
-    if (!fam) {
-        ret = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
-        goto error_instance;
-    }
+    if (!fam)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
     fn->vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n_fam, fam);
     int64_t qf = -1;
     for (uint32_t i = 0; i < n_fam; i++) {
@@ -496,15 +275,21 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
         if (qf < 0 || (fam[i].timestampValidBits && !fam[qf].timestampValidBits))
             qf = i;
     }
-    uint32_t valid_bits = qf >= 0 ? fam[qf].timestampValidBits : 0;
+    *valid_bits = qf >= 0 ? fam[qf].timestampValidBits : 0;
     free(fam);
-    if (qf < 0) {
-        ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s has no compute queue",
-                      d->props.deviceName);
-        goto error_instance;
-    }
+    if (qf < 0)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s has no compute queue",
+                       d->props.deviceName);
     d->queue_family = (uint32_t)qf;
+    return FF_OK;
+}
 
+/* Step 4: the logical device with exactly the features we use, and its queue. */
+static int create_device(struct ffvk_device *d, const struct ffvk_caps *c, char *err, size_t errlen)
+{
+    const struct ffvk_fns *fn = d->fn;
+    struct ffvk_enable en;
+    ffvk_enable_init(&en, d, c);
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -514,33 +299,31 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
     };
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &en,
+        .pNext = &en.features,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
-        .enabledExtensionCount = n_names,
-        .ppEnabledExtensionNames = names,
+        .enabledExtensionCount = en.n_names,
+        .ppEnabledExtensionNames = en.names,
     };
-    r = fn->vkCreateDevice(d->phys, &dci, NULL, &d->dev);
-    if (r != VK_SUCCESS) {
-        ret = ffvk_check(d, r, "vkCreateDevice", err, errlen);
-        goto error_instance;
-    }
+    VkResult r = fn->vkCreateDevice(d->phys, &dci, NULL, &d->dev);
+    if (r != VK_SUCCESS)
+        return ffvk_check(d, r, "vkCreateDevice", err, errlen);
     fn->vkGetDeviceQueue(d->dev, d->queue_family, 0, &d->queue);
+    return FF_OK;
+}
 
-    ret = find_memory_types(d, err, errlen);
-    if (ret < 0)
-        goto error_device;
-
+/* Step 5: command pool and buffer, fence, timestamp queries (when the queue has them). */
+static int create_submission(struct ffvk_device *d, uint32_t valid_bits, char *err, size_t errlen)
+{
+    const struct ffvk_fns *fn = d->fn;
     VkCommandPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
         .queueFamilyIndex = d->queue_family,
     };
-    r = fn->vkCreateCommandPool(d->dev, &pci, NULL, &d->pool);
-    if (r != VK_SUCCESS) {
-        ret = ffvk_check(d, r, "vkCreateCommandPool", err, errlen);
-        goto error_device;
-    }
+    VkResult r = fn->vkCreateCommandPool(d->dev, &pci, NULL, &d->pool);
+    if (r != VK_SUCCESS)
+        return ffvk_check(d, r, "vkCreateCommandPool", err, errlen);
     VkCommandBufferAllocateInfo cai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
         .commandPool = d->pool,
@@ -548,16 +331,12 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
         .commandBufferCount = 1,
     };
     r = fn->vkAllocateCommandBuffers(d->dev, &cai, &d->cmd);
-    if (r != VK_SUCCESS) {
-        ret = ffvk_check(d, r, "vkAllocateCommandBuffers", err, errlen);
-        goto error_device;
-    }
+    if (r != VK_SUCCESS)
+        return ffvk_check(d, r, "vkAllocateCommandBuffers", err, errlen);
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     r = fn->vkCreateFence(d->dev, &fci, NULL, &d->fence);
-    if (r != VK_SUCCESS) {
-        ret = ffvk_check(d, r, "vkCreateFence", err, errlen);
-        goto error_device;
-    }
+    if (r != VK_SUCCESS)
+        return ffvk_check(d, r, "vkCreateFence", err, errlen);
     if (valid_bits && d->props.limits.timestampPeriod > 0) {
         VkQueryPoolCreateInfo qpi = {
             .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -569,18 +348,41 @@ int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t e
         d->timestamp_mask = valid_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << valid_bits) - 1;
         d->timestamp_period_ns = d->props.limits.timestampPeriod;
     }
+    return FF_OK;
+}
+
+int ffvk_device_open(uint32_t index, struct ff_device **out, char *err, size_t errlen)
+{
+    struct ffvk_device *d = calloc(1, sizeof(*d));
+    if (!d)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
+    int ret = ffvk_instance_create(&d->inst, err, errlen);
+    if (ret < 0)
+        goto error_alloc;
+    d->fn = &d->inst.fn;
+
+    struct ffvk_caps caps;
+    uint32_t valid_bits = 0;
+    if ((ret = pick_physical(d, index, err, errlen)) < 0 ||
+        (ret = ffvk_query_caps(d, &caps, err, errlen)) < 0 ||
+        (ret = pick_queue_family(d, &valid_bits, err, errlen)) < 0 ||
+        (ret = create_device(d, &caps, err, errlen)) < 0)
+        goto error_instance;
+    if ((ret = find_memory_types(d, err, errlen)) < 0 ||
+        (ret = create_submission(d, valid_bits, err, errlen)) < 0)
+        goto error_device;
 
     /* Largest single buffer a kernel can bind: a storage-buffer binding is
      * limited by maxStorageBufferRange (128 MiB on lavapipe), an allocation
      * by maxMemoryAllocationSize. */
-    uint64_t max_alloc = m3.maxMemoryAllocationSize ? m3.maxMemoryAllocationSize : UINT64_MAX;
+    uint64_t max_alloc = caps.max_alloc_bytes ? caps.max_alloc_bytes : UINT64_MAX;
     d->base.info.max_alloc_bytes =
         max_alloc < d->max_storage_range ? max_alloc : d->max_storage_range;
-    describe(d, &x, &drv, x.driver_props, dot);
+    describe(d, &caps);
     ff_info_add(&d->base.info, "integer_dot_product", "%s",
-                !dot_feature ? "no"
-                : dot        ? "yes, 4x8-bit packed signed accelerated"
-                             : "yes, not accelerated (emulated)");
+                !caps.dot_feature ? "no"
+                : caps.dot_accel  ? "yes, 4x8-bit packed signed accelerated"
+                                  : "yes, not accelerated (emulated)");
     *out = &d->base;
     return FF_OK;
 
@@ -598,6 +400,12 @@ void ffvk_device_destroy(struct ff_device *dev)
 {
     struct ffvk_device *d = ffvk_dev(dev);
     const struct ffvk_fns *fn = d->fn;
+    if (d->abandoned) {
+        /* A submission never finished: waiting would never return and destroying would
+         * pull memory from under it, so the device and its instance are leaked. */
+        free(d);
+        return;
+    }
     if (d->dev) {
         fn->vkDeviceWaitIdle(d->dev);
         if (d->staging)

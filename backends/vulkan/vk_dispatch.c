@@ -8,13 +8,22 @@
 
 #include "vk_internal.h"
 
-/* How long a single submission may run before we give up (seconds). */
-static uint64_t timeout_ns(void)
+/* How long a single submission may run before it is reported as a timeout: the timeout_s
+ * device option (FF_VK_TIMEOUT_S), else 600 s. */
+static uint64_t timeout_s(const struct ffvk_device *d)
 {
-    const char *s = getenv("FF_VK_TIMEOUT_S");
-    long v = s ? strtol(s, NULL, 10) : 0;
-    return (uint64_t)(v > 0 ? v : 600) * 1000000000u;
+    return d->base.opts.timeout_s ? d->base.opts.timeout_s : 600;
 }
+
+/*
+ * After a timeout the submission is still running and still owns the command buffer, the
+ * pipeline, the descriptor set and every buffer it binds; the caller frees those as soon as
+ * the error comes back. So wait for it here, up to this long more. A hung GPU is reset by its
+ * kernel driver within seconds, which ends the wait with VK_ERROR_DEVICE_LOST (after which
+ * objects may be destroyed); a device that never finishes is abandoned (d->abandoned: its
+ * objects are leaked rather than freed under a running shader).
+ */
+#define DRAIN_NS (UINT64_C(600) * 1000000000u)
 
 int ffvk_cmd_begin(struct ffvk_device *d, char *err, size_t errlen)
 {
@@ -71,15 +80,27 @@ int ffvk_cmd_submit_wait(struct ffvk_device *d, uint64_t *wall_ns, char *err, si
     r = ffvk_fault("lost") ? VK_ERROR_DEVICE_LOST : fn->vkQueueSubmit(d->queue, 1, &si, d->fence);
     if (r != VK_SUCCESS)
         return ffvk_check(d, r, "vkQueueSubmit", err, errlen);
-    r = fn->vkWaitForFences(d->dev, 1, &d->fence, VK_TRUE, timeout_ns());
+    r = fn->vkWaitForFences(d->dev, 1, &d->fence, VK_TRUE, timeout_s(d) * 1000000000u);
     uint64_t t1 = ff_now_ns();
     if (r == VK_TIMEOUT) {
-        /* The command buffer is still pending: nothing on this device may be
-         * reused safely any more. */
-        d->lost = true;
+        r = fn->vkWaitForFences(d->dev, 1, &d->fence, VK_TRUE, DRAIN_NS);
+        double done_s = (double)(ff_now_ns() - t0) / 1e9;
+        if (r == VK_SUCCESS)
+            return ff_errf(err, errlen, FF_ERR_TIMEOUT,
+                           "the device did not finish within %llu s (timeout_s, "
+                           "FF_VK_TIMEOUT_S); it finished after %.1f s",
+                           (unsigned long long)timeout_s(d), done_s);
+        if (r == VK_TIMEOUT) {
+            d->lost = true;
+            d->abandoned = true;
+        } else {
+            ffvk_check(d, r, "vkWaitForFences", NULL, 0); /* marks a lost device */
+        }
         return ff_errf(err, errlen, FF_ERR_TIMEOUT,
-                       "the device did not finish within %llu s (FF_VK_TIMEOUT_S)",
-                       (unsigned long long)(timeout_ns() / 1000000000u));
+                       "the device did not finish within %llu s (timeout_s, FF_VK_TIMEOUT_S); "
+                       "still not after %.0f s: %s",
+                       (unsigned long long)timeout_s(d), done_s,
+                       d->abandoned ? "device abandoned" : ffvk_result_str(r));
     }
     if (r != VK_SUCCESS)
         return ffvk_check(d, r, "vkWaitForFences", err, errlen);
@@ -96,9 +117,10 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     struct ffvk_device *d = ffvk_dev(k->dev);
     const struct ffvk_fns *fn = d->fn;
 
-    int ret = ffvk_kernel_check_args(vk, bufs, n_bufs, params, n_params, err, errlen);
-    if (ret < 0)
-        return ret;
+    /* The front-end has checked counts, sizes and the shape; params follow the fixed words. */
+    for (size_t i = 0; i < n_params && vk->n_fixed_push + i < 4; i++)
+        vk->push[vk->n_fixed_push + i] = params[i];
+    int ret;
 
     /* Point the descriptor set at this call's buffers (the set is idle:
      * every earlier run was waited for). */
@@ -182,9 +204,9 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     return FF_OK;
 
 error_views:
-    /* after a timeout the views may still be in use: leak them rather than
+    /* a device abandoned after a timeout may still read the views: leak them rather than
      * destroy what the device reads */
-    if (!d->lost)
+    if (!d->abandoned)
         for (size_t i = 0; i < n_texel; i++)
             if (views[i])
                 fn->vkDestroyBufferView(d->dev, views[i], NULL);

@@ -8,10 +8,13 @@
  *
  * Files, one job each:
  *   vk_loader.c    loader, function table, instance, validation messenger
- *   vk_device.c    physical-device query, device info, logical device
+ *   vk_device.c    open in steps: physical device, queue, logical device, device info
+ *   vk_features.c  what a physical device offers (extensions, properties, features,
+ *                  cooperative-matrix shapes) and the feature chain we enable
  *   vk_memory.c    buffers, staging, blocking copies, timed transfers
- *   vk_pipeline.c  shader modules, specialization, per-device tile tables
- *   vk_dispatch.c  command recording, submission, timestamp queries
+ *   vk_tuning.c    matmul path and tile tables per device, tuning overrides applied
+ *   vk_pipeline.c  shader modules, specialization, dispatch size
+ *   vk_dispatch.c  command recording, submission, timestamp queries, timeouts
  *   vk_backend.c   struct ff_backend_ops
  */
 #ifndef FF_VK_INTERNAL_H
@@ -179,14 +182,79 @@ struct ffvk_device {
     void *staging_map;
     uint64_t staging_bytes;
 
-    bool lost; /* a device-lost error was seen */
+    bool lost;      /* a device-lost error (or an endless timeout) was seen */
+    bool abandoned; /* a submission never finished: leak its objects, never free them */
 };
+
+/* What a physical device offers, gathered once per open (vk_features.c). */
+struct ffvk_caps {
+    bool v12; /* Vulkan 1.2 core: the extensions below need not be named */
+    /* extensions, or the core version that holds them */
+    bool storage8, f16i8, budget, coop_khr, coop_nv, dot, driver_props, vmm;
+    VkPhysicalDeviceDriverProperties drv; /* valid when driver_props */
+    uint64_t max_alloc_bytes;             /* maxMemoryAllocationSize; 0 = not reported */
+    bool dot_feature;                     /* shaderIntegerDotProduct */
+    bool dot_accel;                       /* ... and 4x8-bit packed signed is accelerated */
+};
+
+/*
+ * Query extensions, properties and features of d->phys (d->props already read) into *c and
+ * the capability flags of d (storage16/8, float16, int8, coopmat_*, vulkan_memory_model,
+ * subgroup_size, max_storage_range, coopmat shapes).
+ */
+int ffvk_query_caps(struct ffvk_device *d, struct ffvk_caps *c, char *err, size_t errlen);
+
+/* The features and extensions the logical device is created with. */
+struct ffvk_enable {
+    VkPhysicalDeviceFeatures2 features; /* head of the chain: VkDeviceCreateInfo.pNext */
+    VkPhysicalDevice16BitStorageFeatures s16;
+    VkPhysicalDevice8BitStorageFeatures s8;
+    VkPhysicalDeviceShaderFloat16Int8Features f16i8;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop_khr;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_nv;
+    VkPhysicalDeviceVulkanMemoryModelFeatures vmm;
+    const char *names[8];
+    uint32_t n_names;
+};
+
+/* Fill *e in place (its chain points into itself: do not copy it). */
+void ffvk_enable_init(struct ffvk_enable *e, const struct ffvk_device *d,
+                      const struct ffvk_caps *c);
 
 struct ffvk_buf {
     struct ff_buf base;
     VkBuffer buf;
     VkDeviceMemory mem;
 };
+
+/* ---- matmul tuning (vk_tuning.c) --------------------------------------- */
+
+/* Register-blocked matmul (matmul.comp): rows x vec4-columns per invocation and the
+ * work-group shape. */
+struct ffvk_mm_tiles {
+    uint32_t tm, tn4, wx, wy;
+};
+
+/* Shared-memory matmul (matmul_shared.comp): C tile per work-group (bm x bn), k-slab bk,
+ * register block per invocation (tm x tn); the work-group has (bm/tm)*(bn/tn) invocations. */
+struct ffvk_sh_tiles {
+    uint32_t bm, bn, bk, tm, tn;
+    const char *name; /* table entry ("nvidia" ...) or "env" for a numeric override */
+};
+
+enum ffvk_mm_path { FFVK_MM_STORAGE, FFVK_MM_TEXEL, FFVK_MM_SHARED };
+
+/* Register tiles for this device (table or vk_tiles), inside its work-group limits. */
+struct ffvk_mm_tiles ffvk_pick_tiles(const struct ffvk_device *d, enum ff_precision prec);
+/* Which kernel runs desc (default per device kind or vk_matmul_path); *sh gets the shared
+ * tiles when the answer is FFVK_MM_SHARED. */
+enum ffvk_mm_path ffvk_pick_path(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                                 bool aligned, struct ffvk_sh_tiles *sh);
+/* Texel-buffer format holding 4 consecutive elements of A or B. */
+VkFormat ffvk_texel_format(enum ff_precision prec);
+uint32_t ffvk_sh_invocations(const struct ffvk_sh_tiles *t);
+/* Shared memory the tiles use (two slabs, widened to 16-byte vec4s). */
+uint64_t ffvk_sh_bytes(const struct ffvk_sh_tiles *t);
 
 /* A compute pipeline for one kernel description. */
 struct ffvk_kernel {
@@ -201,14 +269,9 @@ struct ffvk_kernel {
     uint32_t push_words;              /* push-constant words (<= 4) */
     uint32_t push[4];                 /* fixed words, params copied in per run */
     uint32_t n_fixed_push;            /* leading push words set at create time */
-    uint64_t need_bytes[FF_MAX_BUFS]; /* smallest buffer each binding accepts */
-    bool sizes_from_params;           /* params must equal desc m, n, k */
+    uint64_t need_bytes[FF_MAX_BUFS]; /* bytes each binding reads (texel views' range) */
     VkFormat texel_format;            /* != UNDEFINED: bindings 0, 1 are texel buffers */
 };
-
-/* Check buffer sizes and params of a run; fills vk->push. */
-int ffvk_kernel_check_args(struct ffvk_kernel *vk, struct ff_buf *const *bufs, size_t n_bufs,
-                           const uint32_t *params, size_t n_params, char *err, size_t errlen);
 
 static inline struct ffvk_device *ffvk_dev(struct ff_device *d)
 {

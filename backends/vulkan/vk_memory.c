@@ -100,10 +100,12 @@ void ffvk_buf_destroy(struct ff_buf *buf)
 {
     struct ffvk_buf *b = (struct ffvk_buf *)buf;
     struct ffvk_device *d = ffvk_dev(buf->dev);
-    /* The device never holds a buffer past a call (every call waits), so it
-     * can go at once. */
-    d->fn->vkDestroyBuffer(d->dev, b->buf, NULL);
-    d->fn->vkFreeMemory(d->dev, b->mem, NULL);
+    /* The device never holds a buffer past a call (every call waits, a timed-out one too),
+     * so it can go at once; on an abandoned device it may still be in use: leaked. */
+    if (!d->abandoned) {
+        d->fn->vkDestroyBuffer(d->dev, b->buf, NULL);
+        d->fn->vkFreeMemory(d->dev, b->mem, NULL);
+    }
     free(b);
 }
 
@@ -113,6 +115,8 @@ static int staging_reserve(struct ffvk_device *d, uint64_t bytes, char *err, siz
     uint64_t want = bytes < STAGING_MAX_BYTES ? bytes : STAGING_MAX_BYTES;
     if (d->staging_bytes >= want)
         return FF_OK;
+    if (d->abandoned) /* the staging buffer may still be in use */
+        return ff_errf(err, errlen, FF_ERR_DEVICE_LOST, "the Vulkan device was abandoned earlier");
     const struct ffvk_fns *fn = d->fn;
     if (d->staging) {
         fn->vkDestroyBuffer(d->dev, d->staging, NULL);

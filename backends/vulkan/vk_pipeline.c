@@ -1,8 +1,8 @@
 /*
  * backends/vulkan/vk_pipeline.c — turn a kernel description into a compute
- * pipeline: pick the embedded SPIR-V, the tiles for this device
- * (specialization constants), the dispatch size and the buffer sizes a run
- * must bring.
+ * pipeline: pick the embedded SPIR-V, put the tiles vk_tuning.c chose for this device into
+ * specialization constants, and size the dispatch. The argument checks of a run are the
+ * front-end's (backends/backend.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,226 +32,6 @@
 #include "vk_mem_write.h"
 
 #define SPV(name) name, sizeof(name)
-
-/* Register block on CPU devices (lavapipe), see pick_tiles(). */
-#define FF_VK_CPU_TM  8
-#define FF_VK_CPU_TN4 4
-#define FF_VK_CPU_WX  8
-#define FF_VK_CPU_WY  1
-
-/* ---- tile tables ------------------------------------------------------------ */
-
-/* Register-blocked matmul (matmul.comp): rows x vec4-columns per invocation
- * and the work-group shape. */
-struct mm_tiles {
-    uint32_t tm, tn4, wx, wy;
-};
-
-/*
- * Chosen per device kind; measured on lavapipe (tests/vulkan/bench_matmul),
- * orientation values elsewhere (a 8x8 block per invocation, 16x16
- * invocations = 128x128 C tile per work-group is the classic starting point
- * on NVIDIA/AMD/Intel GPUs without shared memory). GPUs run the
- * shared-memory kernel by default (sh_table below); these GPU rows are
- * reached with FF_VK_MATMUL_PATH=storage.
- */
-static struct mm_tiles pick_tiles(const struct ffvk_device *d, enum ff_precision prec)
-{
-    struct mm_tiles t;
-    switch (d->props.deviceType) {
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-        /* lavapipe: a buffer load costs many FMAs; the largest block that
-         * stays in registers wins. */
-        t = (struct mm_tiles){FF_VK_CPU_TM, FF_VK_CPU_TN4, FF_VK_CPU_WX, FF_VK_CPU_WY};
-        break;
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-        t = (struct mm_tiles){8, 2, 16, 16};
-        if (d->props.vendorID == 0x1002) /* AMD: wave64 wants 64-wide rows */
-            t = (struct mm_tiles){8, 2, 32, 8};
-        break;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: t = (struct mm_tiles){4, 2, 16, 8}; break;
-    default: t = (struct mm_tiles){4, 1, 8, 8}; break;
-    }
-    (void)prec;
-    /* FF_VK_TILES=tm,tn4,wx,wy overrides the table (tuning on a new device) */
-    const char *env = getenv("FF_VK_TILES");
-    struct mm_tiles e;
-    if (env && sscanf(env, "%u,%u,%u,%u", &e.tm, &e.tn4, &e.wx, &e.wy) == 4 && e.tm >= 1 &&
-        e.tm <= 64 && e.tn4 >= 1 && e.tn4 <= 4 && e.wx >= 1 && e.wy >= 1)
-        t = e;
-    /* stay inside the device's work-group limits */
-    const VkPhysicalDeviceLimits *l = &d->props.limits;
-    while (t.wx * t.wy > l->maxComputeWorkGroupInvocations ||
-           t.wx > l->maxComputeWorkGroupSize[0] || t.wy > l->maxComputeWorkGroupSize[1]) {
-        if (t.wy > 1 && t.wy >= t.wx)
-            t.wy /= 2;
-        else if (t.wx > 1)
-            t.wx /= 2;
-        else
-            break;
-    }
-    return t;
-}
-
-/* Texel-buffer format holding 4 consecutive elements of A or B. */
-static VkFormat texel_format(enum ff_precision prec)
-{
-    return prec == FF_PREC_FP16   ? VK_FORMAT_R16G16B16A16_SFLOAT
-           : prec == FF_PREC_INT8 ? VK_FORMAT_R8G8B8A8_SINT
-                                  : VK_FORMAT_R32G32B32A32_SFLOAT;
-}
-
-/* Can A and B be read through texel buffers on this device and shape? */
-static bool texel_ok(const struct ffvk_device *d, const struct ff_kernel_desc *desc)
-{
-    VkFormatProperties fp;
-    d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, texel_format(desc->prec), &fp);
-    if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
-        return false;
-    uint64_t texels_a = (uint64_t)desc->m * desc->k / 4, texels_b = (uint64_t)desc->k * desc->n / 4;
-    uint64_t max = d->props.limits.maxTexelBufferElements;
-    return texels_a <= max && texels_b <= max;
-}
-
-/* ---- shared-memory tiles (matmul_shared.comp) -------------------------------- */
-
-/* C tile per work-group (bm x bn), k-slab bk, register block per invocation
- * (tm x tn); the work-group has (bm/tm)*(bn/tn) invocations. */
-struct sh_tiles {
-    uint32_t bm, bn, bk, tm, tn;
-    const char *name;
-};
-
-#define SH_MAX_LD 4 /* MAX_LD in matmul_shared.comp: vec4 loads per invocation and slab */
-
-/*
- * Per vendor. Orientation values from the usual SGEMM designs (not measured
- * here: no GPU on the build machine; FF_VK_SHARED_TILES tunes on a device):
- *   nvidia   128x128 tile, 256 invocations of 8x8, BK=16: 64 accumulators
- *            (~128 registers, 2 work-groups/SM), 32.5 KiB double-buffered
- *            shared memory (< the 48 KiB Vulkan exposes), 2+2 vec4 loads per
- *            invocation and slab, 8 FMAs per shared load.
- *   amd      128x128, 256 invocations (4 wave64) of 8x8, BK=8: 16.3 KiB of LDS
- *            so 3 work-groups fit a GCN CU's 64 KiB (1 would at BK=16).
- *   intel    64x64, 128 invocations of 8x4, BK=16: Xe threads have 128 GRF
- *            (64 fp32 per SIMD16 lane); an 8x8 block would spill. 16.5 KiB.
- *   fallback 64x64, 128 invocations of 8x4, BK=8: 8.3 KiB, inside the
- *            Vulkan minimums (16 KiB shared, 128 invocations).
- */
-static const struct sh_tiles sh_table[] = {
-    {128, 128, 16, 8, 8, "nvidia"},
-    {128, 128, 8, 8, 8, "amd"},
-    {64, 64, 16, 8, 4, "intel"},
-    {64, 64, 8, 8, 4, "fallback"},
-};
-enum { SH_NVIDIA, SH_AMD, SH_INTEL, SH_FALLBACK };
-
-static uint32_t sh_wg(const struct sh_tiles *t)
-{
-    return (t->bm / t->tm) * (t->bn / t->tn);
-}
-
-static uint64_t sh_bytes(const struct sh_tiles *t)
-{
-    /* two slabs of As[bk][bm/4 + 1] and Bs[bk][bn/4], 16-byte vec4 each
-     * (fp16 and int8 are widened to fp32 / int32 in shared memory) */
-    return 2ull * t->bk * (t->bm / 4 + 1 + t->bn / 4) * 16;
-}
-
-static bool sh_fits(const struct ffvk_device *d, const struct sh_tiles *t)
-{
-    const VkPhysicalDeviceLimits *l = &d->props.limits;
-    if ((t->tm != 4 && t->tm != 8) || (t->tn != 4 && t->tn != 8))
-        return false;
-    if (t->bk < 4 || t->bk > 64 || t->bk % 4 || t->bm == 0 || t->bn == 0 || t->bm > 512 ||
-        t->bn > 512 || t->bm % t->tm || t->bn % t->tn)
-        return false;
-    uint32_t wg = sh_wg(t);
-    if (wg > l->maxComputeWorkGroupInvocations || wg > l->maxComputeWorkGroupSize[0])
-        return false;
-    if ((uint64_t)t->bm * (t->bk / 4) > (uint64_t)SH_MAX_LD * wg ||
-        (uint64_t)t->bk * (t->bn / 4) > (uint64_t)SH_MAX_LD * wg)
-        return false;
-    return sh_bytes(t) <= l->maxComputeSharedMemorySize;
-}
-
-/* Shrink the k-slab until the tiles fit the device; false when they never do. */
-static bool sh_fit(const struct ffvk_device *d, struct sh_tiles *t)
-{
-    while (!sh_fits(d, t) && t->bk > 4 && t->bk % 8 == 0)
-        t->bk /= 2;
-    return sh_fits(d, t);
-}
-
-/*
- * Tiles for this device: the vendor's entry; FF_VK_SHARED_TILES overrides it
- * with an entry's name (nvidia, amd, intel, fallback) or bm,bn,bk,tm,tn
- * (tuning on a new device; the tests use it to run every entry on lavapipe).
- * False when not even the fallback fits (then the storage kernel runs).
- */
-static bool pick_shared(const struct ffvk_device *d, struct sh_tiles *out)
-{
-    int idx = SH_FALLBACK;
-    if (d->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) {
-        switch (d->props.vendorID) {
-        case 0x10de: idx = SH_NVIDIA; break;
-        case 0x1002: idx = SH_AMD; break;
-        case 0x8086: idx = SH_INTEL; break;
-        default: break;
-        }
-    }
-    struct sh_tiles t = sh_table[idx];
-    const char *env = getenv("FF_VK_SHARED_TILES");
-    if (env) {
-        struct sh_tiles e = {0, 0, 0, 0, 0, "env"};
-        for (size_t i = 0; i < sizeof(sh_table) / sizeof(sh_table[0]); i++)
-            if (strcmp(env, sh_table[i].name) == 0)
-                e = sh_table[i];
-        if (e.bm || sscanf(env, "%u,%u,%u,%u,%u", &e.bm, &e.bn, &e.bk, &e.tm, &e.tn) == 5)
-            t = e;
-    }
-    if (sh_fit(d, &t)) {
-        *out = t;
-        return true;
-    }
-    t = sh_table[SH_FALLBACK];
-    if (sh_fit(d, &t)) {
-        *out = t;
-        return true;
-    }
-    return false;
-}
-
-/*
- * Which matmul kernel:
- *   shared   shared-memory tiling (matmul_shared.comp): GPUs by default.
- *   texel    register blocking, A and B via texel buffers: CPU devices. On
- *            lavapipe a storage-buffer load is a loop over the SIMD lanes
- *            with a bounds check each, while a texel fetch is a vector
- *            gather: measured several times faster there (bench_matmul).
- *   storage  register blocking, storage-buffer loads (the earlier GPU
- *            kernel; also where texel does not apply: K or N not /4).
- * FF_VK_MATMUL_PATH=shared|texel|storage overrides the default.
- */
-enum mm_path { MM_STORAGE, MM_TEXEL, MM_SHARED };
-
-static enum mm_path pick_path(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
-                              bool aligned, struct sh_tiles *sh)
-{
-    const char *env = getenv("FF_VK_MATMUL_PATH");
-    enum mm_path want = d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? MM_TEXEL : MM_SHARED;
-    if (env && strcmp(env, "texel") == 0)
-        want = MM_TEXEL;
-    else if (env && strcmp(env, "storage") == 0)
-        want = MM_STORAGE;
-    else if (env && strcmp(env, "shared") == 0)
-        want = MM_SHARED;
-    if (want == MM_SHARED)
-        return pick_shared(d, sh) ? MM_SHARED : MM_STORAGE;
-    if (want == MM_TEXEL)
-        return aligned && texel_ok(d, desc) ? MM_TEXEL : MM_STORAGE;
-    return MM_STORAGE;
-}
 
 /* ---- generic pipeline ------------------------------------------------------ */
 
@@ -369,6 +149,10 @@ void ffvk_kernel_destroy(struct ff_kernel *kernel)
     struct ffvk_kernel *k = (struct ffvk_kernel *)kernel;
     struct ffvk_device *d = ffvk_dev(kernel->dev);
     const struct ffvk_fns *fn = d->fn;
+    if (d->abandoned) { /* a shader may still run this pipeline: leak it */
+        free(k);
+        return;
+    }
     if (k->desc_pool)
         fn->vkDestroyDescriptorPool(d->dev, k->desc_pool, NULL);
     if (k->pipeline)
@@ -415,9 +199,9 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     uint32_t in_size, out_size;
     const char *maths;
     bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
-    struct sh_tiles sh;
-    enum mm_path path = pick_path(d, desc, aligned, &sh);
-    bool texel = path == MM_TEXEL, shared = path == MM_SHARED;
+    struct ffvk_sh_tiles sh;
+    enum ffvk_mm_path path = ffvk_pick_path(d, desc, aligned, &sh);
+    bool texel = path == FFVK_MM_TEXEL, shared = path == FFVK_MM_SHARED;
 #define PICK(f32, tex, shd)                                                                        \
     do {                                                                                           \
         code = shared ? shd : texel ? tex : f32;                                                   \
@@ -451,18 +235,19 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     }
 #undef PICK
     if (texel)
-        k->texel_format = texel_format(desc->prec);
+        k->texel_format = ffvk_texel_format(desc->prec);
     uint32_t spec[10];
     uint32_t n_spec;
     if (shared) {
-        uint32_t s[10] = {desc->m, desc->n, desc->k, sh.bm,      sh.bn,
-                          sh.bk,   sh.tm,   sh.tn,   sh_wg(&sh), aligned};
+        uint32_t s[10] = {
+            desc->m, desc->n, desc->k, sh.bm, sh.bn, sh.bk, sh.tm, sh.tn, ffvk_sh_invocations(&sh),
+            aligned};
         memcpy(spec, s, sizeof(s));
         n_spec = 10;
         k->groups[0] = div_up(desc->n, sh.bn);
         k->groups[1] = div_up(desc->m, sh.bm);
     } else {
-        struct mm_tiles t = pick_tiles(d, desc->prec);
+        struct ffvk_mm_tiles t = ffvk_pick_tiles(d, desc->prec);
         uint32_t s[8] = {desc->m, desc->n, desc->k, t.tm, t.tn4, t.wx, t.wy, aligned};
         memcpy(spec, s, sizeof(s));
         n_spec = 8;
@@ -482,8 +267,8 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
         snprintf(v, sizeof(v),
                  "%s; shared memory (%s): %ux%u tile, %u invocations of %ux%u, BK %u "
                  "x2 (%" PRIu64 " B), %s",
-                 maths, sh.name, sh.bm, sh.bn, sh_wg(&sh), sh.tm, sh.tn, sh.bk, sh_bytes(&sh),
-                 aligned ? "vec4 I/O" : "scalar I/O");
+                 maths, sh.name, sh.bm, sh.bn, ffvk_sh_invocations(&sh), sh.tm, sh.tn, sh.bk,
+                 ffvk_sh_bytes(&sh), aligned ? "vec4 I/O" : "scalar I/O");
         size_t n = strlen(v);
         if (n >= sizeof(k->base.variant))
             n = sizeof(k->base.variant) - 1;
@@ -497,7 +282,6 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     k->need_bytes[0] = (uint64_t)desc->m * desc->k * in_size;
     k->need_bytes[1] = (uint64_t)desc->k * desc->n * in_size;
     k->need_bytes[2] = (uint64_t)desc->m * desc->n * out_size;
-    k->sizes_from_params = true;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
     (void)prec_name;
@@ -520,7 +304,6 @@ int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, 
     k->need_bytes[0] = (uint64_t)m * kk * 4;
     k->need_bytes[1] = (uint64_t)kk * n * 4;
     k->need_bytes[2] = (uint64_t)m * n * 4;
-    k->sizes_from_params = true;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
     snprintf(k->base.variant, sizeof(k->base.variant),
@@ -613,7 +396,6 @@ static int create_coopmat(struct ffvk_device *d, struct ffvk_kernel *k,
     k->need_bytes[0] = (uint64_t)desc->m * desc->k * in_size;
     k->need_bytes[1] = (uint64_t)desc->k * desc->n * in_size;
     k->need_bytes[2] = (uint64_t)desc->m * desc->n * out_size;
-    k->sizes_from_params = true;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
     snprintf(k->base.variant, sizeof(k->base.variant),
@@ -730,24 +512,5 @@ int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
         return ret;
     }
     *out = &k->base;
-    return FF_OK;
-}
-
-int ffvk_kernel_check_args(struct ffvk_kernel *vk, struct ff_buf *const *bufs, size_t n_bufs,
-                           const uint32_t *params, size_t n_params, char *err, size_t errlen)
-{
-    const struct ff_kernel_desc *desc = &vk->base.desc;
-    if (vk->sizes_from_params && n_params == 3 &&
-        (params[0] != desc->m || params[1] != desc->n || params[2] != desc->k))
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "kernel was built for %ux%ux%u, run with %ux%ux%u", desc->m, desc->n,
-                       desc->k, params[0], params[1], params[2]);
-    for (size_t i = 0; i < n_bufs; i++)
-        if (bufs[i]->bytes < vk->need_bytes[i])
-            return ff_errf(err, errlen, FF_ERR_INVALID,
-                           "buffer %zu holds %" PRIu64 " bytes; this kernel needs %" PRIu64, i,
-                           bufs[i]->bytes, vk->need_bytes[i]);
-    for (size_t i = 0; i < n_params && vk->n_fixed_push + i < 4; i++)
-        vk->push[vk->n_fixed_push + i] = params[i];
     return FF_OK;
 }

@@ -76,11 +76,30 @@ int ff_parse_choice(const char *opt, const char *s, const struct ff_choice *choi
 /* on|off (aliases true|false, 1|0). */
 int ff_parse_onoff(const char *opt, const char *s, bool *out, char *err, size_t errlen);
 
-/* ---- files (file.c) ---------------------------------------------------------- */
+/* ---- files (file.c) ---------------------------------------------------------- *
+ * Writes go through a temp file `.<name>.tmp.<pid>.<seq>` in the target's folder, created with
+ * mode 0666 & ~umask, fsynced, then put in place; the folder is fsynced after. A reader never
+ * sees a half-written file, and a temp file left by a killed writer is recognised by its name.
+ */
 
-/* Write text to path atomically (temp file beside it, fsync, rename). FF_ERR_IO + reason. */
+/* Write text to path atomically, replacing what is there. FF_ERR_IO + reason. */
 int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen);
-/* Can a file be created in the folder of path? (creates and removes a temp file) */
+/*
+ * Write text to a new file: path when no file has that name, else path with "-2", "-3", ...
+ * before its extension ("p.json" -> "p-2.json"); never replaces a file, even when two
+ * processes pick the same name at once. The name used goes to `used` (may be NULL).
+ */
+int ff_write_unique(const char *path, const char *text, char *used, size_t usedlen, char *err,
+                    size_t errlen);
+/*
+ * Remove our temp files in dir whose writer is gone (its pid no longer runs; owned by this
+ * user). *removed (may be NULL) gets the count. FF_ERR_IO when dir cannot be read.
+ */
+int ff_clean_stale_temps(const char *dir, unsigned *removed, char *err, size_t errlen);
+/* Could path be written? FF_ERR_INVALID when it is a folder or another non-regular file,
+ * FF_ERR_IO when no file can be created in its folder (creates and removes a temp file). */
 int ff_check_writable(const char *path, char *err, size_t errlen);
+/* Can files be created in the folder dir? FF_ERR_INVALID when it is not a folder. */
+int ff_check_dir_writable(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -1,23 +1,80 @@
-/* estimate/util/file.c — files written atomically (temp + fsync + rename). */
+/*
+ * estimate/util/file.c — files written whole or not at all.
+ *
+ * Every write goes to a temp file in the target's folder, named `.<name>.tmp.<pid>.<seq>`,
+ * created with O_EXCL and mode 0666 (so the umask decides: 0644 under the usual 022), written,
+ * fsynced, then renamed (replace) or hard-linked (never replace) onto the target, and the
+ * folder is fsynced so the new name survives a crash. A process killed inside that window
+ * leaves a temp file whose name carries its pid: ff_clean_stale_temps() recognises it by the
+ * pattern and a dead pid, and removes it on the next run.
+ */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "ff_util.h"
 
-static int temp_for(const char *path, char *tmp, size_t n)
+#define TEMP_TAG ".tmp."
+
+/* A new name for every temp file of this process, even from two threads at once. */
+static atomic_uint temp_seq;
+
+/* The folder of path ("." when it has none) and its last component. */
+static int split_path(const char *path, char *dir, size_t dirlen, const char **base)
 {
-    if (snprintf(tmp, n, "%s.tmp.XXXXXX", path) >= (int)n)
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        *base = path;
+        return snprintf(dir, dirlen, ".") >= (int)dirlen ? -1 : 0;
+    }
+    *base = slash + 1;
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= dirlen)
         return -1;
-    return mkstemp(tmp);
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    return 0;
 }
 
-int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen)
+/* Creates the temp file for path; returns its fd (errno set on failure). */
+static int temp_create(const char *path, char *tmp, size_t n)
 {
-    char tmp[4096];
-    int fd = temp_for(path, tmp, sizeof(tmp));
+    char dir[4096];
+    const char *base;
+    if (split_path(path, dir, sizeof(dir), &base) < 0 || !*base) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned seq = atomic_fetch_add(&temp_seq, 1u);
+        /* The target name is only there for a reader of the folder: at most 200 bytes of it
+         * keep the temp name under NAME_MAX. */
+        if (snprintf(tmp, n, "%s/.%.200s" TEMP_TAG "%ld.%u", dir, base, (long)getpid(), seq) >=
+            (int)n) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Writes text into a new temp file for path, fsynced and closed; tmp gets its name. */
+static int temp_write(const char *path, const char *text, char *tmp, size_t tmplen, char *err,
+                      size_t errlen)
+{
+    int fd = temp_create(path, tmp, tmplen);
     if (fd < 0)
         return ff_errf(err, errlen, FF_ERR_IO, "cannot create a file next to %s: %s", path,
                        strerror(errno));
@@ -34,25 +91,201 @@ int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen
         }
         done += (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    if (fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return ff_errf(err, errlen, FF_ERR_IO, "writing %s: %s", tmp, strerror(e));
+    }
+    if (close(fd) != 0) {
         int e = errno;
         unlink(tmp);
         return ff_errf(err, errlen, FF_ERR_IO, "writing %s: %s", tmp, strerror(e));
     }
+    return FF_OK;
+}
+
+/* The rename or link is only durable once the folder's own entry list is on disk. */
+static int sync_dir_of(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    const char *base;
+    if (split_path(path, dir, sizeof(dir), &base) < 0)
+        return ff_errf(err, errlen, FF_ERR_IO, "path too long: %s", path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return ff_errf(err, errlen, FF_ERR_IO, "%s written, but its folder %s cannot be opened: %s",
+                       path, dir, strerror(errno));
+    int ret = fsync(fd);
+    int e = errno;
+    close(fd);
+    /* Some file systems cannot sync a folder (EINVAL): nothing more can be done there. */
+    if (ret != 0 && e != EINVAL && e != EROFS)
+        return ff_errf(err, errlen, FF_ERR_IO, "%s written, but syncing its folder %s failed: %s",
+                       path, dir, strerror(e));
+    return FF_OK;
+}
+
+int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen)
+{
+    char tmp[4352];
+    int ret = temp_write(path, text, tmp, sizeof(tmp), err, errlen);
+    if (ret < 0)
+        return ret;
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
         return ff_errf(err, errlen, FF_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(e));
     }
+    return sync_dir_of(path, err, errlen);
+}
+
+/* path with "-<k>" before its extension: "a/p.json", 3 -> "a/p-3.json". */
+static int numbered(const char *path, unsigned k, char *dst, size_t n)
+{
+    if (k == 1)
+        return snprintf(dst, n, "%s", path) >= (int)n ? -1 : 0;
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+        dot = path + strlen(path);
+    return snprintf(dst, n, "%.*s-%u%s", (int)(dot - path), path, k, dot) >= (int)n ? -1 : 0;
+}
+
+/* Puts tmp under the name `name` unless that name exists: 0, EEXIST, or another errno. */
+static int place_new(const char *tmp, const char *name)
+{
+    if (link(tmp, name) == 0)
+        return 0;
+    int e = errno;
+    if (e != EPERM && e != ENOTSUP && e != EOPNOTSUPP && e != ENOSYS && e != EMLINK)
+        return e;
+    /* No hard links here (FAT, some FUSE file systems): reserve the name, then replace our
+     * own empty reservation. */
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    if (rename(tmp, name) != 0) {
+        e = errno;
+        unlink(name);
+        return e;
+    }
+    return 0;
+}
+
+#define FF_UNIQUE_MAX 10000u
+
+int ff_write_unique(const char *path, const char *text, char *used, size_t usedlen, char *err,
+                    size_t errlen)
+{
+    char tmp[4352], name[4352];
+    int ret = temp_write(path, text, tmp, sizeof(tmp), err, errlen);
+    if (ret < 0)
+        return ret;
+    for (unsigned k = 1; k <= FF_UNIQUE_MAX; k++) {
+        if (numbered(path, k, name, sizeof(name)) < 0) {
+            unlink(tmp);
+            return ff_errf(err, errlen, FF_ERR_IO, "path too long: %s", path);
+        }
+        int e = place_new(tmp, name);
+        if (e == EEXIST)
+            continue;
+        unlink(tmp); /* after a link: the new name keeps the data */
+        if (e != 0)
+            return ff_errf(err, errlen, FF_ERR_IO, "creating %s: %s", name, strerror(e));
+        if (used && usedlen)
+            ff_strlcpy(used, name, usedlen);
+        return sync_dir_of(name, err, errlen);
+    }
+    unlink(tmp);
+    return ff_errf(err, errlen, FF_ERR_IO, "%s and %u numbered names beside it all exist", path,
+                   FF_UNIQUE_MAX - 1);
+}
+
+/* Is name one of our temp files ".<name>.tmp.<pid>.<seq>"? Sets *pid. */
+static bool temp_name_pid(const char *name, long *pid)
+{
+    if (name[0] != '.')
+        return false;
+    size_t len = strlen(name), i = len;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == len || i == 0 || name[i - 1] != '.') /* seq */
+        return false;
+    size_t seq_dot = --i;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == seq_dot || seq_dot - i > 9) /* pid */
+        return false;
+    size_t tag = strlen(TEMP_TAG);
+    if (i < tag + 2 || strncmp(name + i - tag, TEMP_TAG, tag) != 0) /* ".x" before the tag */
+        return false;
+    *pid = strtol(name + i, NULL, 10);
+    return *pid > 0;
+}
+
+int ff_clean_stale_temps(const char *dir, unsigned *removed, char *err, size_t errlen)
+{
+    if (removed)
+        *removed = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return ff_errf(err, errlen, FF_ERR_IO, "cannot read folder %s: %s", dir, strerror(errno));
+    int fd = dirfd(d);
+    long self = (long)getpid();
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid;
+        if (!temp_name_pid(e->d_name, &pid) || pid == self)
+            continue;
+        /* Only a writer that is gone; EPERM means it lives under another user. */
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        struct stat st;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        if (unlinkat(fd, e->d_name, 0) == 0 && removed)
+            (*removed)++;
+    }
+    closedir(d);
     return FF_OK;
 }
 
 int ff_check_writable(const char *path, char *err, size_t errlen)
 {
-    char tmp[4096];
-    int fd = temp_for(path, tmp, sizeof(tmp));
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return ff_errf(err, errlen, FF_ERR_INVALID, "%s is a folder, not a file", path);
+        if (!S_ISREG(st.st_mode))
+            return ff_errf(err, errlen, FF_ERR_INVALID, "%s exists and is not a regular file",
+                           path);
+    }
+    char tmp[4352];
+    int fd = temp_create(path, tmp, sizeof(tmp));
     if (fd < 0)
         return ff_errf(err, errlen, FF_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    return FF_OK;
+}
+
+int ff_check_dir_writable(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return ff_errf(err, errlen, FF_ERR_IO, "cannot use folder %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s is not a folder", dir);
+    char probe[4352];
+    if (snprintf(probe, sizeof(probe), "%s/.flopfit-write-test", dir) >= (int)sizeof(probe))
+        return ff_errf(err, errlen, FF_ERR_IO, "path too long: %s", dir);
+    char tmp[4352];
+    int fd = temp_create(probe, tmp, sizeof(tmp));
+    if (fd < 0)
+        return ff_errf(err, errlen, FF_ERR_IO, "cannot write in %s: %s", dir, strerror(errno));
     close(fd);
     unlink(tmp);
     return FF_OK;

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "families.h"
 
 static int parse(struct ff_bench_opts *o, char *err, size_t errlen, int argc, char **argv)
 {
@@ -20,17 +21,114 @@ static int parse(struct ff_bench_opts *o, char *err, size_t errlen, int argc, ch
     parse(o, err, sizeof(err), (int)(sizeof((char *[]){"bench", __VA_ARGS__}) / sizeof(char *)),   \
           (char *[]){"bench", __VA_ARGS__, NULL})
 
+static uint32_t family_bit(const char *name)
+{
+    const struct ff_family *f = ff_family_find(name);
+    cr_assert(f, "family %s is not in the registry", name);
+    return ff_family_bit(f);
+}
+
 Test(cli, defaults_run_everything)
 {
     struct ff_bench_opts o;
     char err[256];
     char *argv[] = {"bench", NULL};
+    setenv("XDG_DATA_HOME", "/xdg/data", 1);
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
-    cr_assert_eq(o.cfg.families, FF_FAM_ALL);
+    cr_assert_eq(o.cfg.families, ff_family_all());
+    cr_assert_eq(ff_family_count(), 5);
     cr_assert(o.cfg.prec[FF_PREC_FP32] && o.cfg.prec[FF_PREC_FP16] && o.cfg.prec[FF_PREC_INT8]);
     cr_assert(o.cfg.library);
-    cr_assert_str_eq(o.output_dir, "results");
+    cr_assert_null(o.cfg.progress, "progress is the command's choice, never a default");
+    cr_assert_str_eq(o.writer->name, "table");
     cr_assert_gt(o.cfg.n_sizes, 3);
+    /* Profiles go to the per-user data folder, never into the repository's results/. */
+    cr_assert_str_eq(o.output_dir, "/xdg/data/flopfit/profiles");
+}
+
+Test(cli, default_output_dir_follows_xdg_then_home)
+{
+    struct ff_bench_opts o;
+    char err[256];
+    char *argv[] = {"bench", NULL};
+    setenv("HOME", "/home/someone", 1);
+    unsetenv("XDG_DATA_HOME");
+    cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
+    cr_assert_str_eq(o.output_dir, "/home/someone/.local/share/flopfit/profiles");
+    setenv("XDG_DATA_HOME", "relative/data", 1); /* invalid by the spec: ignored */
+    cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
+    cr_assert_str_eq(o.output_dir, "/home/someone/.local/share/flopfit/profiles");
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("HOME");
+    cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
+    cr_assert_null(o.output_dir);
+    cr_assert(strstr(o.output_dir_err, "--output-dir"), "%s", o.output_dir_err);
+    cr_assert_eq(PARSE(&o, err, "--output-dir", "mine"), FF_OK);
+    cr_assert_str_eq(o.output_dir, "mine");
+}
+
+Test(cli, family_registry_is_the_one_list)
+{
+    /* Every row complete, names unique, found case-insensitively, one bit each. */
+    uint32_t seen = 0;
+    for (const struct ff_family *f = ff_families(); f->name; f++) {
+        cr_assert(f->run && f->description && f->description[0] && f->needs && f->needs[0], "%s",
+                  f->name);
+        cr_assert_eq(ff_family_find(f->name), f);
+        cr_assert_eq(seen & ff_family_bit(f), 0, "%s shares a bit", f->name);
+        seen |= ff_family_bit(f);
+    }
+    cr_assert_eq(seen, ff_family_all());
+    cr_assert_eq(ff_family_find("MatMul"), ff_family_find("matmul"));
+    cr_assert_null(ff_family_find("flops"));
+    /* --only takes exactly the registry's names. */
+    struct ff_bench_opts o;
+    char err[512];
+    for (const struct ff_family *f = ff_families(); f->name; f++) {
+        char *argv[] = {"bench", "--only", (char *)f->name, NULL};
+        cr_assert_eq(ff_bench_parse(3, argv, &o, err, sizeof(err)), FF_OK, "%s", err);
+        cr_assert_eq(o.cfg.families, ff_family_bit(f));
+    }
+    cr_assert_eq(PARSE(&o, err, "--only", "all"), FF_OK);
+    cr_assert_eq(o.cfg.families, ff_family_all());
+    cr_assert_eq(PARSE(&o, err, "--list-families"), FF_OK);
+    cr_assert(o.list_families);
+}
+
+Test(cli, formats_from_the_writer_table)
+{
+    struct ff_bench_opts o;
+    char err[256];
+    cr_assert_eq(PARSE(&o, err, "--json"), FF_OK);
+    cr_assert_str_eq(o.writer->name, "json");
+    cr_assert_eq(PARSE(&o, err, "--format", "JSON"), FF_OK);
+    cr_assert_eq(o.writer, ff_bench_writer_find("json"));
+    cr_assert_eq(PARSE(&o, err, "--format", "table"), FF_OK);
+    cr_assert_str_eq(o.writer->name, "table");
+    cr_assert_eq(PARSE(&o, err, "--format", "xml"), FF_ERR_INVALID);
+    cr_assert(strstr(err, "--format") && strstr(err, "table, json"), "%s", err);
+    for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++)
+        cr_assert(w->device && w->description, "%s", w->name);
+}
+
+static void record_line(void *ctx, const char *line)
+{
+    char *dst = ctx;
+    snprintf(dst, 128, "%s", line);
+}
+
+Test(progress, goes_to_the_callback_only)
+{
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    ff_progress(&cfg, "nobody listens %d", 1); /* NULL callback: nothing, no crash */
+    char got[128] = "";
+    cfg.progress = record_line;
+    cfg.progress_ctx = got;
+    ff_progress(&cfg, "%s n=%u", "fp32", 1024u);
+    cr_assert_str_eq(got, "fp32 n=1024");
+    ff_progress(&cfg, "%s", "");
+    cr_assert_str_eq(got, "");
 }
 
 Test(cli, lists_and_quick)
@@ -43,7 +141,7 @@ Test(cli, lists_and_quick)
     cr_assert(o.cfg.prec[FF_PREC_INT8] && o.cfg.prec[FF_PREC_FP32] && !o.cfg.prec[FF_PREC_FP16]);
     cr_assert_eq(o.cfg.n_sizes, 2);
     cr_assert_eq(o.cfg.sizes[0], 64); /* sorted */
-    cr_assert_eq(o.cfg.families, FF_FAM_MATMUL);
+    cr_assert_eq(o.cfg.families, family_bit("matmul"));
     cr_assert(o.cfg.quick);
     cr_assert_str_eq(o.device_backend, "vulkan");
     cr_assert_eq(o.device_index, 1);
@@ -51,6 +149,13 @@ Test(cli, lists_and_quick)
 
 Test(cli, bad_values_name_the_option_and_what_is_accepted)
 {
+    /* Backend names come from the registry: whatever this build has. */
+    char names[256], backends_or_all[300];
+    ff_bench_backend_names(names, sizeof(names), ", ", "");
+    snprintf(backends_or_all, sizeof(backends_or_all), "%s or all", names);
+    char devices[300];
+    ff_bench_backend_names(names, sizeof(names), " or ", ":N");
+    snprintf(devices, sizeof(devices), "N or %s", names);
     struct {
         const char *opt, *val, *expect;
     } cases[] = {
@@ -61,13 +166,14 @@ Test(cli, bad_values_name_the_option_and_what_is_accepted)
         {"--sizes", "", "--sizes"},
         {"--precision", "fp64", "fp32, fp16, int8"},
         {"--device", "-1", "--device"},
-        {"--device", "cuda:0", "opencl:N"},
+        {"--device", "cuda:0", devices},
         {"--reps", "0", "1 to 10000"},
         {"--time-budget", "nan", "--time-budget"},
         {"--memory-limit", "12Q", "--memory-limit"},
         {"--memory-limit", "-1G", "--memory-limit"},
         {"--only", "flops", "matmul, memory"},
-        {"--backend", "cuda", "opencl, vulkan or all"},
+        {"--backend", "cuda", backends_or_all},
+        {"--format", "xml", "table"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct ff_bench_opts o;
@@ -166,6 +272,39 @@ Test(cli_binary, unwritable_output_exits_2_and_leaves_no_file)
     cr_assert_neq(stat("/nonexistent-dir/x/p.json", &st), 0);
     snprintf(args, sizeof(args), "rm -rf %s", dir);
     cr_assert_eq(system(args), 0);
+}
+
+Test(cli_binary, list_families_and_formats_print_the_registries)
+{
+    char out[8192];
+    cr_assert_eq(run("bench --list-families", out, sizeof(out)), 0, "%s", out);
+    for (const struct ff_family *f = ff_families(); f->name; f++) {
+        cr_assert(strstr(out, f->name), "%s missing from --list-families: %s", f->name, out);
+        cr_assert(strstr(out, f->description), "%s", out);
+    }
+    cr_assert_eq(run("bench --list-formats", out, sizeof(out)), 0, "%s", out);
+    for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++)
+        cr_assert(strstr(out, w->name), "%s missing from --list-formats: %s", w->name, out);
+    /* --help names the backends this build has, from the registry. */
+    cr_assert_eq(run("bench --help", out, sizeof(out)), 0);
+    for (const struct ff_backend *const *b = ff_backends(); *b; b++)
+        cr_assert(strstr(out, ff_backend_name(*b)), "%s", out);
+}
+
+/* A folder or a device as --output is refused before anything is measured. */
+Test(cli_binary, output_that_is_not_a_file_exits_2_before_measuring)
+{
+    char out[8192], dir[] = "/tmp/ff-outdir-XXXXXX", args[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(args, sizeof(args), "bench --only latency --output %s", dir);
+    cr_assert_eq(run(args, out, sizeof(out)), 2, "%s", out);
+    cr_assert(strstr(out, "--output") && strstr(out, "is a folder"), "%s", out);
+    cr_assert_null(strstr(out, "latency"), "it measured before refusing: %s", out);
+    snprintf(args, sizeof(args), "test -z \"$(ls -A %s)\"", dir);
+    cr_assert_eq(system(args), 0, "something was written into %s", dir);
+    cr_assert_eq(run("bench --only latency --output /dev/null", out, sizeof(out)), 2, "%s", out);
+    cr_assert(strstr(out, "not a regular file"), "%s", out);
+    rmdir(dir);
 }
 
 /* Ctrl-C: exit 130, what was measured is written ("complete": false), and an

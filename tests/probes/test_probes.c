@@ -144,7 +144,7 @@ static void small_cfg(struct ff_bench_cfg *cfg, uint64_t limit)
 {
     ff_bench_cfg_defaults(cfg);
     cfg->quick = true;
-    cfg->progress = false;
+    cfg->progress = NULL;
     cfg->memory_limit_bytes = limit;
     cfg->measure.budget_s = 0.05;
     cfg->measure.min_reps = 2;
