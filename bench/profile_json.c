@@ -36,53 +36,53 @@ static void add_num(struct json_object *o, const char *k, double v)
 static struct json_object *times(double med, double min, double max)
 {
     struct json_object *o = json_object_new_object();
-    add_num(o, "median", med);
-    add_num(o, "min", min);
-    add_num(o, "max", max);
+    add_num(o, FF_PF_TIME_MEDIAN, med);
+    add_num(o, FF_PF_TIME_MIN, min);
+    add_num(o, FF_PF_TIME_MAX, max);
     return o;
 }
 
 static struct json_object *result_json(const struct ff_result *r)
 {
     struct json_object *o = json_object_new_object();
-    add_str(o, "family", r->family);
-    add_str(o, "name", r->name);
-    add_str(o, "impl", r->impl);
+    add_str(o, FF_PF_TEST_FAMILY, r->family);
+    add_str(o, FF_PF_TEST_NAME, r->name);
+    add_str(o, FF_PF_TEST_IMPL, r->impl);
     if (r->prec >= 0)
-        add_str(o, "precision", ff_precision_name(r->prec));
+        add_str(o, FF_PF_TEST_PRECISION, ff_precision_name(r->prec));
     if (r->variant[0])
-        add_str(o, "variant", r->variant);
+        add_str(o, FF_PF_TEST_VARIANT, r->variant);
     if (r->m) {
         struct json_object *s = json_object_new_object();
-        add_u64(s, "m", r->m);
-        add_u64(s, "n", r->n);
-        add_u64(s, "k", r->k);
-        json_object_object_add(o, "shape", s);
+        add_u64(s, FF_PF_SHAPE_M, r->m);
+        add_u64(s, FF_PF_SHAPE_N, r->n);
+        add_u64(s, FF_PF_SHAPE_K, r->k);
+        json_object_object_add(o, FF_PF_TEST_SHAPE, s);
     }
     if (r->bytes)
-        add_u64(o, "bytes", r->bytes);
-    add_str(o, "status", ff_res_status_name(r->status));
+        add_u64(o, FF_PF_TEST_BYTES, r->bytes);
+    add_str(o, FF_PF_TEST_STATUS, ff_res_status_name(r->status));
     if (r->status != FF_RES_OK)
-        add_str(o, "reason", r->reason);
-    json_object_object_add(o, "verified", json_object_new_boolean(r->verified));
+        add_str(o, FF_PF_TEST_REASON, r->reason);
+    json_object_object_add(o, FF_PF_TEST_VERIFIED, json_object_new_boolean(r->verified));
     if (r->has_error) {
         struct json_object *e = json_object_new_object();
-        add_num(e, "max_abs", r->max_abs);
-        add_num(e, "max_rel", r->max_rel);
-        add_num(e, "tolerance", r->tolerance);
-        json_object_object_add(o, "error", e);
+        add_num(e, FF_PF_ERROR_MAX_ABS, r->max_abs);
+        add_num(e, FF_PF_ERROR_MAX_REL, r->max_rel);
+        add_num(e, FF_PF_ERROR_TOLERANCE, r->tolerance);
+        json_object_object_add(o, FF_PF_TEST_ERROR, e);
     }
     if (r->has_timing) {
-        add_u64(o, "repetitions", r->t.reps);
-        json_object_object_add(o, "device_time_s",
+        add_u64(o, FF_PF_TEST_REPETITIONS, r->t.reps);
+        json_object_object_add(o, FF_PF_TEST_DEVICE_TIME_S,
                                times(r->t.dev_median_s, r->t.dev_min_s, r->t.dev_max_s));
-        json_object_object_add(o, "wall_time_s",
+        json_object_object_add(o, FF_PF_TEST_WALL_TIME_S,
                                times(r->t.wall_median_s, r->t.wall_min_s, r->t.wall_max_s));
     }
     /* A figure only for a measured, verified result: never 0 for "missing". */
     if (r->status == FF_RES_OK) {
-        add_num(o, "value", r->value);
-        add_str(o, "unit", r->unit);
+        add_num(o, FF_PF_TEST_VALUE, r->value);
+        add_str(o, FF_PF_TEST_UNIT, r->unit);
     }
     for (size_t i = 0; i < r->n_extra; i++) {
         if (r->extra[i].is_bool)
@@ -100,52 +100,53 @@ struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct 
                                        const char *created_utc)
 {
     struct json_object *root = json_object_new_object();
-    add_str(root, "schema", FF_PROFILE_SCHEMA);
-    add_str(root, "schema_version", FF_PROFILE_VERSION);
+    add_str(root, FF_PF_SCHEMA, FF_PROFILE_SCHEMA);
+    add_str(root, FF_PF_SCHEMA_VERSION, FF_PROFILE_VERSION);
     struct json_object *tool = json_object_new_object();
-    add_str(tool, "name", "flopfit");
-    add_str(tool, "version", FF_VERSION);
-    add_str(tool, "git", FF_GIT_REV);
-    json_object_object_add(root, "tool", tool);
-    add_str(root, "created", created_utc);
+    add_str(tool, FF_PF_TOOL_NAME, "flopfit");
+    add_str(tool, FF_PF_TOOL_VERSION, FF_VERSION);
+    add_str(tool, FF_PF_TOOL_GIT, FF_GIT_REV);
+    json_object_object_add(root, FF_PF_TOOL, tool);
+    add_str(root, FF_PF_CREATED, created_utc);
 
     struct json_object *h = json_object_new_object();
-    add_str(h, "os", host->os);
-    add_str(h, "kernel", host->kernel);
-    add_str(h, "cpu", host->cpu);
-    add_u64(h, "cpus", host->cpus);
-    add_u64(h, "ram_bytes", host->ram_bytes);
-    json_object_object_add(root, "host", h);
+    add_str(h, FF_PF_HOST_OS, host->os);
+    add_str(h, FF_PF_HOST_KERNEL, host->kernel);
+    add_str(h, FF_PF_HOST_CPU, host->cpu);
+    add_u64(h, FF_PF_HOST_CPUS, host->cpus);
+    add_u64(h, FF_PF_HOST_RAM_BYTES, host->ram_bytes);
+    json_object_object_add(root, FF_PF_HOST, h);
 
     const struct ff_device_info *i = &p->info;
     struct json_object *d = json_object_new_object();
-    add_str(d, "backend", i->backend);
-    add_str(d, "platform", i->platform);
-    add_str(d, "name", i->name);
-    add_str(d, "vendor", i->vendor);
-    add_str(d, "driver_version", i->driver_version);
-    add_str(d, "api_version", i->api_version);
-    add_str(d, "type", i->type);
-    add_u64(d, "compute_units", i->compute_units);
+    add_str(d, FF_PF_DEVICE_BACKEND, i->backend);
+    add_str(d, FF_PF_DEVICE_PLATFORM, i->platform);
+    add_str(d, FF_PF_DEVICE_NAME, i->name);
+    add_str(d, FF_PF_DEVICE_VENDOR, i->vendor);
+    add_str(d, FF_PF_DEVICE_DRIVER_VERSION, i->driver_version);
+    add_str(d, FF_PF_DEVICE_API_VERSION, i->api_version);
+    add_str(d, FF_PF_DEVICE_TYPE, i->type);
+    add_u64(d, FF_PF_DEVICE_COMPUTE_UNITS, i->compute_units);
     if (i->clock_mhz)
-        add_u64(d, "clock_mhz", i->clock_mhz);
-    add_u64(d, "global_mem_bytes", i->global_mem_bytes);
-    add_u64(d, "max_alloc_bytes", i->max_alloc_bytes);
+        add_u64(d, FF_PF_DEVICE_CLOCK_MHZ, i->clock_mhz);
+    add_u64(d, FF_PF_DEVICE_GLOBAL_MEM_BYTES, i->global_mem_bytes);
+    add_u64(d, FF_PF_DEVICE_MAX_ALLOC_BYTES, i->max_alloc_bytes);
     if (i->budget_bytes)
-        add_u64(d, "budget_bytes", i->budget_bytes);
-    json_object_object_add(d, "host_shared_memory", json_object_new_boolean(i->host_shared_memory));
+        add_u64(d, FF_PF_DEVICE_BUDGET_BYTES, i->budget_bytes);
+    json_object_object_add(d, FF_PF_DEVICE_HOST_SHARED_MEMORY,
+                           json_object_new_boolean(i->host_shared_memory));
     struct json_object *f = json_object_new_object();
-    json_object_object_add(f, "fp16", json_object_new_boolean(i->fp16));
-    json_object_object_add(f, "int8", json_object_new_boolean(i->int8));
-    json_object_object_add(f, "int8_dot", json_object_new_boolean(i->int8_dot));
-    json_object_object_add(f, "coopmat", json_object_new_boolean(i->coopmat));
-    json_object_object_add(d, "features", f);
-    json_object_object_add(root, "device", d);
+    json_object_object_add(f, FF_PF_FEATURE_FP16, json_object_new_boolean(i->fp16));
+    json_object_object_add(f, FF_PF_FEATURE_INT8, json_object_new_boolean(i->int8));
+    json_object_object_add(f, FF_PF_FEATURE_INT8_DOT, json_object_new_boolean(i->int8_dot));
+    json_object_object_add(f, FF_PF_FEATURE_COOPMAT, json_object_new_boolean(i->coopmat));
+    json_object_object_add(d, FF_PF_DEVICE_FEATURES, f);
+    json_object_object_add(root, FF_PF_DEVICE, d);
 
-    json_object_object_add(root, "complete", json_object_new_boolean(p->complete));
+    json_object_object_add(root, FF_PF_COMPLETE, json_object_new_boolean(p->complete));
     struct json_object *tests = json_object_new_array();
     for (size_t k = 0; k < p->n_results; k++)
         json_object_array_add(tests, result_json(&p->results[k]));
-    json_object_object_add(root, "tests", tests);
+    json_object_object_add(root, FF_PF_TESTS, tests);
     return root;
 }

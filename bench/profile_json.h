@@ -10,11 +10,14 @@
 
 #include <json-c/json.h>
 
+#include "flopfit/profile_fields.h"
 #include "host.h"
 #include "result.h"
 
-#define FF_PROFILE_SCHEMA  "flopfit.profile"
-#define FF_PROFILE_VERSION "1.0"
+/* The schema identity and the version written; the field names are those of
+ * flopfit/profile_fields.h, shared with libflopfit's reader (flopfit/profile.h). */
+#define FF_PROFILE_SCHEMA  FF_PF_SCHEMA_ID
+#define FF_PROFILE_VERSION FF_PF_VERSION_WRITTEN
 
 /* New reference owned by the caller (json_object_put). */
 struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct ff_host *host,

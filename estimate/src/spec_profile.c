@@ -1,39 +1,22 @@
 /*
- * estimate/src/device_profile.c — a device profile written by `flopfit bench`
- * (results/SCHEMA.md, flopfit.profile 1.x) read into a struct ff_spec.
+ * estimate/src/spec_profile.c — a device profile written by `flopfit bench`
+ * (results/SCHEMA.md, flopfit.profile 1.x) read into a struct ff_spec, through the public
+ * profile reader (flopfit/profile.h), which has already refused malformed, non-finite and
+ * implausible figures.
  *
  * Measured figures replace datasheet ones: per precision the best verified matmul value
  * over all implementations, usable memory from the memory/usable test, bandwidth from the
- * best bandwidth read/copy test. Missing figures stay 0 and are listed in notes.
+ * best bandwidth read/copy test. Only a test with status "ok", verified true, a value in the
+ * unit its family measures in and above 0 counts. Missing figures stay 0 and are listed in
+ * notes.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
+#include "flopfit/profile.h"
 #include "flopfit/spec.h"
 #include "flopfit/status.h"
 #include "internal.h"
-
-static const char *str_of(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
-static bool num_of(json_object *o, const char *key, double *out)
-{
-    json_object *v = NULL;
-    if (!o || !json_object_object_get_ex(o, key, &v))
-        return false;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return false;
-    *out = json_object_get_double(v);
-    return *out > 0.0;
-}
 
 static void note(struct ff_spec *d, const char *text)
 {
@@ -41,53 +24,27 @@ static void note(struct ff_spec *d, const char *text)
     snprintf(d->notes + used, sizeof(d->notes) - used, "%s%s", used ? "; " : "", text);
 }
 
-static bool bool_of(json_object *o, const char *key)
+static bool is(const char *s, const char *want)
 {
-    json_object *v = NULL;
-    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean) &&
-           json_object_get_boolean(v);
+    return s && strcmp(s, want) == 0;
+}
+
+/* A figure this reader may plan with: measured, verified, in the family's unit, positive. */
+static bool usable_figure(const struct ff_profile_test *t, const char *unit, const char *unit2)
+{
+    return t->status == FF_PROFILE_TEST_OK && t->verified && t->has_value && t->value > 0.0 &&
+           (is(t->unit, unit) || (unit2 && is(t->unit, unit2)));
 }
 
 int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen)
 {
     if (!path || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no profile path");
-    int rc = FF_OK;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    fclose(f);
-    json_object *root = json_object_from_file(path);
-    if (!root)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: not valid JSON (%s)", path,
-                       json_util_get_last_err() ? json_util_get_last_err() : "parse error");
-    const char *schema = str_of(root, "schema");
-    const char *version = str_of(root, "schema_version");
-    if (!schema || strcmp(schema, "flopfit.profile") != 0) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID,
-                     "%s: field \"schema\" is %s%s%s (expected \"flopfit.profile\")", path,
-                     schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "");
-        goto error_root;
-    }
-    if (!version || strncmp(version, "1.", 2) != 0) {
-        rc = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                     "%s: schema_version %s is not supported (this flopfit reads 1.x)", path,
-                     version ? version : "(missing)");
-        goto error_root;
-    }
-    json_object *dev = NULL, *tests = NULL;
-    if (!json_object_object_get_ex(root, "device", &dev) ||
-        !json_object_is_type(dev, json_type_object)) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID,
-                     "%s: field \"device\" is missing (expected an object)", path);
-        goto error_root;
-    }
-    if (!json_object_object_get_ex(root, "tests", &tests) ||
-        !json_object_is_type(tests, json_type_array)) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID,
-                     "%s: field \"tests\" is missing (expected an array)", path);
-        goto error_root;
-    }
+    struct ff_profile_doc *prof = NULL;
+    int rc = ff_profile_open(path, &prof, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    const struct ff_profile_info *info = ff_profile_info(prof);
 
     struct ff_spec d;
     memset(&d, 0, sizeof(d));
@@ -97,43 +54,33 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     char *dot = strrchr(d.slug, '.');
     if (dot && dot != d.slug)
         *dot = '\0';
-    const char *name = str_of(dev, "name");
-    const char *backend = str_of(dev, "backend");
+    const char *name = info->device.name, *backend = info->device.backend;
     snprintf(d.name, sizeof(d.name), "%s%s%s%s", name ? name : "unnamed device",
              backend ? " (" : "", backend ? backend : "", backend ? ")" : "");
     snprintf(d.source, sizeof(d.source), "measured profile %s", path);
 
     double usable = 0.0, bw = 0.0;
     bool usable_stopped = false; /* the probe hit its cap or time limit: a lower bound */
-    size_t n = json_object_array_length(tests);
+    size_t n = ff_profile_test_count(prof);
     for (size_t i = 0; i < n; i++) {
-        json_object *t = json_object_array_get_idx(tests, i);
-        const char *family = str_of(t, "family"), *tname = str_of(t, "name");
-        const char *status = str_of(t, "status"), *prec = str_of(t, "precision");
-        json_object *ver = NULL;
-        bool verified = json_object_object_get_ex(t, "verified", &ver) &&
-                        json_object_is_type(ver, json_type_boolean) && json_object_get_boolean(ver);
-        double value;
-        if (!family || !status || strcmp(status, "ok") != 0 || !num_of(t, "value", &value))
-            continue;
-        if (strcmp(family, "matmul") == 0 && verified && prec) {
-            enum ff_precision p;
-            if (ff_precision_parse(prec, &p) == FF_OK && value > d.flops_per_s[p])
-                d.flops_per_s[p] = value;
-        } else if (strcmp(family, "memory") == 0 && tname && strcmp(tname, "usable") == 0) {
-            if (value > usable) {
-                usable = value;
-                usable_stopped = bool_of(t, "capped") || bool_of(t, "time_limited");
+        const struct ff_profile_test *t = ff_profile_test_at(prof, i);
+        if (is(t->family, FF_PF_FAMILY_MATMUL)) {
+            if (t->prec >= 0 && usable_figure(t, FF_PF_UNIT_FLOPS, FF_PF_UNIT_OPS) &&
+                t->value > d.flops_per_s[t->prec])
+                d.flops_per_s[t->prec] = t->value;
+        } else if (is(t->family, FF_PF_FAMILY_MEMORY) && is(t->name, "usable")) {
+            if (usable_figure(t, FF_PF_UNIT_BYTES, NULL) && t->value > usable) {
+                usable = t->value;
+                usable_stopped = t->capped || t->time_limited;
             }
-        } else if (strcmp(family, "bandwidth") == 0 && tname &&
-                   (strcmp(tname, "read") == 0 || strcmp(tname, "copy") == 0)) {
-            if (value > bw)
-                bw = value;
+        } else if (is(t->family, FF_PF_FAMILY_BANDWIDTH) &&
+                   (is(t->name, "read") || is(t->name, "copy"))) {
+            if (usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > bw)
+                bw = t->value;
         }
     }
-    double global = 0.0;
-    if (usable > 0.0 && usable_stopped && num_of(dev, "global_mem_bytes", &global) &&
-        global > usable) {
+    double global = (double)info->device.global_mem_bytes;
+    if (usable > 0.0 && usable_stopped && global > usable) {
         /* A probe stopped by its cap or time limit (e.g. bench --quick) proved only a lower
          * bound; the driver's figure is the better plan, and the note says so. */
         char text[200];
@@ -145,15 +92,16 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
         note(&d, text);
     } else if (usable > 0.0) {
         d.mem_bytes = usable;
-    } else if (num_of(dev, "global_mem_bytes", &global)) {
+    } else if (global > 0.0) {
         d.mem_bytes = global;
         note(&d, "usable memory not measured: using the driver's global_mem_bytes");
     } else {
-        note(&d, "missing: usable memory (no memory/usable test, no device.global_mem_bytes)");
+        note(&d, "missing: usable memory (no verified ok memory/usable test, no "
+                 "device.global_mem_bytes)");
     }
     d.bandwidth_bytes_per_s = bw;
     if (bw <= 0.0)
-        note(&d, "missing: bandwidth (no ok bandwidth read/copy test)");
+        note(&d, "missing: bandwidth (no verified ok bandwidth read/copy test)");
     if (d.flops_per_s[FF_PREC_BF16] <= 0.0 && d.flops_per_s[FF_PREC_FP16] > 0.0) {
         d.flops_per_s[FF_PREC_BF16] = d.flops_per_s[FF_PREC_FP16];
         note(&d, "bf16 rate taken from the measured fp16 matmul");
@@ -165,7 +113,6 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     if (d.flops_per_s[FF_PREC_INT8] <= 0.0)
         note(&d, "missing: int8 matmul rate (no verified ok matmul int8 test)");
     *out = d;
-error_root:
-    json_object_put(root);
-    return rc;
+    ff_profile_close(&prof);
+    return FF_OK;
 }

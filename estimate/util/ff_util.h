@@ -102,4 +102,16 @@ int ff_check_writable(const char *path, char *err, size_t errlen);
 /* Can files be created in the folder dir? FF_ERR_INVALID when it is not a folder. */
 int ff_check_dir_writable(const char *dir, char *err, size_t errlen);
 
+/* ---- reading input files (read.c) ---------------------------------------------- */
+
+/*
+ * Read the whole of a regular file of at most max_bytes into a new buffer: *out (caller frees
+ * with free(); NUL-terminated, the NUL not counted) and *len. `what` names the expected kind
+ * in messages ("flopfit profile", "config.json"). Never blocks on a FIFO or device.
+ * Returns 0; FF_ERR_IO (cannot open or read; not a regular file: a directory, FIFO or
+ * device); FF_ERR_INVALID (larger than max_bytes); FF_ERR_NO_MEMORY. err names the path.
+ */
+int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
+                        size_t *len, char *err, size_t errlen);
+
 #endif

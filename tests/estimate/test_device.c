@@ -116,3 +116,59 @@ Test(device, profile_memory_probe_stopped_by_a_limit_is_a_lower_bound)
     cr_expect_float_eq(d.mem_bytes, 4294967296.0, 1.0);
     cr_expect(strstr(d.notes, "lower bound"), "%s", d.notes);
 }
+
+Test(device, profile_figures_must_be_finite_and_plausible)
+{
+    /* json-c reads Infinity: planning with it said "usable inf GiB, FITS, 0 ms". */
+    struct ff_spec d;
+    memset(&d, 0, sizeof(d));
+    char err[512] = "";
+    cr_expect_eq(profile("profile-infinity.json", &d, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "profile-infinity.json") && strstr(err, "tests[0].value") &&
+                  strstr(err, "finite"),
+              "%s", err);
+    cr_expect_eq(d.mem_bytes, 0.0, "*out untouched on failure");
+    cr_expect_eq(profile("profile-absurd-bytes.json", &d, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "tests[0].value") && strstr(err, "2^60"), "%s", err);
+}
+
+Test(device, profile_memory_and_bandwidth_need_verified_ok)
+{
+    /* Unverified (or unmarked) memory and bandwidth figures are not measurements. */
+    struct ff_spec d;
+    char err[512] = "";
+    cr_assert_eq(profile("profile-unverified.json", &d, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(d.mem_bytes, 8589934592.0, "unverified usable ignored: driver figure");
+    cr_expect(strstr(d.notes, "usable memory not measured"), "%s", d.notes);
+    cr_expect_eq(d.bandwidth_bytes_per_s, 0.0, "unverified and failed bandwidth ignored");
+    cr_expect(strstr(d.notes, "missing: bandwidth"), "%s", d.notes);
+    cr_expect_eq(d.flops_per_s[FF_PREC_FP32], 1.0e13);
+    cr_expect_str_eq(d.name, "Unverified GPU (vulkan)");
+}
+
+Test(device, profile_reader_refuses_non_regular_files_at_once, .timeout = 20)
+{
+    struct ff_spec d;
+    char err[512] = "";
+    cr_expect_eq(ff_spec_from_profile("/dev/zero", &d, err, sizeof(err)), FF_ERR_IO);
+    cr_expect(strstr(err, "/dev/zero") && strstr(err, "not a regular file"), "%s", err);
+    cr_expect_eq(ff_spec_from_profile(FF_TEST_DATA, &d, err, sizeof(err)), FF_ERR_IO);
+    cr_expect(strstr(err, "directory"), "%s", err);
+    cr_expect_eq(ff_spec_from_profile(NULL, &d, err, sizeof(err)), FF_ERR_INVALID);
+}
+
+Test(device, published_profiles_still_read)
+{
+    static const char *const files[] = {
+        "opencl-pthread-haswell-amd-epyc-20261129-234621.json",
+        "vulkan-llvmpipe-llvm-15.0.6-256-bits-20261129-234724.json"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char path[512], err[512] = "";
+        snprintf(path, sizeof(path), "%s/%s", FF_RESULTS_DIR, files[i]);
+        struct ff_spec d;
+        cr_assert_eq(ff_spec_from_profile(path, &d, err, sizeof(err)), FF_OK, "%s", err);
+        cr_expect_gt(d.mem_bytes, 1e9, "%s", files[i]);
+        cr_expect_gt(d.bandwidth_bytes_per_s, 1e8, "%s", files[i]);
+        cr_expect_gt(d.flops_per_s[FF_PREC_FP32], 1e9, "%s", files[i]);
+    }
+}

@@ -131,14 +131,27 @@ FF_API int ff_model_preset_find(const char *name, struct ff_model *out);
 FF_API int ff_model_suggest(const char *name, char *buf, size_t buflen, int max);
 
 /*
- * Read a Hugging Face config.json. Returns 0, FF_ERR_IO (cannot read), FF_ERR_INVALID
- * (malformed: err names the file, the field and what was expected) or FF_ERR_UNSUPPORTED
- * (model_type not known). err receives a one-line message; it may be NULL.
+ * Read a Hugging Face config.json. Only a regular file of at most 16 MiB is read (a FIFO,
+ * device or directory is refused without blocking). Every field read is checked for type and
+ * range (integers 1..2^40, products of them too, finite numbers); where head_dim is derived
+ * as hidden / heads, heads must divide hidden. *out is written only on success.
+ * Returns 0, FF_ERR_IO (cannot read; not a regular file), FF_ERR_INVALID (too large;
+ * malformed: err names the file, the field and what was expected), FF_ERR_RANGE (a size or
+ * the parameter count out of range) or FF_ERR_UNSUPPORTED (model_type not known). err
+ * receives a one-line message; it may be NULL.
  */
 FF_API int ff_model_from_hf_config(const char *path, struct ff_model *out, char *err,
                                    size_t errlen);
 
-/* Same, from JSON text already in memory; `label` names it in messages. */
+/*
+ * Same, from `len` bytes of JSON text in memory (need not be NUL-terminated; a NUL byte
+ * inside, or more than 16 MiB, is refused). `label` names it in messages (NULL:
+ * "config.json"); the text is not kept. The entry point for fuzzing the config reader.
+ */
+FF_API int ff_model_from_hf_text(const char *text, size_t len, const char *label,
+                                 struct ff_model *out, char *err, size_t errlen);
+
+/* Same, from NUL-terminated JSON text; `label` names it in messages. */
 FF_API int ff_model_from_hf_json(const char *json, const char *label, struct ff_model *out,
                                  char *err, size_t errlen);
 

@@ -1,7 +1,8 @@
 /*
  * flopfit/spec.h — what a device offers: a datasheet catalog or a measured profile.
  *
- * Thread-safety: the catalog is immutable; ff_spec_from_profile is reentrant.
+ * Thread-safety: the catalog is immutable; ff_spec_from_profile is reentrant (no global
+ * state, json-c's included; tests/estimate/test_threads.c runs it under ThreadSanitizer).
  */
 #ifndef FLOPFIT_SPEC_H
 #define FLOPFIT_SPEC_H
@@ -46,15 +47,18 @@ FF_API int ff_spec_find(const char *name, struct ff_spec *out);
 FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
 
 /*
- * Read a profile written by `flopfit bench` (results/SCHEMA.md). Per precision the best
- * verified (status "ok", verified true) matmul value over all impls; usable memory from the
- * memory/usable test (the driver's global_mem_bytes when larger and the probe was stopped
- * by its cap or time limit, which makes the measured figure a lower bound), else
- * device.global_mem_bytes; bandwidth from the best bandwidth
- * read/copy test. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures
- * stay 0 and are listed in out->notes; they are never invented.
- * Returns 0, FF_ERR_IO, FF_ERR_INVALID (malformed: err names the file and field) or
- * FF_ERR_UNSUPPORTED (unknown schema major version).
+ * Read a profile written by `flopfit bench` (results/SCHEMA.md) through the profile reader
+ * (flopfit/profile.h: regular files of at most 16 MiB, strict JSON, finite and physically
+ * plausible figures only). Only tests with status "ok", verified true and the family's unit
+ * count: per precision the best matmul value (FLOP/s, int8 OP/s) over all impls; usable
+ * memory from the memory/usable test (B; the driver's global_mem_bytes when larger and the
+ * probe was stopped by its cap or time limit, which makes the measured figure a lower
+ * bound), else device.global_mem_bytes; bandwidth from the best bandwidth read/copy test
+ * (B/s). bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
+ * are listed in out->notes; they are never invented. *out is written only on success.
+ * Returns 0, FF_ERR_IO (cannot read; not a regular file), FF_ERR_INVALID (too large,
+ * malformed, non-finite or implausible: err names the file and field), FF_ERR_UNSUPPORTED
+ * (unknown schema major version) or FF_ERR_NO_MEMORY.
  */
 FF_API int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen);
 

@@ -1,0 +1,133 @@
+/*
+ * estimate/util/read.c — whole small files read safely: regular files only, a size cap.
+ *
+ * Every reader of an input file in flopfit (profiles, config.json) goes through here, so a
+ * FIFO, /dev/zero, a directory or a runaway file cannot block or exhaust the process. The
+ * file is opened with O_NONBLOCK (opening a FIFO for reading would otherwise wait for a
+ * writer), checked with fstat on the open descriptor (no race with a rename between check
+ * and read), and read with a bounded loop that stops one byte past the cap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ff_util.h"
+
+static const char *kind_of(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* strerror is not guaranteed reentrant; the XSI strerror_r is (_POSIX_C_SOURCE 200809L). */
+static const char *why(int e, char *buf, size_t n)
+{
+    if (strerror_r(e, buf, n) != 0)
+        ff_strlcpy(buf, "unknown error", n);
+    return buf;
+}
+
+int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
+                        size_t *len, char *err, size_t errlen)
+{
+    char ebuf[128];
+    if (!path || !out || !len)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no file");
+    if (!what)
+        what = "input file";
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path,
+                       why(e, ebuf, sizeof(ebuf)));
+    }
+    int rc = FF_OK;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s: cannot stat: %s", path,
+                     why(e, ebuf, sizeof(ebuf)));
+        goto error_fd;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s: is %s, not a regular file (expected a %s)", path,
+                     kind_of(st.st_mode), what);
+        goto error_fd;
+    }
+    if (st.st_size < 0 || (uintmax_t)st.st_size > (uintmax_t)max_bytes) {
+        rc = ff_errf(err, errlen, FF_ERR_INVALID,
+                     "%s: %jd bytes, larger than the %zu-byte limit for a %s", path,
+                     (intmax_t)st.st_size, max_bytes, what);
+        goto error_fd;
+    }
+    /* st_size is a hint: the file may grow or shrink while it is read. The buffer grows up
+     * to max_bytes + 1, and one byte past the cap means "too large". */
+    size_t cap = (size_t)st.st_size + 1, used = 0;
+    if (cap < 4096)
+        cap = 4096;
+    if (cap > max_bytes + 1)
+        cap = max_bytes + 1;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        rc = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", path, cap);
+        goto error_fd;
+    }
+    for (;;) {
+        if (used == cap) {
+            if (cap > max_bytes)
+                break;
+            size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+            char *nbuf = realloc(buf, ncap + 1);
+            if (!nbuf) {
+                rc = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", path,
+                             ncap);
+                goto error_buf;
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        ssize_t got = read(fd, buf + used, cap - used);
+        if (got < 0) {
+            int e = errno;
+            if (e == EINTR)
+                continue;
+            rc = ff_errf(err, errlen, FF_ERR_IO, "%s: read error: %s", path,
+                         why(e, ebuf, sizeof(ebuf)));
+            goto error_buf;
+        }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    if (used > max_bytes) {
+        rc = ff_errf(err, errlen, FF_ERR_INVALID,
+                     "%s: larger than the %zu-byte limit for a %s (it grew while being read)", path,
+                     max_bytes, what);
+        goto error_buf;
+    }
+    buf[used] = '\0';
+    *out = buf;
+    *len = used;
+    close(fd);
+    return FF_OK;
+
+error_buf:
+    free(buf);
+error_fd:
+    close(fd);
+    return rc;
+}
