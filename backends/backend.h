@@ -261,7 +261,9 @@ bool ff_matmul_has_kernel(enum ff_precision p);
  * the READ out buffer ff_kernel_out_words() words), and matmul params equal to desc m, n, k.
  *
  * FF_ERR_TIMEOUT: the device did not finish within the timeout (Vulkan: timeout_s). The call
- * returns once the device is done with the buffers, so they may be destroyed at once.
+ * still returns only once the device is done with the buffers (or the device is lost or, never
+ * finishing, abandoned: then its objects are leaked, not freed), so the caller may destroy the
+ * kernel and buffers at once; the device stays usable when it did finish.
  */
 int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                   const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,

@@ -1,6 +1,12 @@
 /*
  * backends/vulkan/vk_loader.c — load libvulkan at run time, create
  * instances, and count validation-layer errors.
+ *
+ * The three environment variables read here are loader-level, not tuning, and stay here on
+ * purpose: FF_VK_LOADER (which libvulkan to dlopen; tests point it at a missing one),
+ * FF_VK_VALIDATION (the Khronos validation layer) and FF_VK_FAULT (fault injection for tests).
+ * They act before any device exists and never change a figure. Tuning overrides (tiles, kernel
+ * path, timeout) are device options: backends/device_options.c reads their variables.
  */
 #include <dlfcn.h>
 #include <pthread.h>
