@@ -1,10 +1,27 @@
 /*
- * bench/verify.h — random inputs, poisoned outputs, the CPU reference and
- * the comparison every timed matmul result must pass.
+ * bench/verify.h — random inputs, poisoned outputs, the CPU reference of a
+ * matmul and the element-by-element comparison every result must pass.
+ * bench/kcheck.h runs a device kernel through all of it.
  *
  * Storage: fp32 float, fp16 IEEE binary16 in uint16_t, int8 int8_t inputs;
- * outputs fp32 float, fp16 uint16_t, int8 int32_t. The reference is float
- * (fp32/fp16) or int32 (int8).
+ * outputs fp32 float, fp16 uint16_t, int8 int32_t. A is m x k, B k x n and
+ * C m x n, all row-major and packed.
+ *
+ * What is checked (struct ff_verify_plan):
+ * - every element while m*n*k <= FF_VERIFY_FULL_MACS (2^31 multiply-adds,
+ *   about 1290^3) and m*n <= FF_VERIFY_FULL_ELEMS;
+ * - above that, whole rows and whole columns: s of each, with
+ *   s = FF_VERIFY_FULL_MACS / ((m + n) * k) clamped to [FF_VERIFY_SAMPLE_MIN,
+ *   FF_VERIFY_SAMPLE_MAX] = [130, 256], drawn from a seed: the first and
+ *   last index, one random index of every residue mod 128, the rest
+ *   uniformly random. Every power-of-two tile size up to 128 therefore has
+ *   each of its positions checked in some row and some column, at tiles that
+ *   change from run to run. The reference then costs at most
+ *   max(2^31, 2 * 130 * n * k) multiply-adds for a square problem (n = 4096:
+ *   4.4e9, n = 8192: 1.7e10, as the 256 rows checked before columns were).
+ *
+ * The reference is exact: products of fp32 (or fp16) values are exact in
+ * double and the sums are carried in double; int8 sums are exact integers.
  */
 #ifndef FF_VERIFY_H
 #define FF_VERIFY_H
@@ -33,35 +50,75 @@ void ff_fill_random(enum ff_precision p, void *dst, size_t count, struct ff_rng 
 /* Values a correct kernel never writes: NaN for floats, 0x7f7f7f7f for int32. */
 void ff_poison(enum ff_precision p, void *dst, size_t count);
 
-/*
- * Rows of C checked: all of them for small problems, else a spread sample
- * (first, last, and rows covering every residue of common tile sizes) so the
- * CPU reference stays affordable for n = 8192. Returns the number of rows
- * written to rows (at most max_rows).
- */
-size_t ff_verify_rows(uint32_t m, uint32_t n, uint32_t k, uint32_t *rows, size_t max_rows);
+#define FF_VERIFY_FULL_MACS  (1ull << 31) /* every element up to this many multiply-adds */
+#define FF_VERIFY_FULL_ELEMS (1ull << 24) /* ... and this many elements */
+#define FF_VERIFY_SAMPLE_MIN 130          /* 128 residues + first + last */
+#define FF_VERIFY_SAMPLE_MAX 256
 
-/*
- * ref[i][*] = row rows[i] of A*B, A k columns wide, B n columns wide; ref
- * holds n_rows*n floats or int32s. Threaded over the host's CPUs.
- * Returns FF_OK or FF_ERR_NO_MEMORY.
- */
-int ff_ref_matmul(enum ff_precision p, const void *a, const void *b, void *ref, uint32_t n,
-                  uint32_t k, const uint32_t *rows, size_t n_rows);
-
-struct ff_check {
-    double max_abs;   /* max |c - ref| over checked elements */
-    double max_rel;   /* max_abs / max |ref| (norm-wise relative error) */
-    double tolerance; /* what max_rel must stay under (0 for int8: exact) */
-    uint64_t bad;     /* elements out of tolerance (or NaN) */
-    uint32_t first_row, first_col;
-    double got, want; /* at the first bad element */
+/* The elements of C a check reads: whole rows and whole columns. */
+struct ff_verify_plan {
+    uint32_t m, n, k;
+    bool full;      /* every element (rows = 0..m-1, no columns) */
+    uint32_t *rows; /* ascending, each checked over all n columns */
+    size_t n_rows;
+    uint32_t *cols; /* ascending, each checked over all m rows */
+    size_t n_cols;
 };
 
-double ff_tolerance(enum ff_precision p);
+/* Fills plan for an m x n x k product from seed. FF_OK or FF_ERR_NO_MEMORY. */
+int ff_verify_plan_init(struct ff_verify_plan *plan, uint32_t m, uint32_t n, uint32_t k,
+                        uint64_t seed);
+void ff_verify_plan_finish(struct ff_verify_plan *plan);
 
-/* c is the full m*n device output. Returns FF_OK or FF_ERR_VERIFY. */
-int ff_check_matmul(enum ff_precision p, const void *c, const void *ref, uint32_t m, uint32_t n,
-                    const uint32_t *rows, size_t n_rows, struct ff_check *out);
+/*
+ * Largest |c - exact| an honest kernel of precision p may show at one element
+ * whose exact value is `want`, summing k products, where norm = ||a_i||_2 *
+ * ||b_j||_2 bounds sum |a_it * b_tj| (Cauchy-Schwarz). With u = 2^-24 and
+ * g(k) = min(k, 2 sqrt(k)):
+ *   fp32: g(k) u norm + u |want| + 2^-126
+ *         (fp32 accumulation in any order: the worst-case bound k u for small
+ *         k, the probabilistic sqrt(k) u bound (Higham & Mary 2019) with
+ *         lambda = 2 beyond; plus the output rounding)
+ *   fp16: acc + 2^-10 (|want| + acc) + 2^-14, acc = the fp32 term
+ *         (fp32 accumulation, then one fp16 rounding in any rounding mode,
+ *         fp16 subnormals possibly flushed)
+ *   int8: 0 (exact)
+ * fp16 accumulation, or fp32 products of TF32/bf16/fp16-rounded inputs, are
+ * some 2^13 / sqrt(k) times further off and fail.
+ */
+double ff_verify_bound(enum ff_precision p, uint32_t k, double norm, double want);
+
+/* The exact values of the checked elements and what bounds them. */
+struct ff_ref {
+    enum ff_precision prec;
+    struct ff_verify_plan plan;
+    double *row_ref; /* n_rows x n: row plan.rows[r] of A*B */
+    double *col_ref; /* m x n_cols: column plan.cols[c] of A*B */
+    double *a_norm;  /* m: ||row i of A||_2 */
+    double *b_norm;  /* n: ||column j of B||_2 */
+};
+
+/*
+ * The reference of C = A*B at the elements of ff_verify_plan_init(m, n, k,
+ * seed). Threaded over the host's CPUs. FF_OK, FF_ERR_INVALID (no kernel for
+ * p) or FF_ERR_NO_MEMORY. a and b are read only during the call.
+ */
+int ff_ref_create(enum ff_precision p, const void *a, const void *b, uint32_t m, uint32_t n,
+                  uint32_t k, uint64_t seed, struct ff_ref **out);
+void ff_ref_destroy(struct ff_ref **ref);
+
+struct ff_check {
+    uint64_t checked; /* elements compared */
+    double max_abs;   /* max |c - ref| over them (inf for NaN/inf) */
+    double max_rel;   /* max_abs / max |ref| (norm-wise relative error) */
+    double tolerance; /* max bound / max |ref|: a passing check has max_rel <= tolerance */
+    double worst;     /* max |c - ref| / bound: <= 1 passes */
+    uint64_t bad;     /* elements out of their bound (or NaN/inf) */
+    uint32_t first_row, first_col;
+    double got, want, bound; /* at the first bad element */
+};
+
+/* c is the full m*n output. FF_OK or FF_ERR_VERIFY. */
+int ff_ref_check(const struct ff_ref *ref, const void *c, struct ff_check *out);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Matmul benchmark (meson benchmark()): our OpenCL kernel and CLBlast on the
  * same device in one run, and OpenBLAS sgemm on the host CPU as the
- * practical limit there. Prints the figures and the ratios.
+ * practical limit there, all through the kernel check (kcheck.h). Prints the
+ * figures and the ratios.
  *
  * usage: bench_matmul [n] (default 2048)
  */
@@ -12,8 +13,8 @@
 #include <cblas.h>
 
 #include "bench.h"
+#include "kcheck.h"
 #include "measure.h"
-#include "verify.h"
 
 struct blas_ctx {
     int n;
@@ -32,33 +33,28 @@ static int blas_once(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t 
     return FF_OK;
 }
 
+/* OpenBLAS is checked like our kernels (the same kernel check), so its figure is honest too. */
 static double openblas_gflops(uint32_t n, double *max_rel)
 {
-    struct blas_ctx x = {(int)n, malloc(sizeof(float) * n * n), malloc(sizeof(float) * n * n),
-                         malloc(sizeof(float) * n * n)};
-    struct ff_rng r;
-    ff_rng_seed(&r, 99);
-    ff_fill_random(FF_PREC_FP32, x.a, (size_t)n * n, &r);
-    ff_fill_random(FF_PREC_FP32, x.b, (size_t)n * n, &r);
+    struct ff_kcheck kc;
+    char err[512] = "";
+    if (ff_kcheck_init(&kc, FF_PREC_FP32, n, n, n, 99, err, sizeof(err)) < 0) {
+        fprintf(stderr, "bench_matmul: %s\n", err);
+        return 0;
+    }
+    struct blas_ctx x = {(int)n, kc.a, kc.b, kc.c};
+    memcpy(kc.c, kc.poison, sizeof(float) * n * n);
     struct ff_measure_cfg cfg;
     ff_measure_defaults(&cfg);
     cfg.min_reps = 5;
     cfg.budget_s = 2;
     struct ff_timing t;
-    char err[64];
-    ff_measure(&cfg, blas_once, &x, &t, err, sizeof(err));
-    /* OpenBLAS is checked like our kernels, so its figure is honest too. */
-    uint32_t rows[256];
-    size_t nr = ff_verify_rows(n, n, n, rows, 256);
-    float *ref = malloc(sizeof(float) * nr * n);
-    ff_ref_matmul(FF_PREC_FP32, x.a, x.b, ref, n, n, rows, nr);
-    struct ff_check chk;
-    int ok = ff_check_matmul(FF_PREC_FP32, x.c, ref, n, n, rows, nr, &chk) == FF_OK;
-    *max_rel = chk.max_rel;
-    free(ref);
-    free(x.a);
-    free(x.b);
-    free(x.c);
+    int ok = ff_measure(&cfg, blas_once, &x, &t, err, sizeof(err)) == FF_OK &&
+             ff_kcheck_compare(&kc, kc.c, err, sizeof(err)) == FF_OK;
+    if (!ok)
+        fprintf(stderr, "bench_matmul: OpenBLAS: %s\n", err);
+    *max_rel = kc.check.max_rel;
+    ff_kcheck_finish(&kc);
     return ok ? 2.0 * n * (double)n * n / t.wall_median_s / 1e9 : 0;
 }
 

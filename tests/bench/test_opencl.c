@@ -1,4 +1,9 @@
-/* The OpenCL backend on a real device (PoCL on CI): verified matmul, honest unsupported. */
+/*
+ * The OpenCL backend on a real device (PoCL on CI): verified matmul, honest
+ * unsupported; and lazy kernels (the real one behind a wrapping backend that
+ * skips work) run through the matmul suite, each caught.
+ */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,8 +11,9 @@
 #include <criterion/criterion.h>
 
 #include "../common.h"
+#include "backend_impl.h"
 #include "bench.h"
-#include "verify.h"
+#include "kcheck.h"
 
 static struct ff_device *dev;
 
@@ -23,52 +29,32 @@ static void teardown(void)
 
 TestSuite(opencl, .init = setup, .fini = teardown, .timeout = 300);
 
-/* Runs our kernel on an m x n x k problem and checks it against the reference. */
+/*
+ * Runs our kernel on an m x n x k problem through the kernel check (fresh
+ * inputs, poisoned C, every element compared), then once more timed.
+ */
 static int matmul_once(enum ff_kernel_id id, enum ff_precision p, uint32_t m, uint32_t n,
                        uint32_t k, char *err, size_t errlen)
 {
-    struct ff_rng r;
-    ff_rng_seed(&r, 1234 + m);
-    size_t in = ff_prec_in_bytes(p), out = ff_prec_out_bytes(p);
-    void *a = malloc((size_t)m * k * in), *b = malloc((size_t)k * n * in);
-    void *c = malloc((size_t)m * n * out), *ref = malloc((size_t)m * n * 4);
-    ff_fill_random(p, a, (size_t)m * k, &r);
-    ff_fill_random(p, b, (size_t)k * n, &r);
-    ff_poison(p, c, (size_t)m * n);
-    uint32_t rows[1024];
-    size_t nr = ff_verify_rows(m, n, k, rows, 1024);
-    ff_ref_matmul(p, a, b, ref, n, k, rows, nr);
-
-    struct ff_buf *bufs[3] = {NULL};
     struct ff_kernel *kern = NULL;
     struct ff_kernel_desc d = {.id = id, .prec = p, .m = m, .n = n, .k = k};
-    uint32_t params[3] = {m, n, k};
-    uint64_t dns = 0, wns = 0;
     int ret = ff_kernel_create(dev, &d, &kern, err, errlen);
     if (ret == FF_OK) {
-        cr_assert_eq(ff_buf_create(dev, (uint64_t)m * k * in, &bufs[0], err, errlen), FF_OK);
-        cr_assert_eq(ff_buf_create(dev, (uint64_t)k * n * in, &bufs[1], err, errlen), FF_OK);
-        cr_assert_eq(ff_buf_create(dev, (uint64_t)m * n * out, &bufs[2], err, errlen), FF_OK);
-        cr_assert_eq(ff_buf_write(bufs[0], 0, a, (uint64_t)m * k * in, err, errlen), FF_OK);
-        cr_assert_eq(ff_buf_write(bufs[1], 0, b, (uint64_t)k * n * in, err, errlen), FF_OK);
-        cr_assert_eq(ff_buf_write(bufs[2], 0, c, (uint64_t)m * n * out, err, errlen), FF_OK);
-        ret = ff_kernel_run(kern, bufs, 3, params, 3, &dns, &wns, err, errlen);
-        cr_assert_eq(ret, FF_OK, "%s", err);
-        cr_assert_gt(wns, 0);
-        cr_assert_eq(ff_buf_read(bufs[2], 0, c, (uint64_t)m * n * out, err, errlen), FF_OK);
-        struct ff_check chk;
-        ret = ff_check_matmul(p, c, ref, m, n, rows, nr, &chk);
-        if (ret < 0)
-            snprintf(err, errlen, "%llu wrong, first [%u][%u] = %g want %g",
-                     (unsigned long long)chk.bad, chk.first_row, chk.first_col, chk.got, chk.want);
+        struct ff_kcheck kc;
+        cr_assert_eq(ff_kcheck_init(&kc, p, m, n, k, 1234 + m, err, errlen), FF_OK, "%s", err);
+        cr_assert(kc.ref->plan.full, "%ux%ux%u: every element is checked", m, n, k);
+        cr_assert_eq(ff_kcheck_upload(&kc, dev, err, errlen), FF_OK, "%s", err);
+        ret = ff_kcheck_run(&kc, kern, err, errlen);
+        if (ret == FF_OK) {
+            struct ff_measure_cfg mc = {.warmup = 0, .min_reps = 1, .max_reps = 1};
+            struct ff_timing t = {0};
+            ret = ff_kcheck_bench(&kc, kern, &mc, &t, err, errlen);
+            cr_assert_eq(t.reps, 1);
+            cr_assert_gt(t.wall_median_s, 0);
+        }
+        ff_kcheck_finish(&kc);
     }
     ff_kernel_destroy(&kern);
-    for (int i = 0; i < 3; i++)
-        ff_buf_destroy(&bufs[i]);
-    free(a);
-    free(b);
-    free(c);
-    free(ref);
     return ret;
 }
 
@@ -216,4 +202,200 @@ Test(opencl, gpu_local_memory_layout_verified_on_this_device)
             }
     }
     unsetenv("FF_CL_MATMUL_TUNE");
+}
+
+/* ---- lazy kernels on the real device ------------------------------------- */
+
+/* How the wrapped matmul cheats. */
+enum cheat {
+    CHEAT_NONE,
+    CHEAT_SKIP_WHEN_WRITTEN, /* works only while C[0] is still the poison */
+    CHEAT_FIRST_RUN_ONLY,    /* later runs return at once: stale output */
+    CHEAT_MEMO,              /* later runs copy the first result: right values, no work */
+    CHEAT_ROWS_256,          /* leaves rows >= 256 as they were */
+    CHEAT_COLS_256,          /* leaves columns >= 256 as they were */
+};
+
+static struct {
+    const struct ff_backend *real;
+    enum cheat cheat;
+    uint32_t runs, skipped;
+    void *saved; /* CHEAT_MEMO: the first output */
+    uint64_t saved_bytes;
+} lazy;
+
+static struct ff_backend_ops lazy_ops;
+static const struct ff_backend lazy_backend = {&lazy_ops};
+
+static int l_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                        const uint32_t *params, size_t n_params, uint64_t *device_ns,
+                        uint64_t *wall_ns, char *err, size_t errlen)
+{
+    const struct ff_backend_ops *real = lazy.real->ops;
+    if (k->desc.id != FF_KERNEL_MATMUL || lazy.cheat == CHEAT_NONE)
+        return real->kernel_run(k, bufs, n_bufs, params, n_params, device_ns, wall_ns, err, errlen);
+    const uint32_t m = params[0], n = params[1];
+    const uint64_t bytes = bufs[2]->bytes;
+    bool first = lazy.runs++ == 0, skip = false;
+    int ret;
+    if (lazy.cheat == CHEAT_SKIP_WHEN_WRITTEN) {
+        float c0 = 0;
+        if ((ret = real->buf_read(bufs[2], 0, &c0, sizeof(c0), err, errlen)) < 0)
+            return ret;
+        skip = !isnan(c0);
+    } else if (lazy.cheat == CHEAT_FIRST_RUN_ONLY) {
+        skip = !first;
+    } else if (lazy.cheat == CHEAT_MEMO && !first) {
+        skip = true;
+        if ((ret = real->buf_write(bufs[2], 0, lazy.saved, bytes, err, errlen)) < 0)
+            return ret;
+    }
+    if (skip) {
+        lazy.skipped++;
+        *device_ns = *wall_ns = 1000; /* what a launch that does nothing costs */
+        return FF_OK;
+    }
+    float *before = NULL;
+    if (lazy.cheat == CHEAT_ROWS_256 || lazy.cheat == CHEAT_COLS_256) {
+        before = malloc(bytes);
+        cr_assert_not_null(before);
+        if ((ret = real->buf_read(bufs[2], 0, before, bytes, err, errlen)) < 0)
+            goto done;
+    }
+    ret = real->kernel_run(k, bufs, n_bufs, params, n_params, device_ns, wall_ns, err, errlen);
+    if (ret == FF_OK && before) {
+        /* put back what the lazy kernel would not have written */
+        float *after = malloc(bytes);
+        cr_assert_not_null(after);
+        ret = real->buf_read(bufs[2], 0, after, bytes, err, errlen);
+        for (uint32_t i = 0; ret == FF_OK && i < m; i++)
+            for (uint32_t j = 0; j < n; j++)
+                if (lazy.cheat == CHEAT_ROWS_256 ? i >= 256 : j >= 256)
+                    after[(size_t)i * n + j] = before[(size_t)i * n + j];
+        if (ret == FF_OK)
+            ret = real->buf_write(bufs[2], 0, after, bytes, err, errlen);
+        free(after);
+    }
+    if (ret == FF_OK && lazy.cheat == CHEAT_MEMO) {
+        free(lazy.saved);
+        lazy.saved = malloc(bytes);
+        cr_assert_not_null(lazy.saved);
+        ret = real->buf_read(bufs[2], 0, lazy.saved, bytes, err, errlen);
+    }
+done:
+    free(before);
+    return ret;
+}
+
+static void lazy_setup(void)
+{
+    lazy.real = ff_test_require_backend("opencl");
+    lazy_ops = *lazy.real->ops;
+    lazy_ops.kernel_run = l_kernel_run;
+    char err[512] = "";
+    cr_assert_eq(ff_device_open(&lazy_backend, 0, &dev, err, sizeof(err)), FF_OK, "%s", err);
+}
+
+static void lazy_teardown(void)
+{
+    ff_device_destroy(&dev);
+    free(lazy.saved);
+    lazy.saved = NULL;
+}
+
+TestSuite(opencl_lazy, .init = lazy_setup, .fini = lazy_teardown, .timeout = 300);
+
+/* Our fp32 kernel through the suite at one size with `cheat`; its result. */
+static struct ff_result run_cheat(enum cheat cheat, uint32_t n)
+{
+    lazy.cheat = cheat;
+    lazy.runs = lazy.skipped = 0;
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    memset(cfg.prec, 0, sizeof(cfg.prec));
+    cfg.prec[FF_PREC_FP32] = true;
+    cfg.library = false;
+    cfg.sizes[0] = n;
+    cfg.n_sizes = 1;
+    cfg.sizes_given = true;
+    cfg.measure.min_reps = 3;
+    cfg.measure.budget_s = 0.01;
+    struct ff_profile p = {.info = *ff_device_info(dev)};
+    ff_suite_matmul(dev, &cfg, &p);
+    struct ff_result out = {0};
+    for (size_t i = 0; i < p.n_results; i++)
+        if (strcmp(p.results[i].impl, "flopfit") == 0)
+            out = p.results[i];
+    ff_profile_finish(&p);
+    cr_assert_str_eq(out.impl, "flopfit");
+    return out;
+}
+
+/* The sizes of --quick, and an odd one */
+static const uint32_t quick_sizes[] = {256, 257, 1024};
+
+Test(opencl_lazy, honest_kernel_is_published)
+{
+    struct ff_result r = run_cheat(CHEAT_NONE, 256);
+    cr_assert_eq(r.status, FF_RES_OK, "%s", r.reason);
+    cr_assert(r.verified && r.value > 0);
+}
+
+Test(opencl_lazy, skip_when_written_is_made_to_work_every_run)
+{
+    /* C is poisoned before every timed run, so the cheat never gets to skip:
+     * the figure published is the honest one. */
+    for (size_t i = 0; i < sizeof(quick_sizes) / sizeof(quick_sizes[0]); i++) {
+        struct ff_result r = run_cheat(CHEAT_SKIP_WHEN_WRITTEN, quick_sizes[i]);
+        cr_assert_eq(r.status, FF_RES_OK, "n=%u: %s", quick_sizes[i], r.reason);
+        cr_assert_eq(lazy.skipped, 0, "n=%u: %u of %u runs skipped", quick_sizes[i], lazy.skipped,
+                     lazy.runs);
+        cr_assert_geq(lazy.runs, 5); /* checked, warm-up, 3 timed */
+    }
+}
+
+Test(opencl_lazy, stale_output_after_the_first_run_fails)
+{
+    for (size_t i = 0; i < sizeof(quick_sizes) / sizeof(quick_sizes[0]); i++) {
+        struct ff_result r = run_cheat(CHEAT_FIRST_RUN_ONLY, quick_sizes[i]);
+        cr_assert_eq(r.status, FF_RES_FAILED, "n=%u published %g", quick_sizes[i], r.value);
+        cr_assert(strstr(r.reason, "does not match the CPU reference"), "%s", r.reason);
+        cr_assert_not(r.verified);
+        cr_assert_eq(r.value, 0);
+    }
+}
+
+Test(opencl_lazy, memoized_output_is_implausible)
+{
+    /* right values, no work: only the rate gives it away */
+    for (size_t i = 0; i < sizeof(quick_sizes) / sizeof(quick_sizes[0]); i++) {
+        struct ff_result r = run_cheat(CHEAT_MEMO, quick_sizes[i]);
+        cr_assert_eq(r.status, FF_RES_FAILED, "n=%u published %g", quick_sizes[i], r.value);
+        cr_assert(strncmp(r.reason, "implausible: ", 13) == 0, "%s", r.reason);
+        cr_assert(strstr(r.reason, "above limit"), "%s", r.reason);
+        cr_assert_eq(r.value, 0);
+    }
+}
+
+Test(opencl_lazy, partial_rows_and_columns_fail)
+{
+    const uint32_t sizes[] = {257, 1024};
+    for (size_t i = 0; i < 2; i++)
+        for (int c = 0; c < 2; c++) {
+            struct ff_result r = run_cheat(c ? CHEAT_COLS_256 : CHEAT_ROWS_256, sizes[i]);
+            cr_assert_eq(r.status, FF_RES_FAILED, "n=%u %s published %g", sizes[i],
+                         c ? "cols" : "rows", r.value);
+            cr_assert(strstr(r.reason, "does not match the CPU reference"), "%s", r.reason);
+        }
+}
+
+Test(opencl_lazy, honest_rates_stay_below_the_physical_limit)
+{
+    char why[200];
+    const struct ff_device_info *info = ff_device_info(dev);
+    double lim = ff_kcheck_rate_limit(info, FF_PREC_FP32, why, sizeof(why));
+    struct ff_result r = run_cheat(CHEAT_NONE, 1024);
+    cr_assert_eq(r.status, FF_RES_OK, "%s", r.reason);
+    cr_assert_lt(r.value * 2, lim, "honest %g FLOP/s within 2x of the limit %g (%s)", r.value, lim,
+                 why);
 }
