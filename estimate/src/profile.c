@@ -558,8 +558,8 @@ int ff_profile_open(const char *path, struct ff_profile_doc **out, char *err, si
         return ff_errf(err, errlen, FF_ERR_INVALID, "no profile path");
     char *text = NULL;
     size_t len = 0;
-    int rc = ff_read_file_capped(path, FF_PROFILE_MAX_BYTES, "flopfit profile", &text, &len,
-                                 err, errlen);
+    int rc = ff_read_file_capped(path, FF_PROFILE_MAX_BYTES, "flopfit profile", &text, &len, err,
+                                 errlen);
     if (rc != FF_OK)
         return rc;
     rc = ff_profile_parse(text, len, path, out, err, errlen);
