@@ -6,19 +6,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *json = malloc(size + 1);
-    if (!json)
-        return 0;
-    memcpy(json, data, size);
-    json[size] = '\0';
     struct ff_model m;
     char err[512];
-    if (ff_model_from_hf_json(json, "fuzz.json", &m, err, sizeof(err)) == FF_OK &&
+    if (ff_model_from_hf_text((const char *)data, size, "fuzz.json", &m, err, sizeof(err)) ==
+            FF_OK &&
         ff_model_check(&m, err, sizeof(err)) == FF_OK) {
         struct ff_param_count pc;
         ff_model_params(&m, &pc);
         (void)ff_model_kv_bytes(&m, 4096, 8, 2.0);
     }
-    free(json);
     return 0;
 }

@@ -1,4 +1,6 @@
-/* tests/fuzz/fuzz_profile.c — the device-profile reader as the estimator uses it. */
+/* tests/fuzz/fuzz_profile.c — the public profile reader (flopfit/profile.h) on the text itself,
+ * then the estimator's reader of the same bytes through a real file, as `flopfit estimate
+ * --profile` calls it. */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -6,9 +8,27 @@
 
 #include "fuzz.h"
 
+static void walk(const uint8_t *data, size_t size)
+{
+    struct ff_profile_doc *doc = NULL;
+    char err[512];
+    if (ff_profile_parse((const char *)data, size, "fuzz.json", &doc, err, sizeof(err)) != FF_OK)
+        return;
+    (void)ff_profile_info(doc);
+    size_t n = ff_profile_test_count(doc);
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        (void)ff_profile_test_at(doc, i);
+        (void)ff_profile_test_number(doc, i, "value", &v);
+        (void)ff_profile_test_number(doc, i, "time_limited", &v);
+    }
+    (void)ff_profile_test_at(doc, n);
+    ff_profile_close(&doc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* Through a real file: the path API is what `flopfit estimate --profile` calls. */
+    walk(data, size);
     static char path[64];
     if (!path[0])
         snprintf(path, sizeof(path), "/tmp/ff-fuzz-profile-%ld.json", (long)getpid());

@@ -7,6 +7,7 @@
 #include "flopfit/export.h"
 #include "flopfit/model.h"
 #include "flopfit/precision.h"
+#include "flopfit/profile.h"
 #include "flopfit/status.h"
 #include "flopfit/version.h"
 
