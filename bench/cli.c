@@ -82,8 +82,7 @@ void ff_bench_usage(FILE *f)
         "\n"
         "Exit status: 0 all tests ok or unsupported; 1 a test failed or no device;\n"
         "2 bad usage; 130 after SIGINT, 143 after SIGTERM (what was measured is written).\n",
-        backends, ff_backends()[0] ? ff_backend_name(ff_backends()[0]) : "vulkan", families,
-        formats);
+        backends, ff_backends()[0] ? ff_backend_name(ff_backends()[0]) : "API", families, formats);
 }
 
 void ff_bench_list_families(FILE *f)

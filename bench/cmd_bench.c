@@ -176,8 +176,8 @@ static bool any_failed(const struct ff_profile *p)
 
 /*
  * Writes the profile where it belongs: --output FILE is replaced by a run that
- * completed without a failure; a failed or interrupted run never replaces an
- * existing FILE and writes FILE.partial-<time>.json beside it; without
+ * completed without a failure; a failed or interrupted run never replaces a
+ * file: it writes FILE when there is none, else FILE.partial-<time>.json; without
  * --output each profile gets a new name in the folder. New names are never an
  * existing file's: a same-second collision gets "-2", "-3" (ff_write_unique).
  */
@@ -187,11 +187,13 @@ static int save_profile(const struct ff_bench_opts *o, const struct ff_profile *
 {
     char path[4352];
     if (o->output) {
-        bool bad_run = !p->complete || any_failed(p);
-        if (!bad_run || access(o->output, F_OK) != 0) {
+        if (p->complete && !any_failed(p)) {
             ff_strlcpy(used, o->output, usedlen);
             return ff_write_atomic(o->output, text, err, errlen);
         }
+        /* Not even a file created since the check is replaced by a cut-short run. */
+        if (access(o->output, F_OK) != 0)
+            return ff_write_unique(o->output, text, used, usedlen, err, errlen);
         const char *dot = strrchr(o->output, '.');
         const char *slash = strrchr(o->output, '/');
         int stem = dot && (!slash || dot > slash) ? (int)(dot - o->output) : (int)strlen(o->output);

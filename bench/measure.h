@@ -22,7 +22,7 @@ struct ff_measure_cfg {
 typedef int (*ff_run_fn)(void *ctx, uint64_t *device_ns, uint64_t *wall_ns, char *err,
                          size_t errlen);
 
-/* Set by the SIGINT handler; loops stop at the next run. */
+/* 0, or the first SIGINT/SIGTERM the command caught (cmd_bench.c); loops stop at the next run. */
 extern volatile sig_atomic_t ff_interrupted;
 
 void ff_measure_defaults(struct ff_measure_cfg *cfg);

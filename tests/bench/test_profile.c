@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "profile_json.h"
+#include "report.h"
 
 static struct ff_profile sample(void)
 {
@@ -91,4 +92,39 @@ Test(profile, atomic_write_replaces_whole_and_leaves_no_temp)
     cr_assert(strstr(err, "/nonexistent-ff/p.json"), "%s", err);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* The report's last column comes from each family's registry row (families.c). */
+Test(report, family_notes_from_the_registry)
+{
+    struct ff_profile p = {0};
+    snprintf(p.info.name, sizeof(p.info.name), "dev");
+    const char *impls[] = {"flopfit", "clblast"};
+    for (int i = 0; i < 2; i++) {
+        struct ff_result *r = ff_profile_add(&p);
+        ff_result_set(r, "matmul", "matmul", impls[i]);
+        r->prec = FF_PREC_FP32;
+        r->m = r->n = r->k = 512;
+        r->status = FF_RES_OK;
+        r->verified = true;
+        r->value = i == 0 ? 2e11 : 1e11;
+        snprintf(r->unit, sizeof(r->unit), "FLOP/s");
+    }
+    struct ff_result *m = ff_profile_add(&p);
+    ff_result_set(m, "memory", "usable", "flopfit");
+    m->status = FF_RES_OK;
+    m->value = (double)(3ull << 30);
+    snprintf(m->unit, sizeof(m->unit), "B");
+    ff_result_extra(m, "reported_bytes", (double)(4ull << 30), false);
+    ff_result_extra(m, "capped", 1, true);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    ff_report_table(f, &p);
+    fclose(f);
+    cr_assert(strstr(text, "2.00x"), "no ratio to the library: %s", text);
+    cr_assert(strstr(text, "driver reports 4.00 GiB; stopped by the cap"), "%s", text);
+    free(text);
+    ff_profile_finish(&p);
 }
