@@ -23,6 +23,11 @@ static char err[512];
 static void setup(void)
 {
     dev = ff_test_open(FF_TEST_BACKEND);
+#if FF_TEST_VULKAN
+    /* the zero-error check below means something only with the layer really on */
+    if (getenv("FF_VK_VALIDATION") && ff_test_in_ci())
+        cr_assert(ff_vk_validation_active(), "CI=true, FF_VK_VALIDATION set, layer not active");
+#endif
 }
 
 static void teardown(void)

@@ -48,6 +48,8 @@ Test(vk_timeout, timed_out_run_is_reported_and_its_objects_freed_safely, .timeou
     cr_assert_eq(ff_device_options_set(&o, "timeout_s", "1", err, sizeof(err)), FF_OK, "%s", err);
     struct ff_device *dev = NULL;
     cr_assert_eq(ff_device_open_opts(b, 0, &o, &dev, err, sizeof(err)), FF_OK, "%s", err);
+    if (getenv("FF_VK_VALIDATION") && ff_test_in_ci())
+        cr_assert(ff_vk_validation_active(), "CI=true, FF_VK_VALIDATION set, layer not active");
     const struct ff_device_info *info = ff_device_info(dev);
     bool cpu = strcmp(info->type, "cpu") == 0;
 
