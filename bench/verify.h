@@ -74,11 +74,13 @@ void ff_verify_plan_finish(struct ff_verify_plan *plan);
  * Largest |c - exact| an honest kernel of precision p may show at one element
  * whose exact value is `want`, summing k products, where norm = ||a_i||_2 *
  * ||b_j||_2 bounds sum |a_it * b_tj| (Cauchy-Schwarz). With u = 2^-24 and
- * g(k) = min(k, 2 sqrt(k)):
+ * g(k) = min(k, sqrt(k) + 4):
  *   fp32: g(k) u norm + u |want| + 2^-126
- *         (fp32 accumulation in any order: the worst-case bound k u for small
- *         k, the probabilistic sqrt(k) u bound (Higham & Mary 2019) with
- *         lambda = 2 beyond; plus the output rounding)
+ *         (fp32 accumulation: the worst-case bound k u for k <= 6, beyond it
+ *         the probabilistic sqrt(k) u bound (Higham & Mary 2019, lambda = 1)
+ *         with 4 u of slack; an honest sequential fp32 sum of the zero-mean
+ *         inputs ff_fill_random makes uses under a quarter of it (tested);
+ *         plus the output rounding)
  *   fp16: acc + 2^-10 (|want| + acc) + 2^-14, acc = the fp32 term
  *         (fp32 accumulation, then one fp16 rounding in any rounding mode,
  *         fp16 subnormals possibly flushed)

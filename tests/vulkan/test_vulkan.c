@@ -5,9 +5,11 @@
  * validation errors required at the end of every test.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kcheck.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
 
@@ -54,7 +56,12 @@ static int run(struct ff_kernel *k, struct ff_buf **bufs, size_t nb, const uint3
     return ret;
 }
 
-/* Build, run and verify one matmul; returns the kernel_create status. */
+/*
+ * Build one matmul and run it through the kernel check (fresh inputs, C
+ * poisoned, every element compared with the precision's bound), then once
+ * timed with C poisoned again; returns the kernel_create status. A wrong
+ * result fails the test here, naming the element and the kernel variant.
+ */
 static int check_matmul(enum ff_kernel_id id, enum ff_precision prec, uint32_t m, uint32_t n,
                         uint32_t k)
 {
@@ -64,60 +71,22 @@ static int check_matmul(enum ff_kernel_id id, enum ff_precision prec, uint32_t m
     if (ret < 0)
         return ret;
     snprintf(last_variant, sizeof(last_variant), "%s", ff_kernel_variant(kern));
-    size_t in = prec == FF_PREC_FP32 ? 4 : prec == FF_PREC_FP16 ? 2 : 1;
-    size_t out = prec == FF_PREC_FP16 ? 2 : 4;
-    size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
-    void *ha = malloc(na * in), *hb = malloc(nb * in), *hc = malloc(nc * out);
-    float *fa = malloc(na * sizeof(float)), *fb = malloc(nb * sizeof(float));
-    double *ref = malloc(nc * sizeof(double));
-    int32_t *iref = malloc(nc * sizeof(int32_t));
-    cr_assert(ha && hb && hc && fa && fb && ref && iref);
+    struct ff_kcheck kc;
     uint64_t seed = 0x9e3779b97f4a7c15ull ^ ((uint64_t)m << 40 | (uint64_t)n << 20 | k);
-    for (size_t i = 0; i < na + nb; i++) {
-        float *f = i < na ? &fa[i] : &fb[i - na];
-        void *h = i < na ? ha : hb;
-        size_t j = i < na ? i : i - na;
-        if (prec == FF_PREC_FP32) {
-            *f = vkt_randf(&seed);
-            ((float *)h)[j] = *f;
-        } else if (prec == FF_PREC_FP16) {
-            uint16_t v = vkt_f2h(vkt_randf(&seed));
-            ((uint16_t *)h)[j] = v;
-            *f = vkt_h2f(v);
-        } else {
-            ((int8_t *)h)[j] = (int8_t)(vkt_rand(&seed) & 0xff);
-        }
-    }
-    if (prec == FF_PREC_INT8)
-        vkt_ref_i8(ha, hb, iref, m, n, k);
-    else
-        vkt_ref_f(fa, fb, ref, m, n, k);
-
-    struct ff_buf *bufs[3] = {mkbuf(na * in), mkbuf(nb * in), mkbuf(nc * out)};
-    cr_assert_eq(ff_buf_write(bufs[0], 0, ha, na * in, err, sizeof(err)), FF_OK, "%s", err);
-    cr_assert_eq(ff_buf_write(bufs[1], 0, hb, nb * in, err, sizeof(err)), FF_OK, "%s", err);
-    memset(hc, 0x7f, nc * out); /* poison: NaN-ish / huge values */
-    cr_assert_eq(ff_buf_write(bufs[2], 0, hc, nc * out, err, sizeof(err)), FF_OK, "%s", err);
-    uint32_t p[3] = {m, n, k};
-    uint64_t dns = 0;
-    cr_assert_eq(run(kern, bufs, 3, p, 3, &dns), FF_OK, "run %s: %s", ff_kernel_variant(kern), err);
-    cr_assert_eq(ff_buf_read(bufs[2], 0, hc, nc * out, err, sizeof(err)), FF_OK, "%s", err);
-    for (size_t i = 0; i < nc; i++) {
-        if (prec == FF_PREC_INT8) {
-            cr_assert_eq(((int32_t *)hc)[i], iref[i], "%ux%ux%u int8 C[%zu]: %d != %d", m, n, k, i,
-                         ((int32_t *)hc)[i], iref[i]);
-            continue;
-        }
-        double got = prec == FF_PREC_FP32 ? ((float *)hc)[i] : vkt_h2f(((uint16_t *)hc)[i]);
-        double tol = (prec == FF_PREC_FP32 ? 1e-4 : 1e-2) * fmax(1.0, fabs(ref[i]));
-        cr_assert(fabs(got - ref[i]) <= tol, "%s %ux%ux%u C[%zu] = %g, want %g (%s)",
-                  prec == FF_PREC_FP32 ? "fp32" : "fp16", m, n, k, i, got, ref[i],
-                  ff_kernel_variant(kern));
-    }
-    for (int i = 0; i < 3; i++)
-        ff_buf_destroy(&bufs[i]);
+    cr_assert_eq(ff_kcheck_init(&kc, prec, m, n, k, seed, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert(kc.ref->plan.full, "%ux%ux%u: every element is checked", m, n, k);
+    cr_assert_eq(ff_kcheck_upload(&kc, dev, err, sizeof(err)), FF_OK, "%s", err);
+    ret = ff_kcheck_run(&kc, kern, err, sizeof(err));
+    cr_assert_eq(ret, FF_OK, "%s %ux%ux%u (%s): %s", ff_precision_name(prec), m, n, k,
+                 ff_kernel_variant(kern), err);
+    struct ff_measure_cfg mc = {.warmup = 0, .min_reps = 1, .max_reps = 1};
+    struct ff_timing t = {0};
+    ret = ff_kcheck_bench(&kc, kern, &mc, &t, err, sizeof(err));
+    cr_assert_eq(ret, FF_OK, "timed %s %ux%ux%u (%s): %s", ff_precision_name(prec), m, n, k,
+                 ff_kernel_variant(kern), err);
+    cr_assert_gt(t.wall_median_s, 0);
+    ff_kcheck_finish(&kc);
     ff_kernel_destroy(&kern);
-    free(ha), free(hb), free(hc), free(fa), free(fb), free(ref), free(iref);
     return FF_OK;
 }
 
@@ -290,9 +259,10 @@ Test(vulkan, mem_kernels)
     size_t bytes = (size_t)n * 4;
     uint32_t *h0 = malloc(bytes), *h1 = malloc(bytes), *h2 = malloc(bytes);
     cr_assert(h0 && h1 && h2);
-    uint64_t seed = 42;
+    struct ff_rng rng;
+    ff_rng_seed(&rng, 42);
     for (uint32_t i = 0; i < n; i++)
-        h0[i] = vkt_rand(&seed);
+        h0[i] = (uint32_t)ff_rng_next(&rng);
     struct ff_buf *a = mkbuf(bytes), *b = mkbuf(bytes), *c = mkbuf(bytes);
 
     /* read: the xor of all out words equals the xor of all input words */
@@ -331,10 +301,8 @@ Test(vulkan, mem_kernels)
 
     /* triad a = b + 3c on floats */
     float *fb = (float *)h1, *fc = (float *)h2;
-    for (uint32_t i = 0; i < n; i++) {
-        fb[i] = vkt_randf(&seed);
-        fc[i] = vkt_randf(&seed);
-    }
+    ff_fill_random(FF_PREC_FP32, fb, n, &rng);
+    ff_fill_random(FF_PREC_FP32, fc, n, &rng);
     cr_assert_eq(ff_buf_write(b, 0, fb, bytes, err, sizeof(err)), FF_OK, "%s", err);
     cr_assert_eq(ff_buf_write(c, 0, fc, bytes, err, sizeof(err)), FF_OK, "%s", err);
     k = mem_kernel(FF_KERNEL_MEM_TRIAD, n);
