@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "families.h"
 #include "host.h"
+#include "kcheck.h"
 #include "measure.h"
 #include "paths.h"
 #include "probe_common.h"
