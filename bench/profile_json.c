@@ -141,6 +141,13 @@ struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct 
     json_object_object_add(f, FF_PF_FEATURE_INT8_DOT, json_object_new_boolean(i->int8_dot));
     json_object_object_add(f, FF_PF_FEATURE_COOPMAT, json_object_new_boolean(i->coopmat));
     json_object_object_add(d, FF_PF_DEVICE_FEATURES, f);
+    /* The backends record each tuning override in effect as "override.<name>". */
+    struct json_object *ov = json_object_new_object();
+    static const char prefix[] = "override.";
+    for (size_t k = 0; k < i->n_extra; k++)
+        if (strncmp(i->extra[k].key, prefix, sizeof(prefix) - 1) == 0)
+            add_str(ov, i->extra[k].key + sizeof(prefix) - 1, i->extra[k].value);
+    json_object_object_add(d, FF_PF_DEVICE_OVERRIDES, ov);
     json_object_object_add(root, FF_PF_DEVICE, d);
 
     json_object_object_add(root, FF_PF_COMPLETE, json_object_new_boolean(p->complete));

@@ -385,6 +385,22 @@ static int read_device(struct ctx *c, json_object *d, struct ff_profile_device *
         TRY(get_bool(&dc, f, FF_PF_FEATURE_INT8_DOT, &out->features.int8_dot));
         TRY(get_bool(&dc, f, FF_PF_FEATURE_COOPMAT, &out->features.coopmat));
     }
+    json_object *ov = NULL;
+    dc.where = FF_PF_DEVICE ".";
+    TRY(get_obj(&dc, d, FF_PF_DEVICE_OVERRIDES, false, &ov));
+    if (ov) {
+        dc.where = FF_PF_DEVICE "." FF_PF_DEVICE_OVERRIDES ".";
+        json_object_object_foreach(ov, key, val)
+        {
+            if (out->n_overrides == FF_PROFILE_MAX_OVERRIDES)
+                return bad(&dc, key, val, "at most 16 overrides");
+            if (!json_object_is_type(val, json_type_string))
+                return bad(&dc, key, val, "a string");
+            out->overrides[out->n_overrides].name = key;
+            out->overrides[out->n_overrides].value = json_object_get_string(val);
+            out->n_overrides++;
+        }
+    }
     return FF_OK;
 }
 

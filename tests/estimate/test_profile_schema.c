@@ -63,6 +63,11 @@ static struct ff_profile every_field(void)
     i->int8 = true;
     i->int8_dot = false;
     i->coopmat = true;
+    i->n_extra = 2;
+    snprintf(i->extra[0].key, sizeof(i->extra[0].key), "heap.0");
+    snprintf(i->extra[0].value, sizeof(i->extra[0].value), "device-local 80 GiB");
+    snprintf(i->extra[1].key, sizeof(i->extra[1].key), "override.vk_tiles");
+    snprintf(i->extra[1].value, sizeof(i->extra[1].value), "4,2,8,1");
     p.complete = false;
 
     struct ff_result *r = ff_profile_add(&p);
@@ -177,6 +182,10 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect_eq(d->budget_bytes, p.info.budget_bytes);
     cr_expect(d->host_shared_memory);
     cr_expect(d->features.fp16 && d->features.int8 && !d->features.int8_dot && d->features.coopmat);
+    /* only the override.* extras are written, under their own names */
+    cr_assert_eq(d->n_overrides, 1);
+    cr_expect_str_eq(d->overrides[0].name, "vk_tiles");
+    cr_expect_str_eq(d->overrides[0].value, "4,2,8,1");
     cr_expect(!i->complete);
 
     cr_assert_eq(ff_profile_test_count(doc), 4);

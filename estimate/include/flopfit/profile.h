@@ -60,6 +60,9 @@ enum ff_profile_test_status {
     FF_PROFILE_TEST_OTHER,       /* a status this flopfit does not know (see status_text) */
 };
 
+/* At most this many tuning overrides are read from "device"."overrides"; more are refused. */
+#define FF_PROFILE_MAX_OVERRIDES 16
+
 /* "device" of a profile. Strings are NULL when the field is absent; numbers 0. */
 struct ff_profile_device {
     const char *backend;        /* "opencl", "vulkan" */
@@ -78,6 +81,12 @@ struct ff_profile_device {
     struct {
         bool fp16, int8, int8_dot, coopmat; /* false when absent */
     } features;
+    /* Tuning overrides in effect for the run ("vk_tiles" = "4,2,8,1"): figures measured with
+     * them are not the built-in defaults'. In file order; n_overrides 0 when none or absent. */
+    size_t n_overrides;
+    struct {
+        const char *name, *value;
+    } overrides[FF_PROFILE_MAX_OVERRIDES];
 };
 
 /* Everything but the tests. */

@@ -53,6 +53,7 @@
 #define FF_PF_DEVICE_BUDGET_BYTES       "budget_bytes"
 #define FF_PF_DEVICE_HOST_SHARED_MEMORY "host_shared_memory"
 #define FF_PF_DEVICE_FEATURES           "features"
+#define FF_PF_DEVICE_OVERRIDES          "overrides"
 
 /* ---- "device"."features" ---- */
 #define FF_PF_FEATURE_FP16     "fp16"
@@ -146,6 +147,7 @@
     X(FF_PF_DEVICE_BUDGET_BYTES)                                                                   \
     X(FF_PF_DEVICE_HOST_SHARED_MEMORY)                                                             \
     X(FF_PF_DEVICE_FEATURES)                                                                       \
+    X(FF_PF_DEVICE_OVERRIDES)                                                                      \
     X(FF_PF_FEATURE_FP16)                                                                          \
     X(FF_PF_FEATURE_INT8)                                                                          \
     X(FF_PF_FEATURE_INT8_DOT)                                                                      \
