@@ -71,6 +71,9 @@ void ff_bench_usage(FILE *f)
         "  --output FILE        profile path (one device only)\n"
         "  --output-dir DIR     folder for profiles (default: as above)\n"
         "  --no-save            write no profile\n"
+        "  --override NAME=VAL  a tuning override for every device opened (repeatable; the\n"
+        "                       FF_* variables too), recorded in the profile: cl_matmul_tune,\n"
+        "                       vk_tiles, vk_shared_tiles, vk_matmul_path, timeout_s\n"
         "  --format NAME        what stdout gets: %s (default: table)\n"
         "  --list-formats       the formats, and exit\n"
         "  --json               --format json: the profile(s) on stdout, one object per device\n"
@@ -241,6 +244,35 @@ static int parse_format(const char *s, struct ff_bench_opts *o, char *err, size_
     return bad(err, errlen, "--format", s, names);
 }
 
+/* --override NAME=VALUE: one tuning option of the backends' table (ff_device_option_at). */
+static int parse_override(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+{
+    char names[512] = "";
+    for (size_t i = 0; ff_device_option_at(i); i++) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+                 ff_device_option_at(i)->name);
+    }
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s || (size_t)(eq - s) >= 64) {
+        char accepted[600];
+        snprintf(accepted, sizeof(accepted), "NAME=VALUE with NAME one of %s", names);
+        return bad(err, errlen, "--override", s, accepted);
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
+    char why[400];
+    int ret = ff_device_options_set(&o->dev_opts, name, eq + 1, why, sizeof(why));
+    if (ret == FF_ERR_NOT_FOUND) {
+        char accepted[600];
+        snprintf(accepted, sizeof(accepted), "NAME=VALUE with NAME one of %s", names);
+        return bad(err, errlen, "--override", s, accepted);
+    }
+    if (ret < 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--override: %s", why);
+    return FF_OK;
+}
+
 enum {
     OPT_BACKEND = 256,
     OPT_DEVICE,
@@ -260,6 +292,7 @@ enum {
     OPT_FORMAT,
     OPT_LIST_FAMILIES,
     OPT_LIST_FORMATS,
+    OPT_OVERRIDE,
 };
 
 static const struct option long_opts[] = {
@@ -282,6 +315,7 @@ static const struct option long_opts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"list-families", no_argument, NULL, OPT_LIST_FAMILIES},
     {"list-formats", no_argument, NULL, OPT_LIST_FORMATS},
+    {"override", required_argument, NULL, OPT_OVERRIDE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -302,6 +336,10 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
     uint32_t u;
     double d;
     int ret = FF_OK, c;
+
+    ret = ff_device_options_from_env(&o->dev_opts, err, errlen);
+    if (ret < 0)
+        return FF_ERR_INVALID;
 
     optind = 1;
     opterr = 0;
@@ -359,6 +397,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_FORMAT: ret = parse_format(optarg, o, err, errlen); break;
         case OPT_LIST_FAMILIES: o->list_families = true; break;
         case OPT_LIST_FORMATS: o->list_formats = true; break;
+        case OPT_OVERRIDE: ret = parse_override(optarg, o, err, errlen); break;
         case 'h': return FF_CLI_HELP;
         case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
         default:

@@ -296,7 +296,8 @@ int ff_cmd_bench(int argc, char **argv)
         snprintf(label, sizeof(label), "%s:%u", ff_backend_name(targets[ti].backend),
                  targets[ti].index);
         struct ff_device *dev = NULL;
-        ret = ff_device_open(targets[ti].backend, targets[ti].index, &dev, err, sizeof(err));
+        ret = ff_device_open_opts(targets[ti].backend, targets[ti].index, &o.dev_opts, &dev, err,
+                                  sizeof(err));
         if (ret < 0) {
             fprintf(stderr, "flopfit bench: %s: cannot open the device: %s\n", label, err);
             exit_code = 1;

@@ -405,3 +405,29 @@ Test(cli_binary, end_to_end_vulkan, .timeout = 120)
 {
     end_to_end("vulkan");
 }
+
+Test(cli, overrides_come_from_the_environment_then_the_option)
+{
+    struct ff_bench_opts o;
+    char err[1024];
+    unsetenv("FF_VK_TILES");
+    setenv("FF_CL_MATMUL_TUNE", "4,4,1,1,16,16,16", 1);
+    cr_assert_eq(PARSE(&o, err, "--override", "vk_tiles=4,2,8,1"), FF_OK, "%s", err);
+    cr_expect_str_eq(o.dev_opts.cl_matmul_tune, "4,4,1,1,16,16,16");
+    cr_expect_str_eq(o.dev_opts.vk_tiles, "4,2,8,1");
+    /* the option wins over the variable */
+    cr_assert_eq(PARSE(&o, err, "--override", "cl_matmul_tune=8,4,1,1,16,16,16"), FF_OK, "%s", err);
+    cr_expect_str_eq(o.dev_opts.cl_matmul_tune, "8,4,1,1,16,16,16");
+    unsetenv("FF_CL_MATMUL_TUNE");
+    /* an unknown name lists the accepted ones; a bad value says what is accepted */
+    cr_assert_eq(PARSE(&o, err, "--override", "tiles=1"), FF_ERR_INVALID);
+    cr_expect(strstr(err, "--override") && strstr(err, "vk_tiles"), "%s", err);
+    cr_assert_eq(PARSE(&o, err, "--override", "noequals"), FF_ERR_INVALID);
+    cr_assert_eq(PARSE(&o, err, "--override", "vk_tiles=banana"), FF_ERR_INVALID);
+    cr_expect(strstr(err, "vk_tiles"), "%s", err);
+    /* a malformed variable is a usage error naming it */
+    setenv("FF_VK_TILES", "banana", 1);
+    cr_assert_eq(PARSE(&o, err, "--quick"), FF_ERR_INVALID);
+    cr_expect(strstr(err, "FF_VK_TILES"), "%s", err);
+    unsetenv("FF_VK_TILES");
+}
