@@ -79,6 +79,29 @@ int ff_backend_device_count(const struct ff_backend *b, uint32_t *count, char *e
     return b->ops->device_count(count, err, errlen);
 }
 
+/* Replace the "override.<name>" records of info by the options of o in effect for `backend`. */
+static void record_options(struct ff_device_info *info, const struct ff_device_options *o,
+                           const char *backend)
+{
+    static const char prefix[] = "override.";
+    size_t kept = 0;
+    for (size_t i = 0; i < info->n_extra; i++)
+        if (strncmp(info->extra[i].key, prefix, sizeof(prefix) - 1) != 0)
+            info->extra[kept++] = info->extra[i];
+    info->n_extra = kept;
+    for (size_t i = 0; ff_device_option_at(i); i++) {
+        const struct ff_device_option_desc *d = ff_device_option_at(i);
+        char v[sizeof(info->extra[0].value)];
+        if (d->backend && strcmp(d->backend, backend) != 0)
+            continue;
+        if (!ff_device_options_value(o, i, v, sizeof(v)))
+            continue;
+        char key[sizeof(info->extra[0].key)];
+        snprintf(key, sizeof(key), "%s%s", prefix, d->name);
+        ff_info_add(info, key, "%s", v);
+    }
+}
+
 int ff_device_open_opts(const struct ff_backend *b, uint32_t index,
                         const struct ff_device_options *opts, struct ff_device **out, char *err,
                         size_t errlen)
@@ -106,7 +129,7 @@ int ff_device_open_opts(const struct ff_backend *b, uint32_t index,
     dev->opts = o;
     dev->opts_from_env = opts == NULL;
     snprintf(dev->info.backend, sizeof(dev->info.backend), "%s", b->ops->name);
-    ff_device_options_record(&dev->info, &dev->opts, b->ops->name);
+    record_options(&dev->info, &dev->opts, b->ops->name);
     return FF_OK;
 }
 
@@ -351,7 +374,7 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
             return FF_ERR_INVALID;
         if (memcmp(&o, &dev->opts, sizeof(o)) != 0) {
             dev->opts = o;
-            ff_device_options_record(&dev->info, &dev->opts, dev->backend->ops->name);
+            record_options(&dev->info, &dev->opts, dev->backend->ops->name);
         }
     }
     int ret = dev->backend->ops->kernel_create(dev, desc, out, err, errlen);

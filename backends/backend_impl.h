@@ -81,13 +81,6 @@ struct ff_kernel {
  */
 extern const struct ff_backend *const ff_backend_registry[];
 
-/*
- * Replace the "override.<name>" entries of info->extra with the options of `o` that tune
- * `backend` (device_options.c).
- */
-void ff_device_options_record(struct ff_device_info *info, const struct ff_device_options *o,
-                              const char *backend);
-
 /* Append a key/value fact to info->extra (dropped silently when full). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))

@@ -1,7 +1,7 @@
 /*
  * backends/device_options.c — the tuning overrides a device is opened with: one table of
  * options (name, environment variable, backend, format), the one reader of the environment,
- * and the "override.<name>" records in ff_device_info.extra.
+ * and each option's value as text (backend.c records those in effect in ff_device_info.extra).
  *
  * The table checks only the form of a value (so a malformed override fails loudly instead of
  * being ignored); whether tiles fit a device stays the backend's business (the shared-memory
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend_impl.h"
+#include "device_options.h"
+#include "ff_util.h"
 
 enum opt_kind {
     OPT_TEXT,    /* validated by check() */
@@ -191,24 +192,12 @@ static bool value_str(const struct ff_device_options *o, const struct opt *t, ch
     return base[0] != 0;
 }
 
-void ff_device_options_record(struct ff_device_info *info, const struct ff_device_options *o,
-                              const char *backend)
+bool ff_device_options_value(const struct ff_device_options *o, size_t i, char *buf, size_t n)
 {
-    static const char prefix[] = "override.";
-    size_t kept = 0;
-    for (size_t i = 0; i < info->n_extra; i++)
-        if (strncmp(info->extra[i].key, prefix, sizeof(prefix) - 1) != 0)
-            info->extra[kept++] = info->extra[i];
-    info->n_extra = kept;
-    for (size_t i = 0; i < N_OPTS; i++) {
-        const struct opt *t = &table[i];
-        char v[sizeof(info->extra[0].value)];
-        if (t->d.backend && strcmp(t->d.backend, backend) != 0)
-            continue;
-        if (!value_str(o, t, v, sizeof(v)))
-            continue;
-        char key[sizeof(info->extra[0].key)];
-        snprintf(key, sizeof(key), "%s%s", prefix, t->d.name);
-        ff_info_add(info, key, "%s", v);
+    if (i >= N_OPTS) {
+        if (n)
+            buf[0] = '\0';
+        return false;
     }
+    return value_str(o, &table[i], buf, n);
 }
