@@ -33,10 +33,12 @@ double ff_attn_flops_per_token_layer(const struct ff_model *m, double s)
     return 2.0 * s * (double)m->heads * (qk + v);
 }
 
-/* Mean attention FLOPs per token over layers, windows honoured. */
-static double attn_per_token(const struct ff_model *m, double s)
+/* Attention FLOPs per token over all attention layers at context s, windows honoured. */
+double ff_attn_flops_per_token(const struct ff_model *m, double s)
 {
-    double L = (double)m->layers;
+    double L = (double)ff_model_attn_layers(m);
+    if (L <= 0.0)
+        return 0.0;
     if (m->sliding_window <= 0 || (double)m->sliding_window >= s)
         return L * ff_attn_flops_per_token_layer(m, s);
     double windowed = m->sliding_layers > 0 ? (double)m->sliding_layers : L;
@@ -58,7 +60,7 @@ int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double to
     double head = (double)m->vocab * (double)(m->embed_proj > 0 ? m->embed_proj : m->hidden);
     if (m->rough)
         head = 0.0;
-    double attn_fwd = m->rough ? 0.0 : attn_per_token(m, s);
+    double attn_fwd = m->rough ? 0.0 : ff_attn_flops_per_token(m, s);
     out->six_nd = 6.0 * (double)pc.active * tokens;
 
     double model;

@@ -38,6 +38,8 @@ int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct
 
 /* Forward attention FLOPs per token per layer at context s (flops.c). */
 double ff_attn_flops_per_token_layer(const struct ff_model *m, double s);
+/* Forward attention FLOPs per token over every attention layer, windows honoured. */
+double ff_attn_flops_per_token(const struct ff_model *m, double s);
 
 /* ---- the plan (plan.c), the layout search (layout.c), what would fit (suggest.c) ---- */
 

@@ -127,8 +127,16 @@ static double act_per_token(const struct ff_model *m, const struct ff_plan *p, d
     double rep = e * (2.0 * (double)m->norms_per_layer * h + 2.0 * h + 2.0 * h) + 2.0 * d * h;
     /* Sharded: Q, K, V, attention output (projection input), FFN intermediates:
      * 4f (GeLU: fc1 output + activation output) or 6f (gated: gate, up, product). */
-    double shard = e * (2.0 * q_dim + 2.0 * k_dim + 2.0 * v_dim + 2.0 * o_dim +
-                        (m->gated_ffn ? 6.0 : 4.0) * f + moe_copies);
+    double mixer = 2.0 * q_dim + 2.0 * k_dim + 2.0 * v_dim + 2.0 * o_dim;
+    double attn_share = 1.0;
+    if (m->ssm_layers > 0 && m->layers > 0) {
+        /* Mamba blocks save the in_proj output (2·d_inner), the conv output, dt, the scan
+         * output and the gated product (d_inner each) for backward: 6·d_inner 16-bit
+         * elements (MambaMixer.slow_forward); averaged with the attention blocks. */
+        attn_share = (double)ff_model_attn_layers(m) / (double)m->layers;
+        mixer = attn_share * mixer + (1.0 - attn_share) * 2.0 * 6.0 * (double)m->ssm_inner;
+    }
+    double shard = e * (mixer + (m->gated_ffn ? 6.0 : 4.0) * f + moe_copies);
     /* Attention scores: softmax output 2as (+ dropout mask as and output 2as), unless
      * flash attention or selective recomputation removes them. */
     double scores = 0.0;
@@ -137,7 +145,7 @@ static double act_per_token(const struct ff_model *m, const struct ff_plan *p, d
         double s_eff = s;
         if (m->sliding_window > 0 && (double)m->sliding_window < s && m->sliding_layers == 0)
             s_eff = (double)m->sliding_window;
-        scores = (e * 2.0 + 3.0 * d) * a * s_eff;
+        scores = (e * 2.0 + 3.0 * d) * a * s_eff * attn_share;
     }
     if (scores_out)
         *scores_out = keep_scores;
@@ -275,11 +283,13 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     double other = fmax(st.other_first, st.other_last);
     mem.weights = (st.blocks_first * wb + other * ob) / tp;
     double kv_share = 1.0; /* MLA's latent is replicated across TP ranks */
-    if (m->kv_lora_rank == 0)
+    if (m->kv_lora_rank == 0 && m->kv_heads > 0)
         kv_share = 1.0 / fmin(tp, (double)m->kv_heads);
     double ctx = (double)(p->prompt + p->generate);
-    mem.kv_cache =
-        ff_model_kv_bytes(m, ctx, b, ff_precision_bytes(ff_plan_kv_precision(p))) * kv_share / pp;
+    double kv_b = ff_precision_bytes(ff_plan_kv_precision(p));
+    mem.kv_cache = ff_model_kv_bytes(m, ctx, b, kv_b) * kv_share / pp;
+    /* SSM blocks: a fixed state per sequence, split over TP by d_inner. */
+    mem.kv_cache += ff_model_ssm_state_elems(m) * b * kv_b / tp / pp;
     double h = (double)m->hidden;
     double qkv = (double)(m->heads + 2 * m->kv_heads) * (double)m->head_dim;
     double f = m->experts > 0 ? (double)(m->experts_active + m->shared_experts) *

@@ -76,6 +76,8 @@ bool ff_plan_tp_valid(const struct ff_model *m, int64_t tp)
 {
     if (m->rough)
         return m->heads % tp == 0;
+    if (ff_model_attn_layers(m) == 0)
+        return m->ssm_inner % tp == 0; /* pure SSM: the mixer splits over d_inner */
     if (m->heads % tp != 0)
         return false;
     if (m->kv_lora_rank > 0)

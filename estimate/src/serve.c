@@ -65,10 +65,9 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     double head = (double)m->vocab * (double)(m->embed_proj > 0 ? m->embed_proj : m->hidden);
     double matmul = (double)pc->matmul_active;
     double act_bytes = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
-    double L = (double)m->layers;
 
     /* Prefill: every prompt token through the blocks, the LM head for the last one only. */
-    double attn_p = m->rough ? 0.0 : L * ff_attn_flops_per_token_layer(m, P);
+    double attn_p = m->rough ? 0.0 : ff_attn_flops_per_token(m, P);
     double flops_p = B * (P * (2.0 * (matmul - head) + attn_p) + 2.0 * head);
     double bytes_p = weights_read(m, pc, p, B * P);
     double t_p = fmax(flops_p / (tp * rate * mfu), bytes_p / (tp * bw)) +
@@ -76,9 +75,11 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
 
     /* Decode: one token per sequence at the mean context of the generation. */
     double ctx = P + G / 2.0;
-    double attn_d = m->rough ? 0.0 : L * ff_attn_flops_per_token_layer(m, ctx);
+    double attn_d = m->rough ? 0.0 : ff_attn_flops_per_token(m, ctx);
     double flops_d = B * (2.0 * matmul + attn_d);
     double kv = ff_model_kv_bytes(m, ctx, B, ff_precision_bytes(ff_plan_kv_precision(p)));
+    /* SSM blocks read their state once per step, whatever the context. */
+    kv += ff_model_ssm_state_elems(m) * B * ff_precision_bytes(ff_plan_kv_precision(p));
     double bytes_d = weights_read(m, pc, p, B) + kv;
     double t_d = fmax(flops_d / (tp * rate * mfu), bytes_d / (tp * bw)) +
                  comm_seconds(m, d, tp, B, act_bytes);

@@ -199,3 +199,169 @@ Test(model, trillion_params_and_million_tokens)
     cr_expect_eq(ff_model_rough(-5, &r, err, sizeof(err)), FF_ERR_RANGE);
     cr_expect_eq(ff_model_rough(1e30, &r, err, sizeof(err)), FF_ERR_RANGE);
 }
+
+/*
+ * The families of the second pass, each from its published config.json on the Hugging Face
+ * hub (tests/estimate/data/<file>, copied from the repository named below). Totals are the
+ * tensors transformers builds for that config (num_parameters(), which is what the
+ * checkpoint stores), cross-checked against the figure the model card publishes.
+ */
+Test(model, second_pass_families_exact_counts)
+{
+    static const struct {
+        const char *file, *repo;
+        unsigned long long total;
+        double card, band; /* the model card's figure and its rounding */
+    } want[] = {
+        {"falcon-40b-refinedweb.json", "tiiuae/falcon-40b (legacy RefinedWeb config)",
+         41303293952ULL, 40e9, 0.04},
+        {"qwen3-8b.json", "Qwen/Qwen3-8B", 8190735360ULL, 8.2e9, 0.01},
+        {"qwen1.5-moe-a2.7b.json", "Qwen/Qwen1.5-MoE-A2.7B", 14315784192ULL, 14.3e9, 0.004},
+        {"qwen3-30b-a3b.json", "Qwen/Qwen3-30B-A3B", 30532122624ULL, 30.5e9, 0.002},
+        {"gemma-3-1b.json", "google/gemma-3-1b-pt", 999885952ULL, 1e9, 0.001},
+        {"gemma-3-4b-it.json", "google/gemma-3-4b-it (text + SigLIP vision tower)", 4300079472ULL,
+         4.3e9, 0.001},
+        {"phi-3-mini-4k.json", "microsoft/Phi-3-mini-4k-instruct", 3821079552ULL, 3.8e9, 0.006},
+        /* The card's 6,053,381,344 is Mesh-Transformer-JAX's count; the HF tensors are
+         * 6,050,882,784 (0.04% fewer). */
+        {"gpt-j-6b.json", "EleutherAI/gpt-j-6b", 6050882784ULL, 6053381344.0, 0.0005},
+        {"starcoder2-7b.json", "bigcode/starcoder2-7b", 7173923840ULL, 7.17e9, 0.001},
+        {"command-r-v01.json", "CohereForAI/c4ai-command-r-v01", 34980831232ULL, 35e9, 0.001},
+        {"olmo-2-1124-7b.json", "allenai/OLMo-2-1124-7B", 7298617344ULL, 7.3e9, 0.001},
+        {"gpt-oss-20b.json", "openai/gpt-oss-20b", 20914757184ULL, 20.91e9, 0.001},
+        {"jamba-v0.1.json", "ai21labs/Jamba-v0.1", 51570323328ULL, 51.6e9, 0.001},
+        {"falcon-mamba-7b.json", "tiiuae/falcon-mamba-7b", 7272665088ULL, 7.27e9, 0.001},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct ff_model m = load(want[i].file);
+        struct ff_param_count pc = params_of(&m);
+        cr_expect_eq(pc.total, want[i].total, "%s (%s): total %llu", want[i].file, want[i].repo,
+                     (unsigned long long)pc.total);
+        expect_within(pc.total, want[i].card, want[i].band, want[i].repo);
+    }
+    /* Active parameters as the cards state them: Qwen1.5-MoE 2.7B, Qwen3-30B-A3B 3.3B, Jamba
+     * 12B, gpt-oss-20b 3.61B (OpenAI counts the unembedding, not the embedding lookup). */
+    struct ff_model m = load("qwen1.5-moe-a2.7b.json");
+    expect_within(params_of(&m).active, 2.7e9, 0.01, "Qwen1.5-MoE-A2.7B active");
+    m = load("qwen3-30b-a3b.json");
+    expect_within(params_of(&m).active, 3.3e9, 0.02, "Qwen3-30B-A3B active");
+    m = load("jamba-v0.1.json");
+    expect_within(params_of(&m).active, 12e9, 0.01, "Jamba active");
+    m = load("gpt-oss-20b.json");
+    struct ff_param_count pc = params_of(&m);
+    expect_within(pc.active - pc.embedding, 3.61e9, 0.001, "gpt-oss-20b active");
+}
+
+/* KV per token follows the attention of each family. */
+Test(model, second_pass_kv_per_token)
+{
+    /* Falcon-40B's legacy config: 8 KV heads (n_head_kv), not multi-query's 1. */
+    struct ff_model f = load("falcon-40b-refinedweb.json");
+    cr_expect_eq(f.kv_heads, 8, "RefinedWeb: n_head_kv");
+    cr_expect_eq(f.norms_per_layer, 2, "ln_attn + ln_mlp");
+    cr_expect_eq(ff_model_kv_elems_per_token(&f), 2.0 * 60 * 8 * 64);
+    /* Qwen3: QK-norm weights, 2 x head_dim per layer; no effect on the cache. */
+    struct ff_model q = load("qwen3-8b.json");
+    cr_expect_eq(q.qk_norm, FF_QK_NORM_HEAD_DIM);
+    struct ff_model q0 = q;
+    q0.qk_norm = FF_QK_NORM_NONE;
+    cr_expect_eq(params_of(&q).total - params_of(&q0).total, 36ULL * 2 * 128);
+    cr_expect_eq(ff_model_kv_elems_per_token(&q), 2.0 * 36 * 8 * 128);
+    /* Gemma 3 1B: 5 local layers (window 512) to 1 global; 26 layers -> 22 local, 4 global. */
+    struct ff_model g = load("gemma-3-1b.json");
+    cr_expect_eq(g.sliding_window, 512);
+    cr_expect_eq(g.sliding_layers, 22);
+    cr_expect_eq(ff_model_kv_bytes(&g, 32768, 1, 2.0), 2.0 * 256 * 2.0 * (4 * 32768.0 + 22 * 512));
+    /* Gemma 3 4B: the vision tower is stored (memory) but not active for text. */
+    struct ff_model g4 = load("gemma-3-4b-it.json");
+    struct ff_param_count pc = params_of(&g4);
+    cr_expect_eq(pc.total - pc.active, 419816304ULL, "SigLIP 416,866,032 + projector 2,950,272");
+    cr_expect_eq(g4.head_dim, 256, "Gemma3TextConfig default");
+    cr_expect_eq(g4.sliding_layers, 34 - 5);
+    /* gpt-oss: alternating 128-token windows, attention sinks (parameters, no KV). */
+    struct ff_model o = load("gpt-oss-20b.json");
+    cr_expect(o.attn_sinks);
+    cr_expect_eq(o.sliding_layers, 12);
+    cr_expect_eq(o.sliding_window, 128);
+    cr_expect_eq(ff_model_kv_bytes(&o, 8192, 1, 1.0), 2.0 * 8 * 64 * (12 * 8192.0 + 12 * 128));
+    cr_expect_eq(ff_model_context(&o), 131072, "yarn: 32 x 4096");
+    cr_expect_str_eq(o.stored_format, "mxfp4");
+    /* Jamba: 4 attention layers carry KV; 28 Mamba layers carry a fixed state. */
+    struct ff_model j = load("jamba-v0.1.json");
+    cr_expect_eq(ff_model_attn_layers(&j), 4);
+    cr_expect_eq(ff_model_kv_elems_per_token(&j), 2.0 * 4 * 8 * 128);
+    cr_expect_eq(ff_model_ssm_state_elems(&j), 28.0 * 8192 * (16 + 4));
+    cr_expect_eq(ff_model_kv_bytes(&j, 1e6, 1, 2.0), 1e6 * 2.0 * 4 * 8 * 128 * 2.0);
+    /* Falcon-Mamba: no attention at all. */
+    struct ff_model fm = load("falcon-mamba-7b.json");
+    cr_expect_eq(ff_model_kv_elems_per_token(&fm), 0.0);
+    cr_expect_eq(ff_model_kv_bytes(&fm, 1e6, 4, 2.0), 0.0);
+    cr_expect_eq(ff_model_ssm_state_elems(&fm), 64.0 * 8192 * (16 + 4));
+    /* Phi-3-mini and StarCoder2: one window on every layer. */
+    struct ff_model p = load("phi-3-mini-4k.json");
+    cr_expect_eq(p.sliding_window, 2047);
+    cr_expect_eq(p.sliding_layers, 0);
+    struct ff_model s = load("starcoder2-7b.json");
+    cr_expect_eq(s.sliding_window, 4096);
+    cr_expect_eq(s.kv_heads, 4);
+    /* OLMo 2: QK-norm over the whole projections. */
+    struct ff_model ol = load("olmo-2-1124-7b.json");
+    cr_expect_eq(ol.qk_norm, FF_QK_NORM_ALL);
+}
+
+/* What the reader cannot count exactly is an error naming the field. */
+Test(model, second_pass_fields_not_understood_are_errors)
+{
+    static const struct {
+        const char *json, *field;
+    } bad[] = {
+        {"{\"model_type\": \"starcoder2\", \"norm_type\": \"rms_norm\", \"hidden_size\": 64, "
+         "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"intermediate_size\": 128, "
+         "\"vocab_size\": 10}",
+         "norm_type"},
+        {"{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 10, "
+         "\"quantization_config\": {\"quant_method\": \"hqq\"}}",
+         "quantization_config.quant_method"},
+        {"{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 10, "
+         "\"rope_scaling\": {\"rope_type\": \"warp\", \"factor\": 2}}",
+         "rope_scaling.rope_type"},
+        {"{\"model_type\": \"gpt_oss\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 10, "
+         "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"sliding_window\": 8, "
+         "\"layer_types\": [\"sliding_attention\", \"linear_attention\"]}",
+         "layer_types[1]"},
+        {"{\"model_type\": \"qwen3_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 10, "
+         "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, "
+         "\"mlp_only_layers\": [7]}",
+         "mlp_only_layers"},
+        {"{\"model_type\": \"gemma3\", \"text_config\": {}, \"vision_config\": "
+         "{\"model_type\": \"clip_vision_model\"}}",
+         "vision_config.model_type"},
+        {"{\"model_type\": \"jamba\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"attn_layer_offset\": 9}",
+         "attn_layer_offset"},
+    };
+    char err[512];
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        struct ff_model m;
+        int rc = ff_model_from_hf_json(bad[k].json, "inline.json", &m, err, sizeof(err));
+        cr_expect_eq(rc, FF_ERR_INVALID, "%s: rc %d (%s)", bad[k].field, rc, err);
+        cr_expect(strstr(err, "inline.json") && strstr(err, bad[k].field), "%s: %s", bad[k].field,
+                  err);
+    }
+    /* A dense layer listed in mlp_only_layers is counted as dense. */
+    struct ff_model m;
+    cr_assert_eq(
+        ff_model_from_hf_json("{\"model_type\": \"qwen3_moe\", \"hidden_size\": 64, "
+                              "\"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+                              "\"intermediate_size\": 128, \"vocab_size\": 10, \"num_experts\": 4, "
+                              "\"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, "
+                              "\"mlp_only_layers\": [0], \"decoder_sparse_step\": 1}",
+                              "inline.json", &m, err, sizeof(err)),
+        FF_OK, "%s", err);
+    cr_expect_eq(m.moe_layers, 3);
+    cr_expect_eq(m.dense_layers, 1);
+}

@@ -27,6 +27,16 @@ enum ff_norm {
     FF_NORM_LAYERNORM_NOBIAS, /* weight only: h (MPT) */
 };
 
+/* Norms on the query and key projections (before RoPE). */
+enum ff_qk_norm {
+    FF_QK_NORM_NONE = 0,
+    FF_QK_NORM_HEAD_DIM, /* one RMSNorm of head_dim shared by all heads, for q and for k:
+                            2·head_dim weights per layer (Qwen3, Gemma 3) */
+    FF_QK_NORM_ALL,      /* weights over every head: (heads + kv_heads)·head_dim per layer
+                            (OLMo 2: RMSNorm of the whole projection; Cohere use_qk_norm:
+                            a LayerNorm weight per head) */
+};
+
 /*
  * A decoder-only transformer. All counts are plain integers (elements, not bytes).
  * Zero means "absent" for the optional groups (MoE, MLA, sliding window).
@@ -77,6 +87,40 @@ struct ff_model {
     /* --params: the total is given, the shape above is a guess used for activations/KV. */
     bool rough;
     int64_t rough_params;
+
+    /* ---- added in the second pass (all zero = absent, so older initialisers still mean
+     * the same model) ---- */
+    enum ff_qk_norm qk_norm; /* QK-norm weights (Qwen3, Gemma 3, OLMo 2, Command R+) */
+    bool attn_sinks;         /* one learned sink logit per query head and layer (gpt-oss);
+                                 no KV: the sink is a parameter, not a cached token */
+    bool lm_head_bias;       /* the LM head has a bias of vocab (GPT-J) */
+    int64_t shared_ffn;      /* inner width of each shared expert; 0 = moe_ffn (Qwen2-MoE:
+                                 one shared expert of shared_expert_intermediate_size) */
+    bool shared_expert_gate; /* a sigmoid gate of hidden weights on the shared expert */
+    bool router_bias;        /* the MoE router has a bias of `experts` (gpt-oss) */
+    int64_t moe_layers;      /* blocks with an MoE FFN; 0 = layers - dense_layers. With it
+                                 set, dense_layers counts the others wherever they sit (Jamba:
+                                 every other block) */
+    int64_t ssm_layers;      /* blocks whose mixer is a Mamba SSM, not attention (Jamba 28 of
+                                 32, Falcon-Mamba all); they carry a fixed state per sequence,
+                                 no KV cache. All of them: heads/kv_heads/head_dim may be 0 */
+    int64_t ssm_inner;       /* Mamba d_inner (expand · hidden) */
+    int64_t ssm_state;       /* d_state, per channel */
+    int64_t ssm_conv;        /* causal conv kernel width d_conv */
+    int64_t ssm_dt_rank;     /* rank of the dt projection */
+    bool ssm_conv_bias;      /* conv1d has a bias */
+    bool ssm_proj_bias;      /* in_proj/out_proj have biases */
+    bool ssm_inner_norms;    /* RMSNorm weights on dt, B and C (Jamba: dt_rank + 2·d_state) */
+    bool ffn_absent;         /* blocks have no FFN (Falcon-Mamba): ffn may be 0 */
+    int64_t encoder_params;  /* stored parameters outside the decoder that text tokens do not
+                                 use (Gemma 3's SigLIP vision tower and projector): memory, not
+                                 FLOPs */
+    int64_t context_max;     /* usable context, tokens, when rope scaling extends
+                                 max_positions (yarn: factor · original); 0 = max_positions */
+    double stored_bytes;     /* checkpoint size on disk as stored (a model folder's
+                                 model.safetensors.index.json metadata.total_size); 0 = unknown */
+    char stored_format[16];  /* how the checkpoint stores weights: "bf16", "fp8", "mxfp4"...;
+                                 "" = unknown */
 };
 
 /* Parameter counts (elements). */
@@ -101,8 +145,21 @@ FF_API int ff_model_params(const struct ff_model *m, struct ff_param_count *out)
 FF_API int ff_model_check(const struct ff_model *m, char *err, size_t errlen);
 
 /* Bytes of K+V cache per token for all layers, in elements (multiply by bytes/element).
- * 2·L·kv_heads·head_dim, MLA: L·(kv_lora_rank + qk_rope_head_dim). Ignores windows. */
+ * 2·L_attn·kv_heads·head_dim, MLA: L_attn·(kv_lora_rank + qk_rope_head_dim), where L_attn
+ * is the attention blocks (layers - ssm_layers). Ignores windows. */
 FF_API double ff_model_kv_elems_per_token(const struct ff_model *m);
+
+/* Attention blocks: layers - ssm_layers. */
+FF_API int64_t ff_model_attn_layers(const struct ff_model *m);
+
+/* The recurrent state one sequence keeps in the SSM blocks, elements, whatever its length:
+ * ssm_layers · d_inner · (d_state + d_conv) (transformers' MambaCache ssm_states and
+ * conv_states). */
+FF_API double ff_model_ssm_state_elems(const struct ff_model *m);
+
+/* The longest context the model was trained or scaled for: context_max, else max_positions
+ * (0 when unknown). */
+FF_API int64_t ff_model_context(const struct ff_model *m);
 
 /*
  * KV-cache bytes for batch sequences of `tokens` tokens each at bytes_per_elem, honouring
@@ -150,6 +207,16 @@ FF_API int ff_model_from_hf_config(const char *path, struct ff_model *out, char 
  */
 FF_API int ff_model_from_hf_text(const char *text, size_t len, const char *label,
                                  struct ff_model *out, char *err, size_t errlen);
+
+/*
+ * A Hugging Face model folder: `dir`/config.json read as ff_model_from_hf_config, and the
+ * stored size from `dir`/model.safetensors.index.json (metadata.total_size, bytes, an integer
+ * up to 2^50) or, without an index, the tensor bytes of a single `dir`/model.safetensors
+ * (file size less its header) into out->stored_bytes. A folder with neither is accepted with
+ * stored_bytes 0. Same returns as ff_model_from_hf_config; a malformed index is
+ * FF_ERR_INVALID naming the file and field.
+ */
+FF_API int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_t errlen);
 
 /* Same, from NUL-terminated JSON text; `label` names it in messages. */
 FF_API int ff_model_from_hf_json(const char *json, const char *label, struct ff_model *out,
