@@ -110,7 +110,7 @@ int ff_ref_create(enum ff_precision p, const void *a, const void *b, uint32_t m,
 void ff_ref_destroy(struct ff_ref **ref);
 
 struct ff_check {
-    uint64_t checked; /* elements compared */
+    uint64_t checked; /* comparisons (an element in a checked row and column counts twice) */
     double max_abs;   /* max |c - ref| over them (inf for NaN/inf) */
     double max_rel;   /* max_abs / max |ref| (norm-wise relative error) */
     double tolerance; /* max bound / max |ref|: a passing check has max_rel <= tolerance */
