@@ -112,6 +112,14 @@ int ff_cmd_estimate(int argc, char **argv)
     if ((rc = ff_estcli_model(&o, &model)) != 0)
         return rc;
 
+    /* A model folder states its exact stored size: serve it as stored unless --precision
+     * says otherwise (the stored format sets the compute rate; unknown: bf16). */
+    if (model.stored_bytes > 0 && !o.precision_set && plan.task == FF_TASK_SERVE) {
+        enum ff_precision sp;
+        plan.weights_as_stored = true;
+        if (model.stored_format[0] && ff_precision_parse(model.stored_format, &sp) == FF_OK)
+            plan.precision = sp;
+    }
     bool all = o.device_arg && !strcmp(o.device_arg, "all");
     if (o.device_arg && !all && o.n_profiles > 0)
         return ff_estcli_usage_error("give either --device NAME or --profile FILE (--device all "

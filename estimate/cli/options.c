@@ -15,7 +15,10 @@ const char ff_estcli_usage_text[] =
     "Will this model train or serve on that device, on how many, how long, at what cost.\n"
     "\n"
     "model:\n"
-    "  --model NAME|PATH      a preset (see --list-models) or a Hugging Face config.json\n"
+    "  --model NAME|PATH      a preset (see --list-models), a Hugging Face config.json or a\n"
+    "                         model folder (config.json + model.safetensors[.index.json]:\n"
+    "                         the exact stored size); a preset name wins over a folder of\n"
+    "                         that name here: write ./NAME for the folder\n"
     "  --params N             rough: N parameters, shape guessed (e.g. 7e9)\n"
     "task (default --train):\n"
     "  --train                full training\n"
@@ -23,7 +26,8 @@ const char ff_estcli_usage_text[] =
     "  --lora-rank R          adapter rank (16)   --lora-targets all|qv (all)\n"
     "  --serve                inference: --prompt N (512) --generate N (256)\n"
     "numerics and memory plan:\n"
-    "  --precision P          fp32 bf16 fp16 fp8 int8 int4 (bf16)\n"
+    "  --precision P          fp32 bf16 fp16 fp8 | int8 int4 (GPTQ/AWQ) mxfp4 nvfp4\n"
+    "                         q4_0 q4_k_m q8_0 (GGUF) (bf16; a model folder: as stored)\n"
     "  --kv-precision P       KV cache format (16-bit of --precision)\n"
     "  --grad-precision P     stored gradients fp32|bf16|fp16 (fp32)\n"
     "  --optimizer O          adamw adamw8bit sgd (adamw)\n"
@@ -149,15 +153,17 @@ static const struct ff_choice recompute_choices[] = {
 };
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* A weight, KV or gradient format: any ff_precision but nf4 (QLoRA's base, not an option). */
+/* A weight, KV or gradient format: any ff_precision but nf4 (QLoRA's base: --finetune
+ * qlora) and fp4 (a device rate, not a format with scales: mxfp4 or nvfp4). */
 static int parse_prec(const char *opt, const char *s, enum ff_precision *out, char *err,
                       size_t errlen)
 {
     enum ff_precision v;
-    if (ff_precision_parse(s, &v) != FF_OK || v == FF_PREC_NF4)
+    if (ff_precision_parse(s, &v) != FF_OK || v == FF_PREC_NF4 || v == FF_PREC_FP4)
         return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "invalid value '%s' for %s: expected fp32, bf16, fp16, fp8, int8 or int4", s,
-                       opt);
+                       "invalid value '%s' for %s: expected fp32, bf16, fp16, fp8, int8 or int4, "
+                       "or a 4/8-bit storage format mxfp4, nvfp4, q4_0, q4_k_m or q8_0",
+                       s, opt);
     *out = v;
     return FF_OK;
 }
@@ -224,6 +230,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
                 p->lora_all_linear = w != 0;
             break;
         case OPT_PRECISION:
+            o->precision_set = true;
             rc = parse_prec("--precision", optarg, &p->precision, err, errlen);
             break;
         case OPT_KV_PRECISION:

@@ -9,11 +9,25 @@
 
 #include "estimate_cli_impl.h"
 
-static bool looks_like_path(const char *s)
+/*
+ * What --model names. A name with a '/' or ending in ".json" is a path. A bare name that is
+ * a preset is the preset, even when a file or folder of that name is in the working
+ * directory (write ./NAME for that one): what a command means must not depend on where it
+ * runs. Any other bare name that exists on disk is a path.
+ */
+static bool is_path(const char *s, bool preset)
 {
     struct stat st;
     size_t n = strlen(s);
-    return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json")) || stat(s, &st) == 0;
+    if (strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json")))
+        return true;
+    return !preset && stat(s, &st) == 0;
+}
+
+static bool is_dir(const char *s)
+{
+    struct stat st;
+    return stat(s, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* An unknown name, the close matches found (near, may be empty) and where to look. */
@@ -36,16 +50,21 @@ int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
         int rc = ff_model_rough(o->params, m, err, sizeof(err));
         return rc == FF_OK ? 0 : ff_estcli_fail(rc, err);
     }
-    if (looks_like_path(o->model_arg)) {
-        int rc = ff_model_from_hf_config(o->model_arg, m, err, sizeof(err));
+    struct ff_model preset;
+    bool is_preset = ff_model_preset_find(o->model_arg, &preset) == FF_OK;
+    if (is_path(o->model_arg, is_preset)) {
+        int rc = is_dir(o->model_arg) ? ff_model_from_hf_dir(o->model_arg, m, err, sizeof(err))
+                                      : ff_model_from_hf_config(o->model_arg, m, err, sizeof(err));
         return rc == FF_OK ? 0 : ff_estcli_fail(rc, err);
     }
-    if (ff_model_preset_find(o->model_arg, m) == FF_OK)
+    if (is_preset) {
+        *m = preset;
         return 0;
+    }
     char near[256];
     ff_model_suggest(o->model_arg, near, sizeof(near), 4);
     return unknown("model", o->model_arg, near,
-                   "--list-models shows all; a config.json path also works");
+                   "--list-models shows all; a config.json or a model folder also works");
 }
 
 int ff_estcli_profile(const char *path, struct ff_spec *d)

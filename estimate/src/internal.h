@@ -36,6 +36,11 @@ int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p);
 int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct ff_param_count *pc,
                  double tp, double pp, double dp, double b, struct ff_memory *out);
 
+/* Serving with weights_as_stored: the stored size over the computed weight bytes (1 when not
+ * applicable), which scales every weight figure (memory.c). */
+double ff_stored_scale(const struct ff_model *m, const struct ff_param_count *pc,
+                       const struct ff_plan *p);
+
 /* Forward attention FLOPs per token per layer at context s (flops.c). */
 double ff_attn_flops_per_token_layer(const struct ff_model *m, double s);
 /* Forward attention FLOPs per token over every attention layer, windows honoured. */

@@ -88,10 +88,28 @@ static void weight_bytes(const struct ff_plan *p, double *block, double *other)
         return;
     default:
         *block = ff_precision_bytes(p->precision);
-        /* Quantised checkpoints keep embeddings and the LM head in 16 bits. */
-        *other = *block < 2.0 ? 2.0 : *block;
+        /* Quantised checkpoints keep embeddings and the LM head in 16 bits (GPTQ/AWQ,
+         * bitsandbytes, MX/NVFP4 modules_to_not_convert); GGUF quantises them too
+         * (token_embd and output are Q4_K/Q6_K or Q8_0 tensors in the file). */
+        if (p->precision == FF_PREC_Q4_0 || p->precision == FF_PREC_Q4_K_M ||
+            p->precision == FF_PREC_Q8_0)
+            *other = *block;
+        else
+            *other = *block < 2.0 ? 2.0 : *block;
         return;
     }
+}
+
+double ff_stored_scale(const struct ff_model *m, const struct ff_param_count *pc,
+                       const struct ff_plan *p)
+{
+    if (!p->weights_as_stored || !(m->stored_bytes > 0.0) || p->task != FF_TASK_SERVE)
+        return 1.0;
+    double wb, ob;
+    weight_bytes(p, &wb, &ob);
+    double other = (double)pc->embedding + (double)pc->head;
+    double computed = ((double)pc->total - other) * wb + other * ob;
+    return computed > 0.0 ? m->stored_bytes / computed : 1.0;
 }
 
 /* Per token per layer activation bytes (Korthikanti Table 2, generalised; see header). */
@@ -281,7 +299,7 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     struct ff_memory mem;
     memset(&mem, 0, sizeof(mem));
     double other = fmax(st.other_first, st.other_last);
-    mem.weights = (st.blocks_first * wb + other * ob) / tp;
+    mem.weights = (st.blocks_first * wb + other * ob) / tp * ff_stored_scale(m, pc, p);
     double kv_share = 1.0; /* MLA's latent is replicated across TP ranks */
     if (m->kv_lora_rank == 0 && m->kv_heads > 0)
         kv_share = 1.0 / fmin(tp, (double)m->kv_heads);

@@ -1131,3 +1131,132 @@ int ff_model_from_hf_config(const char *path, struct ff_model *out, char *err, s
     free(text);
     return rc;
 }
+
+#define INDEX_MAX_BYTES ((size_t)64 * 1024 * 1024)
+#define STORED_MAX      ((int64_t)1 << 50) /* 1 PiB: larger is not a checkpoint */
+
+/* metadata.total_size of a model.safetensors.index.json. */
+static int index_total_size(const char *path, double *out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = ff_read_file_capped(path, INDEX_MAX_BYTES, "model.safetensors.index.json", &text, &len,
+                                 err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    json_tokener *tok = json_tokener_new();
+    if (!tok) {
+        free(text);
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "%s: out of memory", path);
+    }
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    bool parsed = root && json_tokener_get_error(tok) == json_tokener_success;
+    json_tokener_free(tok);
+    free(text);
+    if (!parsed || !json_object_is_type(root, json_type_object)) {
+        json_object_put(root);
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: not a JSON object", path);
+    }
+    struct reader r = {path, root, err, errlen, ""};
+    json_object *meta = NULL;
+    rc = get_object(&r, "metadata", &meta);
+    if (rc == FF_OK && !meta)
+        rc = bad(&r, "metadata", NULL, "an object with total_size");
+    if (rc == FF_OK) {
+        struct reader s = sub_reader(&r, meta, "metadata.");
+        int64_t total = 0;
+        /* get_int bounds to 2^40; a checkpoint can be larger, so read it here. */
+        json_object *v = lookup(&s, "total_size");
+        if (!v)
+            rc = bad(&s, "total_size", NULL, "a byte count");
+        else if (json_object_is_type(v, json_type_int)) {
+            errno = 0;
+            total = json_object_get_int64(v);
+            if (errno || total < 1 || total > STORED_MAX)
+                rc = bad(&s, "total_size", v, "a byte count from 1 to 2^50");
+        } else if (json_object_is_type(v, json_type_double)) {
+            double d = json_object_get_double(v);
+            if (!(d >= 1.0 && d <= (double)STORED_MAX) || d != floor(d))
+                rc = bad(&s, "total_size", v, "a byte count from 1 to 2^50");
+            total = (int64_t)d;
+        } else {
+            rc = bad(&s, "total_size", v, "a byte count from 1 to 2^50");
+        }
+        if (rc == FF_OK)
+            *out = (double)total;
+    }
+    json_object_put(root);
+    return rc;
+}
+
+/* Tensor bytes of one safetensors file: its size less the 8-byte length and the header. */
+static int safetensors_bytes(const char *path, double *out, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char b[8];
+    int rc = FF_OK;
+    long long size = -1;
+    if (fread(b, 1, 8, f) != 8 || fseeko(f, 0, SEEK_END) != 0 || (size = ftello(f)) < 8) {
+        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: not a safetensors file (too short)", path);
+    } else {
+        uint64_t hlen = 0;
+        for (int i = 7; i >= 0; i--)
+            hlen = hlen << 8 | b[i];
+        if (hlen > (uint64_t)size - 8)
+            rc = ff_errf(err, errlen, FF_ERR_INVALID,
+                         "%s: header length %llu is larger than the file; not a safetensors "
+                         "file",
+                         path, (unsigned long long)hlen);
+        else
+            *out = (double)((uint64_t)size - 8 - hlen);
+    }
+    fclose(f);
+    return rc;
+}
+
+int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_t errlen)
+{
+    if (!dir || !out)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no path");
+    char path[4096];
+    int n = snprintf(path, sizeof(path), "%s/config.json", dir);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: path too long", dir);
+    struct ff_model m;
+    int rc = ff_model_from_hf_config(path, &m, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    /* The folder's name, not "config.json", names the model in reports. */
+    const char *end = dir + strlen(dir);
+    while (end > dir && end[-1] == '/')
+        end--;
+    const char *start = end;
+    while (start > dir && start[-1] != '/')
+        start--;
+    if (end > start) {
+        size_t k =
+            (size_t)(end - start) < sizeof(m.name) - 1 ? (size_t)(end - start) : sizeof(m.name) - 1;
+        memcpy(m.name, start, k);
+        m.name[k] = '\0';
+    }
+    double stored = 0.0;
+    snprintf(path, sizeof(path), "%s/model.safetensors.index.json", dir);
+    FILE *probe = fopen(path, "rb");
+    if (probe) {
+        fclose(probe);
+        rc = index_total_size(path, &stored, err, errlen);
+    } else {
+        snprintf(path, sizeof(path), "%s/model.safetensors", dir);
+        if ((probe = fopen(path, "rb")) != NULL) {
+            fclose(probe);
+            rc = safetensors_bytes(path, &stored, err, errlen);
+        }
+    }
+    if (rc != FF_OK)
+        return rc;
+    m.stored_bytes = stored;
+    *out = m;
+    return FF_OK;
+}

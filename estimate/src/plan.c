@@ -66,8 +66,8 @@ enum ff_precision ff_plan_compute_precision(const struct ff_plan *p)
 {
     if (p->task == FF_TASK_QLORA)
         return p->precision == FF_PREC_FP16 ? FF_PREC_FP16 : FF_PREC_BF16;
-    if (p->task == FF_TASK_LORA && (p->precision == FF_PREC_INT8 || p->precision == FF_PREC_INT4 ||
-                                    p->precision == FF_PREC_NF4))
+    if (p->task == FF_TASK_LORA && p->precision != FF_PREC_FP32 && p->precision != FF_PREC_BF16 &&
+        p->precision != FF_PREC_FP16 && p->precision != FF_PREC_FP8)
         return FF_PREC_BF16; /* frozen quantised base is dequantised for the matmuls */
     return p->precision;
 }

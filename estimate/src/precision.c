@@ -17,13 +17,29 @@ double ff_precision_bytes(enum ff_precision p)
     case FF_PREC_INT4: return 0.5 + 20.0 / 8.0 / 128.0;
     /* QLoRA §2: double quantisation leaves 0.127 bit of constants per parameter. */
     case FF_PREC_NF4: return 0.5 + 0.127 / 8.0;
+    case FF_PREC_FP4: return 0.5;
+    /* OCP Microscaling spec v1.0 §5: 32 E2M1 elements share one 8-bit E8M0 scale. */
+    case FF_PREC_MXFP4: return (32.0 * 4.0 + 8.0) / 8.0 / 32.0;
+    /* NVIDIA NVFP4 (Blackwell): 16 E2M1 elements share one FP8 E4M3 scale (the per-tensor
+     * fp32 scale is negligible). */
+    case FF_PREC_NVFP4: return (16.0 * 4.0 + 8.0) / 8.0 / 16.0;
+    /* ggml-common.h block_q4_0: fp16 d + 16 bytes of nibbles per 32 weights. */
+    case FF_PREC_Q4_0: return 18.0 / 32.0;
+    /* Q4_K_M is a mix (llama.cpp llama-quant.cpp: Q6_K for half of attn_v/ffn_down and the
+     * output, Q4_K elsewhere). Whole-file averages: 4.89 bits per weight (llama.cpp
+     * tools/quantize README, Llama-3.1-8B) and 4.84 (TheBloke Llama-2-7B-GGUF: 4.08 GB for
+     * 6.74B parameters); 4.85 is taken. */
+    case FF_PREC_Q4_K_M: return 4.85 / 8.0;
+    /* block_q8_0: fp16 d + 32 int8 per 32 weights. */
+    case FF_PREC_Q8_0: return 34.0 / 32.0;
     case FF_PREC_COUNT: break;
     }
     return 0.0;
 }
 
 static const char *const names[FF_PREC_COUNT] = {
-    "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4",
+    "fp32", "bf16",  "fp16",  "fp8",  "int8",   "int4", "nf4",
+    "fp4",  "mxfp4", "nvfp4", "q4_0", "q4_k_m", "q8_0",
 };
 
 const char *ff_precision_name(enum ff_precision p)
@@ -42,6 +58,8 @@ int ff_precision_parse(const char *name, enum ff_precision *out)
         {"float32", FF_PREC_FP32}, {"float", FF_PREC_FP32}, {"bfloat16", FF_PREC_BF16},
         {"float16", FF_PREC_FP16}, {"half", FF_PREC_FP16},  {"float8", FF_PREC_FP8},
         {"fp8_e4m3", FF_PREC_FP8}, {"q8", FF_PREC_INT8},    {"q4", FF_PREC_INT4},
+        {"gptq", FF_PREC_INT4},    {"awq", FF_PREC_INT4},   {"q4_k", FF_PREC_Q4_K_M},
+        {"fp8_e5m2", FF_PREC_FP8},
     };
     if (!name)
         return FF_ERR_INVALID;

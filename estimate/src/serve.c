@@ -39,7 +39,7 @@ static double weights_read(const struct ff_model *m, const struct ff_param_count
         double touched = E * (1.0 - pow(1.0 - k / E, tokens));
         blocks = blocks - all + n_moe * touched * (double)pc->expert;
     }
-    return blocks * wb + head * ob;
+    return (blocks * wb + head * ob) * ff_stored_scale(m, pc, p);
 }
 
 static double comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,

@@ -185,7 +185,12 @@ int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max)
 double ff_spec_rate(const struct ff_spec *d, enum ff_precision p)
 {
     switch (p) {
-    case FF_PREC_INT4: return d->flops_per_s[FF_PREC_FP16]; /* weight-only: fp16 matmuls */
+    case FF_PREC_INT4:
+    case FF_PREC_MXFP4:
+    case FF_PREC_NVFP4:
+    case FF_PREC_Q4_0:
+    case FF_PREC_Q4_K_M:
+    case FF_PREC_Q8_0: return d->flops_per_s[FF_PREC_FP16]; /* weight-only: fp16 matmuls */
     case FF_PREC_NF4: return d->flops_per_s[FF_PREC_BF16];  /* QLoRA computes in bf16 */
     case FF_PREC_COUNT: return 0.0;
     default: return d->flops_per_s[p];

@@ -283,3 +283,20 @@ Test(cli, rough_params_and_profile)
     cr_expect_eq(o->code, 0, "%s", o->err);
     cr_expect(strstr(o->out, "measured"), "%s", o->out);
 }
+
+/* A bare preset name is the preset even when a folder of that name is in the working
+ * directory (tests/estimate/data/llama-2-7b holds an unsupported config); ./NAME is the
+ * folder. A model folder is accepted as --model. */
+Test(cli, preset_name_is_not_shadowed_by_a_folder)
+{
+    cr_assert_eq(chdir(FF_TEST_DATA), 0);
+    struct out *o = cli("--model", "llama-2-7b", "--device", "h100", "--serve", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "6738415616"), "%s", o->out);
+    o = cli("--model", "./llama-2-7b", "--device", "h100", "--serve", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "./llama-2-7b/config.json") && strstr(o->err, "t5"), "%s", o->err);
+    o = cli("--model", "gpt-oss-20b-folder", "--device", "h100", "--serve", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "mxfp4 weights"), "%s", o->out);
+}

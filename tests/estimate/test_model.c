@@ -365,3 +365,34 @@ Test(model, second_pass_fields_not_understood_are_errors)
     cr_expect_eq(m.moe_layers, 3);
     cr_expect_eq(m.dense_layers, 1);
 }
+
+/* A Hugging Face model folder: config.json plus the stored size from the safetensors index
+ * (metadata.total_size). Qwen3-8B is all bf16, so its index states exactly 2 bytes per
+ * counted parameter; gpt-oss-20b's (openai/gpt-oss-20b) is its MXFP4 experts (4.25 bits)
+ * with everything else in bf16: 13,761,264,768 bytes. */
+Test(model, hf_folder_reads_the_stored_size)
+{
+    char err[512] = "";
+    struct ff_model m;
+    cr_assert_eq(ff_model_from_hf_dir(FF_TEST_DATA "/qwen3-8b-folder", &m, err, sizeof(err)), FF_OK,
+                 "%s", err);
+    cr_expect_str_eq(m.name, "qwen3-8b-folder");
+    cr_expect_eq(m.stored_bytes, 2.0 * (double)params_of(&m).total);
+    cr_expect_str_eq(m.stored_format, "bf16");
+    cr_assert_eq(ff_model_from_hf_dir(FF_TEST_DATA "/gpt-oss-20b-folder/", &m, err, sizeof(err)),
+                 FF_OK, "%s", err);
+    cr_expect_eq(m.stored_bytes, 13761264768.0);
+    /* Served as stored: the weights are the checkpoint's bytes. */
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_SERVE;
+    p.precision = FF_PREC_MXFP4;
+    p.weights_as_stored = true;
+    struct ff_spec d = device("h100");
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect_eq(e.mem.weights, 13761264768.0);
+    /* A folder without config.json names the path. */
+    cr_expect_eq(ff_model_from_hf_dir(FF_TEST_DATA "/no-such-folder", &m, err, sizeof(err)),
+                 FF_ERR_IO);
+    cr_expect(strstr(err, "no-such-folder/config.json"), "%s", err);
+}

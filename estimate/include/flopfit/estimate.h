@@ -73,6 +73,10 @@ struct ff_plan {
     double price_per_hour;            /* USD per GPU-hour; 0 = the device's */
     double overhead_bytes;            /* fixed runtime overhead per GPU; < 0 = default */
     double overhead_fraction;         /* of the activations; < 0 = default */
+    /* Added in the second pass. */
+    bool weights_as_stored; /* serving: weights take the model's stored_bytes (a
+                                         model folder's exact checkpoint size) instead of
+                                         params x bytes of `precision`; default false */
 };
 
 /* Memory per GPU, bytes. */

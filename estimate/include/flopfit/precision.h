@@ -21,13 +21,21 @@ enum ff_precision {
     FF_PREC_INT8,
     FF_PREC_INT4, /* weight-only, group-128 scales (GPTQ/AWQ style) */
     FF_PREC_NF4,  /* QLoRA NormalFloat4 with double-quantised constants */
+    /* Added in the second pass (appended: the values above keep their numbers). */
+    FF_PREC_FP4,    /* a device's 4-bit float matrix rate (Blackwell); stored as 0.5 B */
+    FF_PREC_MXFP4,  /* OCP MX FP4: E2M1 + one E8M0 scale per 32 (4.25 bits) */
+    FF_PREC_NVFP4,  /* NVIDIA NVFP4: E2M1 + one E4M3 scale per 16 (4.5 bits) */
+    FF_PREC_Q4_0,   /* GGUF Q4_0: 32 weights in 18 bytes (4.5 bits) */
+    FF_PREC_Q4_K_M, /* GGUF Q4_K_M: Q4_K (4.5 bits) with Q6_K for some tensors, ~4.85 bits */
+    FF_PREC_Q8_0,   /* GGUF Q8_0: 32 weights in 34 bytes (8.5 bits) */
     FF_PREC_COUNT
 };
 
 /*
  * Bytes per stored element, including quantisation constants:
  * fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5 + one fp16 scale and a 4-bit zero per 128
- * (0.5195), nf4 0.5 + 0.127 bit (QLoRA §2 double quantisation: 0.5159).
+ * (0.5195), nf4 0.5 + 0.127 bit (QLoRA §2 double quantisation: 0.5159), fp4 0.5, mxfp4
+ * 0.53125, nvfp4 0.5625, q4_0 0.5625, q4_k_m 0.60625, q8_0 1.0625.
  */
 FF_API double ff_precision_bytes(enum ff_precision p);
 

@@ -27,12 +27,16 @@ struct ff_spec {
     double mem_bytes;             /* memory the estimate may plan with, bytes */
     double bandwidth_bytes_per_s; /* memory bandwidth, bytes/s (datasheet peak or measured) */
     /* Dense matrix-multiply rate per precision, FLOP/s (OP/s for int8); 0 = not available.
-     * fp32 is the non-tensor rate (PyTorch leaves TF32 matmul off by default). int4 and nf4
-     * weights compute at the fp16 rate (weight-only quantisation), see ff_spec_rate. */
+     * fp32 is the non-tensor rate (PyTorch leaves TF32 matmul off by default). int4, nf4,
+     * mxfp4, nvfp4 and the GGUF formats are weight-only: they compute at the 16-bit rate
+     * (see ff_spec_rate); fp4 holds a device's own FP4 rate. */
     double flops_per_s[FF_PREC_COUNT];
     double link_bytes_per_s;        /* GPU-to-GPU, per direction, bytes/s; 0 = unknown */
     double price_per_hour;          /* USD per GPU-hour, typical cloud rate; 0 = unknown */
-    const char *price_source;       /* where the price comes from; may be NULL */
+    const char *price_source;       /* where the price comes from, with its date. price_source
+                                       is a static string owned by the library (catalog
+                                       entries point at string literals), or NULL; never
+                                       free it. */
     bool measured;                  /* figures come from a flopfit profile */
     char notes[FF_DEVICE_NOTE_MAX]; /* substitutions and missing figures, "" when none */
 };
@@ -63,8 +67,9 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
 FF_API int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen);
 
 /*
- * The matrix rate (FLOP/s) used for compute in `p`: int4/nf4 -> fp16 (bf16 for nf4),
- * int8 -> the int8 rate. 0 when the device lacks it.
+ * The matrix rate (FLOP/s) used for compute in `p`: int4, mxfp4, nvfp4, q4_0, q4_k_m and
+ * q8_0 -> fp16, nf4 -> bf16 (weight-only: dequantised into 16-bit matmuls), int8 -> the
+ * int8 rate, fp4 -> the fp4 rate. 0 when the device lacks it.
  */
 FF_API double ff_spec_rate(const struct ff_spec *d, enum ff_precision p);
 
