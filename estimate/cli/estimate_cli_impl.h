@@ -24,7 +24,7 @@ struct ff_estcli_opts {
     double params; /* --params; 0 = not given */
     bool json, list_models, list_devices, help;
     int tasks; /* task options seen (more than one is an error) */
-    bool lora_rank_set, serve_opts_set, tokens_set, precision_set;
+    bool lora_rank_set, serve_opts_set, tokens_set, precision_set, tp_set, pp_set;
 };
 
 /* ---- options.c ---- */

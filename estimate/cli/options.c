@@ -38,7 +38,8 @@ const char ff_estcli_usage_text[] =
     "  --flash-attention on|off (on)   --sequence-parallel on|off (on)\n"
     "  --zero 0|1|2|3         ZeRO stage (0)\n"
     "  --tp N --pp N          tensor / pipeline parallel (1, 1)\n"
-    "  --gpus N               GPUs in all; data parallel = gpus/(tp*pp) (the fewest that fit)\n"
+    "  --gpus N               GPUs in all; data parallel = gpus/(tp*pp) (the fewest that fit);\n"
+    "                         without --tp/--pp the fastest layout of N GPUs that fits\n"
     "device:\n"
     "  --device NAME|all      catalog device (see --list-devices); all = rank every one\n"
     "  --profile FILE         measured profile from `flopfit bench` (repeatable)\n"
@@ -272,8 +273,14 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             if (rc == FF_OK)
                 p->zero = (int)v;
             break;
-        case OPT_TP: rc = ff_parse_i64("--tp", optarg, 1, 1 << 16, &p->tp, err, errlen); break;
-        case OPT_PP: rc = ff_parse_i64("--pp", optarg, 1, 1 << 16, &p->pp, err, errlen); break;
+        case OPT_TP:
+            o->tp_set = true;
+            rc = ff_parse_i64("--tp", optarg, 1, 1 << 16, &p->tp, err, errlen);
+            break;
+        case OPT_PP:
+            o->pp_set = true;
+            rc = ff_parse_i64("--pp", optarg, 1, 1 << 16, &p->pp, err, errlen);
+            break;
         case OPT_GPUS:
             rc = ff_parse_i64("--gpus", optarg, 1, (int64_t)1 << 30, &p->gpus, err, errlen);
             break;
@@ -328,5 +335,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
     }
     if (optind < argc)
         return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument \"%s\"", argv[optind]);
+    /* --gpus alone: the tool chooses tp and pp for that many GPUs. */
+    p->auto_layout = p->gpus > 0 && !o->tp_set && !o->pp_set;
     return check_combinations(o, p, err, errlen);
 }

@@ -51,7 +51,11 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
     }
     fprintf(out, "\nlayout:  %lld GPU(s) = tp %lld x pp %lld x dp %lld%s\n", (long long)e->gpus,
             (long long)e->tp, (long long)e->pp, (long long)e->dp,
-            e->gpus_chosen ? " (no --gpus: the fewest that fit)" : "");
+            e->gpus_chosen     ? " (no --gpus: the fewest that fit)"
+            : e->layout_chosen ? " (chosen for --gpus: the fastest that fits, tp within a node "
+                                 "first, then pp)"
+            : p->auto_layout   ? " (no layout of these GPUs fits)"
+                               : "");
 }
 
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,

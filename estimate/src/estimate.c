@@ -22,6 +22,23 @@ static int need_figure(const struct ff_spec *d, double v, const char *what, char
     return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s (%s) has no %s", d->slug, d->name, what);
 }
 
+struct serve_ctx {
+    const struct ff_model *m;
+    const struct ff_spec *d;
+    const struct ff_param_count *pc;
+    double bw_fraction, mfu;
+};
+
+/* Output tokens/s of a serving layout over its dp replicas (for ff_layout_for_gpus). */
+static double serve_rate(const struct ff_plan *q, int64_t dp, void *ctx)
+{
+    const struct serve_ctx *c = ctx;
+    struct ff_serve_point pt;
+    if (ff_serve_at(c->m, c->d, q, c->pc, c->mfu, c->bw_fraction, q->batch, &pt) != FF_OK)
+        return 0.0;
+    return pt.tokens_per_s * (double)dp;
+}
+
 int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                struct ff_estimate *e, char *err, size_t errlen)
 {
@@ -58,7 +75,17 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
     /* Layout: as given, or the fewest GPUs that fit (tp, pp grown from the plan's). */
     e->min_gpus = ff_layout_min_gpus(&c, p, &e->min_tp, &e->min_pp, &e->min_dp);
     struct ff_plan q = *p;
-    if (p->gpus > 0) {
+    if (p->gpus > 0 && p->auto_layout) {
+        struct serve_ctx sc = {m, d, &e->params, e->bw_fraction,
+                               p->mfu > 0.0 ? p->mfu : FF_DEFAULT_MFU_SERVE};
+        int64_t tp = 1, pp = 1;
+        if (ff_layout_for_gpus(&c, p, serve_rate, &sc, &tp, &pp)) {
+            q.tp = tp;
+            q.pp = pp;
+            e->layout_chosen = true;
+        }
+        e->dp = p->gpus / (q.tp * q.pp);
+    } else if (p->gpus > 0) {
         e->dp = p->gpus / (p->tp * p->pp);
     } else {
         e->gpus_chosen = true;
@@ -76,6 +103,11 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
     int64_t mp = q.tp * q.pp;
     e->fits = ff_layout_fits(&c, &q, q.tp, q.pp, e->dp, q.batch, &e->mem);
     e->margin_bytes = e->usable_bytes - e->mem.total;
+    e->margin_fraction = e->usable_bytes > 0.0 ? e->margin_bytes / e->usable_bytes : 0.0;
+    e->tight = e->fits && e->margin_fraction < FF_TIGHT_FRACTION;
+    e->context_tokens = m->rough ? 0 : ff_model_context(m);
+    int64_t want_ctx = p->task == FF_TASK_SERVE ? p->prompt + p->generate : ff_plan_seq(m, p);
+    e->context_exceeded = e->context_tokens > 0 && want_ctx > e->context_tokens;
     e->max_batch = ff_layout_max_batch(&c, &q, q.tp, q.pp, e->dp);
     e->price_per_hour = p->price_per_hour > 0.0 ? p->price_per_hour : d->price_per_hour;
 

@@ -71,6 +71,12 @@ int64_t ff_layout_max_batch(const struct ff_fit_ctx *c, const struct ff_plan *p,
 int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, int64_t *btp,
                            int64_t *bpp, int64_t *bdp);
 
+/* The fastest layout of exactly p->gpus GPUs that fits (layout.c); serve_rate gives a
+ * serving layout's output tokens/s over its dp replicas. False when none fits. */
+bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
+                        double (*serve_rate)(const struct ff_plan *q, int64_t dp, void *ctx),
+                        void *ctx, int64_t *btp, int64_t *bpp);
+
 /* Append to e->suggestions the changes that would make plan p (which does not fit) fit. */
 void ff_est_suggestions(struct ff_estimate *e, const struct ff_fit_ctx *c, const struct ff_plan *p);
 

@@ -93,3 +93,48 @@ int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, 
     }
     return best;
 }
+
+/*
+ * The fastest layout of exactly p->gpus GPUs that fits: tp in powers of two up to a node
+ * (TP_MAX), then pp, each dividing the GPUs; training runs at the same rate on every layout
+ * that fits (no layout term in the training time), so the first in that order wins: the
+ * least model parallelism, TP before PP. Serving keeps the layout with the largest
+ * throughput over all replicas (serve_rate), with no more replicas than sequences.
+ * Returns false when none fits.
+ */
+bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
+                        double (*serve_rate)(const struct ff_plan *q, int64_t dp, void *ctx),
+                        void *ctx, int64_t *btp, int64_t *bpp)
+{
+    bool found = false;
+    double best = 0.0;
+    int64_t n = p->gpus;
+    int64_t pp_max = c->m->layers < PP_MAX ? c->m->layers : PP_MAX;
+    for (int64_t pp = 1; pp <= pp_max && pp <= n; pp++) {
+        for (int64_t tp = 1; tp <= TP_MAX && tp * pp <= n; tp *= 2) {
+            if (n % (tp * pp) != 0 || !ff_plan_tp_valid(c->m, tp))
+                continue;
+            int64_t dp = n / (tp * pp);
+            if (p->task == FF_TASK_SERVE && dp > p->batch)
+                continue; /* a replica with no sequence to serve */
+            if (!ff_layout_fits(c, p, tp, pp, dp, p->batch, NULL))
+                continue;
+            if (p->task != FF_TASK_SERVE) {
+                *btp = tp;
+                *bpp = pp;
+                return true;
+            }
+            struct ff_plan q = *p;
+            q.tp = tp;
+            q.pp = pp;
+            double r = serve_rate(&q, dp, ctx);
+            if (!found || r > best * (1.0 + 1e-9)) {
+                found = true;
+                best = r;
+                *btp = tp;
+                *bpp = pp;
+            }
+        }
+    }
+    return found;
+}

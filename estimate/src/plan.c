@@ -168,7 +168,7 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
             return ff_errf(err, errlen, FF_ERR_INVALID,
                            "--gpus %lld is not a multiple of tp x pp = %lld", (long long)p->gpus,
                            (long long)mp);
-        if (p->task == FF_TASK_SERVE && p->gpus / mp > p->batch)
+        if (p->task == FF_TASK_SERVE && !p->auto_layout && p->gpus / mp > p->batch)
             return ff_errf(err, errlen, FF_ERR_INVALID,
                            "more GPUs than needed: %lld model replicas for %lld sequences "
                            "(raise --batch or lower --gpus)",

@@ -183,9 +183,15 @@ Test(cli, impossible_plans)
     o = cli("--model", "llama-2-7b", "--device", "h100", "--tp", "2", "--gpus", "5", NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "not a multiple"), "%s", o->err);
-    o = cli("--model", "llama-2-7b", "--serve", "--device", "h100", "--gpus", "8", NULL);
+    /* With --tp/--pp given the rest of --gpus are replicas, one per sequence at most. */
+    o = cli("--model", "llama-2-7b", "--serve", "--device", "h100", "--gpus", "8", "--tp", "1",
+            NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "more GPUs than needed"), "%s", o->err);
+    /* --gpus alone: no idle replicas either; one sequence on 8 GPUs is tp 8. */
+    o = cli("--model", "llama-2-7b", "--serve", "--device", "h100", "--gpus", "8", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "tp 8 x pp 1 x dp 1"), "%s", o->out);
     o = cli("--model", "llama-2-7b", "--device", "h100", "--pp", "64", NULL);
     cr_expect_eq(o->code, 2);
     o = cli("--model", "llama-2-7b", "--device", "h100", "--precision", "int4", NULL);
@@ -299,4 +305,31 @@ Test(cli, preset_name_is_not_shadowed_by_a_folder)
     o = cli("--model", "gpt-oss-20b-folder", "--device", "h100", "--serve", NULL);
     cr_expect_eq(o->code, 0, "%s", o->err);
     cr_expect(strstr(o->out, "mxfp4 weights"), "%s", o->out);
+}
+
+/* --gpus N alone shards the model: Llama-2-70B in bf16 (138 GB) cannot be 8 replicas of
+ * 40 GB; the fastest 8-GPU layout that fits is chosen and printed. */
+Test(cli, gpus_alone_chooses_the_layout)
+{
+    struct out *o =
+        cli("--model", "llama-2-70b", "--device", "a100-40gb", "--serve", "--gpus", "8", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "chosen for --gpus"), "%s", o->out);
+    cr_expect(strstr(o->out, "8 GPU(s) = tp 4 x pp 1 x dp 2") ||
+                  strstr(o->out, "8 GPU(s) = tp 8 x pp 1 x dp 1"),
+              "%s", o->out);
+    /* Training Llama-2-70B on 32 A100-80GB with ZeRO-1: TP within the node, then PP. */
+    o = cli("--model", "llama-2-70b", "--device", "a100-80gb", "--gpus", "32", "--zero", "1",
+            "--json", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    json_object *root = json_tokener_parse(o->out), *lay = NULL, *tp = NULL, *pp = NULL;
+    cr_assert(root && json_object_object_get_ex(root, "layout", &lay));
+    cr_assert(json_object_object_get_ex(lay, "tp", &tp) &&
+              json_object_object_get_ex(lay, "pp", &pp));
+    cr_expect_gt(json_object_get_int64(tp) * json_object_get_int64(pp), 1, "sharded");
+    cr_expect(json_object_get_int64(pp) == 1 || json_object_get_int64(tp) == 8, "tp first");
+    json_object_put(root);
+    /* --tp given keeps the old meaning: the rest are replicas. */
+    o = cli("--model", "llama-2-70b", "--device", "a100-40gb", "--serve", "--gpus", "8", NULL);
+    cr_expect_eq(o->code, 0);
 }

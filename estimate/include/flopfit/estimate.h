@@ -42,6 +42,11 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
 #define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
 #define FF_DEFAULT_OVERHEAD_FRACTION   0.10         /* of activations: allocator fragmentation */
 #define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6        /* one small NCCL all-reduce on NVLink */
+/* A plan that fits with less than this fraction of usable memory to spare is reported as
+ * tight: the terms the estimate approximates (runtime overhead, allocator fragmentation,
+ * the driver's reservation) are each of that order on an 80 GiB device. A flag only: it
+ * changes no figure. */
+#define FF_TIGHT_FRACTION              0.05
 
 /* What to estimate and how. ff_plan_init sets every default listed here. */
 struct ff_plan {
@@ -77,6 +82,10 @@ struct ff_plan {
     bool weights_as_stored; /* serving: weights take the model's stored_bytes (a
                                          model folder's exact checkpoint size) instead of
                                          params x bytes of `precision`; default false */
+    bool auto_layout;       /* with gpus > 0: tp and pp are not given; choose the
+                                         fastest layout of exactly `gpus` GPUs that fits
+                                         (tp in powers of two within an 8-GPU node first,
+                                         then pp); default false */
 };
 
 /* Memory per GPU, bytes. */
@@ -141,6 +150,14 @@ struct ff_estimate {
 
     size_t n_suggestions;
     struct ff_suggestion suggestions[FF_MAX_SUGGESTIONS];
+
+    /* Added in the second pass. */
+    bool layout_chosen;     /* auto_layout: tp and pp were chosen for the given --gpus */
+    bool tight;             /* fits with a margin under FF_TIGHT_FRACTION of usable memory */
+    double margin_fraction; /* margin_bytes / usable_bytes */
+    bool context_exceeded;  /* the sequence (training) or prompt + generate (serving) is
+                               longer than the model's trained context */
+    int64_t context_tokens; /* the model's context (ff_model_context), 0 = unknown */
 };
 
 /* Fill every field with its default (those listed in struct ff_plan). */
