@@ -1,0 +1,247 @@
+/*
+ * results/src/cells.c — the columns of the results table, one row each in columns[]: what a
+ * reader sees in a cell, the number it sorts on and the footnote it points to. The Markdown
+ * and HTML tables print these cells; CSV and JSON write the raw figures of the same metrics.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <flopfit/precision.h>
+#include <flopfit/status.h>
+
+#include "results_impl.h"
+
+void ff_res_fmt_value(char *dst, size_t n, double v, const char *unit)
+{
+    if (strcmp(unit, FF_PF_UNIT_BYTES) == 0)
+        ff_fmt_bytes_bin(dst, n, v);
+    else if (strcmp(unit, FF_PF_UNIT_SECONDS) == 0)
+        ff_fmt_time(dst, n, v);
+    else
+        ff_fmt_si(dst, n, v, unit);
+}
+
+static const char *or_unknown(const char *s)
+{
+    return s && *s ? s : "unknown";
+}
+
+void ff_res_device_label(const struct ff_res_device *d, char *dst, size_t n)
+{
+    snprintf(dst, n, "%s (%s)", or_unknown(d->info->device.name),
+             or_unknown(d->info->device.backend));
+}
+
+void ff_res_figure_text(const struct ff_res_figure *f, int metric, char *dst, size_t n)
+{
+    switch (f->state) {
+    case FF_RES_OK: ff_res_fmt_value(dst, n, f->value, ff_res_metrics()[metric].unit); break;
+    case FF_RES_UNSUPPORTED: snprintf(dst, n, "unsupported"); break;
+    case FF_RES_FAILED: snprintf(dst, n, "failed"); break;
+    default: snprintf(dst, n, "not measured"); break;
+    }
+}
+
+static void clear(struct ff_res_cell *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->sort = NAN;
+}
+
+/* ---- text columns ---- */
+
+static void cell_device(const struct ff_res_set *s, const struct ff_res_device *d,
+                        const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.name));
+}
+
+static void cell_vendor(const struct ff_res_set *s, const struct ff_res_device *d,
+                        const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.vendor));
+}
+
+static void cell_backend(const struct ff_res_set *s, const struct ff_res_device *d,
+                         const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.backend));
+}
+
+static void cell_driver(const struct ff_res_set *s, const struct ff_res_device *d,
+                        const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.driver_version));
+}
+
+static void cell_tool(const struct ff_res_set *s, const struct ff_res_device *d,
+                      const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    snprintf(out->text, sizeof(out->text), "%s (%s)", or_unknown(d->info->tool_version),
+             or_unknown(d->info->tool_git));
+}
+
+static void cell_date(const struct ff_res_set *s, const struct ff_res_device *d,
+                      const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    /* "2026-11-29T23:46:21Z": the day is what a table needs */
+    snprintf(out->text, sizeof(out->text), "%.10s", or_unknown(d->info->created));
+}
+
+static void cell_run(const struct ff_res_set *s, const struct ff_res_device *d,
+                     const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    const char *kind = d->runs[d->n_runs - 1]->kind;
+    bool incomplete = !d->runs[d->n_runs - 1]->info->complete;
+    if (d->n_runs > 1)
+        snprintf(out->text, sizeof(out->text), "%s%s, %zu runs", kind,
+                 incomplete ? " (cut short)" : "", d->n_runs);
+    else
+        snprintf(out->text, sizeof(out->text), "%s%s", kind, incomplete ? " (cut short)" : "");
+    out->note = "run kind inferred from the matmul sizes (the profile has no field for it): "
+                "quick tries 256 and 1024, standard 512 to 8192, full 256 to 8192";
+}
+
+/* ---- figures ---- */
+
+static void cell_metric(const struct ff_res_set *s, const struct ff_res_device *d,
+                        const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s;
+    clear(out);
+    const struct ff_res_figure *f = &d->fig[c->metric];
+    char v[64], *detail = out->detail;
+    ff_res_figure_text(f, c->metric, v, sizeof(v));
+    if (f->state != FF_RES_OK) {
+        snprintf(out->text, sizeof(out->text), "%s", v);
+        out->note = f->reason[0] ? f->reason : NULL;
+        return;
+    }
+    out->sort = f->value;
+    size_t len = 0;
+#define ADD(...)                                                                                   \
+    len += (size_t)snprintf(                                                                       \
+        detail + len, len < sizeof(out->detail) ? sizeof(out->detail) - len : 0, __VA_ARGS__)
+    if (c->metric < FF_RES_N_MATMUL && f->impl)
+        ADD("%s, n=%llu", f->impl, (unsigned long long)f->size);
+    else if (c->metric == FF_RES_UPLOAD || c->metric == FF_RES_DOWNLOAD)
+        ADD("%s", strstr(f->name, "pinned") ? "pinned" : "pageable");
+    if (f->runs > 1) {
+        double spread = f->value > 0 ? (f->max - f->min) / f->value : 0;
+        out->warn = spread > FF_RES_HIGH_SPREAD;
+        ADD("%s±%.0f%% over %d runs", len ? ", " : "", 50.0 * spread, f->runs);
+    }
+#undef ADD
+    const char *bound = "";
+    if (c->metric == FF_RES_USABLE && (f->capped || f->time_limited)) {
+        bound = "≥ ";
+        out->note = f->capped ? "the usable-memory probe stopped at its cap (the host-memory "
+                                "share or --memory-limit): a lower bound"
+                              : "the usable-memory probe stopped at its time limit: a lower bound";
+    }
+    snprintf(out->text, sizeof(out->text), "%s%s", bound, v);
+}
+
+static void cell_datasheet(const struct ff_res_set *s, const struct ff_res_device *d,
+                           const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    if (!d->has_datasheet) {
+        snprintf(out->text, sizeof(out->text), "no entry");
+        out->note = "the datasheet catalog (flopfit estimate --list-devices) has no entry for "
+                    "this device";
+        return;
+    }
+    size_t len = 0;
+    for (int m = 0; m < FF_RES_N_MATMUL; m++) {
+        int p = ff_res_metrics()[m].prec;
+        double peak = d->datasheet.flops_per_s[p];
+        if (peak <= 0)
+            continue;
+        char pct[32];
+        if (d->fig[m].state == FF_RES_OK)
+            snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * d->fig[m].value / peak);
+        else
+            snprintf(pct, sizeof(pct), "n/a");
+        if (m == FF_RES_FP32 && d->fig[m].state == FF_RES_OK)
+            out->sort = d->fig[m].value / peak;
+        len += (size_t)snprintf(out->text + len, sizeof(out->text) - len, "%s%s %s",
+                                len ? ", " : "", ff_res_metrics()[m].id, pct);
+        if (len >= sizeof(out->text))
+            break;
+    }
+    out->note = d->datasheet.source;
+}
+
+static void cell_serves(const struct ff_res_set *s, const struct ff_res_device *d,
+                        const struct ff_res_column *c, struct ff_res_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    const struct ff_res_serves *sv = &d->serves;
+    if (sv->state != FF_OK) {
+        snprintf(out->text, sizeof(out->text), "%s",
+                 sv->state == FF_ERR_NOT_FOUND ? "no preset fits" : "no estimate");
+        out->note = sv->note;
+        return;
+    }
+    out->sort = sv->params;
+    snprintf(out->text, sizeof(out->text), "%s, %s, %.1f tok/s", sv->model,
+             ff_precision_name((enum ff_precision)sv->prec), sv->tokens_per_s);
+    out->note = "largest built-in model preset that serves on one device with its KV cache at "
+                "4096 tokens of context (3840 prompt + 256 generated), batch 1: in bf16 where "
+                "the device measured a 16-bit rate (fp16 stands in for bf16), else (or when "
+                "nothing fits in bf16) in int8, then fp32; tok/s is one sequence's decode rate. "
+                "Estimated by libflopfit from the profile, as `flopfit estimate --serve "
+                "--profile` does";
+}
+
+static const struct ff_res_column columns[] = {
+    {"device", "device", -1, cell_device},
+    {"vendor", "vendor", -1, cell_vendor},
+    {"backend", "backend", -1, cell_backend},
+    {"driver", "driver", -1, cell_driver},
+    {"fp32", "fp32 matmul", FF_RES_FP32, cell_metric},
+    {"fp16", "fp16 matmul", FF_RES_FP16, cell_metric},
+    {"int8", "int8 matmul", FF_RES_INT8, cell_metric},
+    {"datasheet", "% of datasheet", -1, cell_datasheet},
+    {"usable_memory", "usable memory", FF_RES_USABLE, cell_metric},
+    {"read_bandwidth", "read bandwidth", FF_RES_READ, cell_metric},
+    {"upload", "host→device", FF_RES_UPLOAD, cell_metric},
+    {"download", "device→host", FF_RES_DOWNLOAD, cell_metric},
+    {"launch_latency", "launch latency", FF_RES_LAUNCH, cell_metric},
+    {"serves", "serves (1 device, 4k context)", -1, cell_serves},
+    {"flopfit", "flopfit", -1, cell_tool},
+    {"date", "date", -1, cell_date},
+    {"run", "run", -1, cell_run},
+};
+
+const struct ff_res_column *ff_res_columns(size_t *n)
+{
+    *n = sizeof(columns) / sizeof(columns[0]);
+    return columns;
+}
+
+const struct ff_res_column *ff_res_column_find(const char *id)
+{
+    for (size_t i = 0; id && i < sizeof(columns) / sizeof(columns[0]); i++)
+        if (strcmp(columns[i].id, id) == 0)
+            return &columns[i];
+    return NULL;
+}

@@ -1,0 +1,270 @@
+/*
+ * results/src/html.c — the results page: one self-contained HTML file (inline CSS, a few lines
+ * of inline script for sorting, the charts as inline SVG; no network, no external script or
+ * font), and `--html DIR`, which writes it with each chart as its own .svg beside it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <flopfit/status.h>
+
+#include "results_impl.h"
+
+/* The charts of a set, in page order: a roofline per device, then bars per metric. */
+static const enum ff_res_metric bar_metrics[] = {FF_RES_FP32, FF_RES_FP16, FF_RES_INT8,
+                                                 FF_RES_READ};
+#define N_BARS (sizeof(bar_metrics) / sizeof(bar_metrics[0]))
+
+size_t ff_res_chart_count(const struct ff_res_set *set)
+{
+    return set->n_devices + N_BARS;
+}
+
+int ff_res_chart(const struct ff_res_set *set, size_t i, char *name, size_t n,
+                 struct ff_res_sb *out)
+{
+    if (i < set->n_devices) {
+        snprintf(name, n, "roofline-%s.svg", set->devices[i].slug);
+        return ff_res_svg_roofline(set, &set->devices[i], out);
+    }
+    enum ff_res_metric m = bar_metrics[i - set->n_devices];
+    snprintf(name, n, "bars-%s.svg", ff_res_metrics()[m].id);
+    return ff_res_svg_bars(set, m, out);
+}
+
+static const char style[] =
+    "body{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;margin:24px;color:#222;"
+    "max-width:1400px}\n"
+    "h1{font-size:24px;margin:0 0 8px}h2{font-size:19px;margin:28px 0 8px}\n"
+    "p{line-height:1.45;max-width:900px}\n"
+    ".scroll{overflow-x:auto;border:1px solid #ccc}\n"
+    "table{border-collapse:collapse;font-size:13px}\n"
+    "th,td{padding:5px 8px;border-bottom:1px solid #e2e2e2;text-align:left;vertical-align:top}\n"
+    "th{background:#f0f3f7;cursor:pointer;white-space:nowrap;position:sticky;top:0}\n"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}"
+    "th[aria-sort=descending]::after{content:' \\25BC'}\n"
+    "td.num{white-space:nowrap}td.none{color:#777;font-style:italic}\n"
+    "td small{color:#666;font-size:11px}td:first-child{min-width:11em;font-weight:bold}\n"
+    "tbody tr:nth-child(even){background:#fafafa}\n"
+    "sup a{text-decoration:none}\n"
+    ".notes{font-size:13px;max-width:1100px}.notes li{margin:3px 0}\n"
+    ".charts{display:flex;flex-wrap:wrap;gap:18px}\n"
+    "figure{margin:0;border:1px solid #ddd;padding:6px;background:#fff}\n"
+    "figcaption{font-size:12px;color:#555;max-width:760px;margin-top:4px}\n"
+    "svg{display:block;max-width:100%;height:auto}\n";
+
+/* Sort on a header click: numbers by data-sort (no figure last), words A-Z; again: reversed. */
+static const char script[] =
+    "(function () {\n"
+    "  var table = document.getElementById('results');\n"
+    "  var heads = table.tHead.rows[0].cells;\n"
+    "  Array.prototype.forEach.call(heads, function (th, col) {\n"
+    "    th.addEventListener('click', function () {\n"
+    "      var body = table.tBodies[0];\n"
+    "      var rows = Array.prototype.slice.call(body.rows);\n"
+    "      var numeric = th.getAttribute('data-type') === 'number';\n"
+    "      var state = th.getAttribute('aria-sort');\n"
+    "      var asc = state ? state !== 'ascending'\n"
+    "                      : !numeric || th.getAttribute('data-best') === 'low';\n"
+    "      rows.sort(function (a, b) {\n"
+    "        var x = a.cells[col].getAttribute('data-sort');\n"
+    "        var y = b.cells[col].getAttribute('data-sort');\n"
+    "        if (numeric) {\n"
+    "          if (x === null) return y === null ? 0 : 1;\n"
+    "          if (y === null) return -1;\n"
+    "          return asc ? x - y : y - x;\n"
+    "        }\n"
+    "        x = a.cells[col].textContent;\n"
+    "        y = b.cells[col].textContent;\n"
+    "        return asc ? x.localeCompare(y) : y.localeCompare(x);\n"
+    "      });\n"
+    "      rows.forEach(function (r) { body.appendChild(r); });\n"
+    "      Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });\n"
+    "      th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');\n"
+    "    });\n"
+    "  });\n"
+    "})();\n";
+
+static void html_table(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    size_t n;
+    const struct ff_res_column *cols = ff_res_columns(&n);
+    ff_res_sb_puts(o, "<div class=\"scroll\"><table id=\"results\">\n<thead><tr>");
+    for (size_t c = 0; c < n; c++) {
+        bool numeric = false;
+        for (size_t i = 0; i < set->n_devices && !numeric; i++) {
+            struct ff_res_cell cell;
+            cols[c].cell(set, &set->devices[i], &cols[c], &cell);
+            numeric = !isnan(cell.sort);
+        }
+        bool low = cols[c].metric >= 0 && ff_res_metrics()[cols[c].metric].lower_is_better;
+        ff_res_sb_printf(o, "<th data-col=\"%s\" data-type=\"%s\"%s>", cols[c].id,
+                         numeric ? "number" : "text", low ? " data-best=\"low\"" : "");
+        ff_res_sb_esc(o, FF_RES_ESC_XML, cols[c].title);
+        ff_res_sb_puts(o, "</th>");
+    }
+    ff_res_sb_puts(o, "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < set->n_devices; i++) {
+        const struct ff_res_device *d = &set->devices[i];
+        ff_res_sb_printf(o, "<tr data-device=\"%s\">", d->slug);
+        for (size_t c = 0; c < n; c++) {
+            struct ff_res_cell cell;
+            cols[c].cell(set, d, &cols[c], &cell);
+            bool none = cols[c].metric >= 0 && isnan(cell.sort);
+            ff_res_sb_printf(o, "<td%s",
+                             none                  ? " class=\"none\""
+                             : cols[c].metric >= 0 ? " class=\"num\""
+                                                   : "");
+            if (!isnan(cell.sort))
+                ff_res_sb_printf(o, " data-sort=\"%.9g\"", cell.sort);
+            ff_res_sb_puts(o, ">");
+            ff_res_sb_esc(o, FF_RES_ESC_XML, cell.text);
+            if (cell.warn)
+                ff_res_sb_printf(o,
+                                 " <span title=\"runs spread over more than %.0f%% of their "
+                                 "median\">&#9888;</span>",
+                                 100.0 * FF_RES_HIGH_SPREAD);
+            size_t note = ff_res_note_number(set, cell.note);
+            if (note)
+                ff_res_sb_printf(o, "<sup><a href=\"#note-%zu\">%zu</a></sup>", note, note);
+            if (cell.detail[0]) {
+                ff_res_sb_puts(o, "<br><small>");
+                ff_res_sb_esc(o, FF_RES_ESC_XML, cell.detail);
+                ff_res_sb_puts(o, "</small>");
+            }
+            ff_res_sb_puts(o, "</td>");
+        }
+        ff_res_sb_puts(o, "</tr>\n");
+    }
+    ff_res_sb_puts(o, "</tbody></table></div>\n<ol class=\"notes\">\n");
+    for (size_t i = 0; i < set->notes.n; i++) {
+        ff_res_sb_printf(o, "<li id=\"note-%zu\">", i + 1);
+        ff_res_sb_esc(o, FF_RES_ESC_XML, set->notes.text[i]);
+        ff_res_sb_puts(o, "</li>\n");
+    }
+    ff_res_sb_puts(o, "</ol>\n");
+}
+
+int ff_res_write_html(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    ff_res_sb_printf(o,
+                     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<title>flopfit results</title>\n<link rel=\"icon\" href=\"data:,\">\n"
+                     "<style>\n%s</style>\n</head>\n<body>\n<h1>flopfit results</h1>\n"
+                     "<p>%zu device%s from %zu profile%s. Each figure is the best verified result "
+                     "of the device; repeated runs of one device (same backend, device and "
+                     "driver) show their median and ± half their spread. A format the device "
+                     "does not support reads <em>unsupported</em>, with the reason in the notes "
+                     "below the table. Click a column header to sort.</p>\n",
+                     style, set->n_devices, set->n_devices == 1 ? "" : "s", set->n_runs,
+                     set->n_runs == 1 ? "" : "s");
+    html_table(set, o);
+    ff_res_sb_puts(o, "<h2>Rooflines</h2>\n<p>Attainable rate = min(compute roof, bandwidth × "
+                      "arithmetic intensity). Solid lines: measured by flopfit on the device "
+                      "(the best verified matmul per precision; the bandwidth the estimator "
+                      "plans with); dashed: the datasheet, where the catalog knows the device. "
+                      "Circles on the roofs: ridge points (FLOP per byte). Markers: one decode "
+                      "step of a model (");
+    ff_res_sb_esc(o, FF_RES_ESC_XML, ff_res_serve_plan_text());
+    ff_res_sb_printf(o,
+                     ", and at batch %d) as libflopfit estimates it from the profile.</p>\n"
+                     "<div class=\"charts\">\n",
+                     FF_RES_POINT_BATCH_HIGH);
+    char name[300];
+    int rc = FF_OK;
+    for (size_t i = 0; i < ff_res_chart_count(set) && !rc; i++) {
+        if (i == set->n_devices)
+            ff_res_sb_puts(o, "</div>\n<h2>Across devices</h2>\n<div class=\"charts\">\n");
+        struct ff_res_sb svg;
+        ff_res_sb_init(&svg);
+        rc = ff_res_chart(set, i, name, sizeof(name), &svg);
+        ff_res_sb_printf(o, "<figure id=\"%.*s\">\n", (int)(strlen(name) - 4), name);
+        ff_res_sb_puts(o, ff_res_sb_str(&svg));
+        ff_res_sb_printf(o, "<figcaption>Also as <a href=\"%s\">%s</a>.</figcaption>\n</figure>\n",
+                         name, name);
+        ff_res_sb_finish(&svg);
+    }
+    ff_res_sb_puts(o, "</div>\n<h2>Profiles</h2>\n<ul>\n");
+    for (size_t i = 0; i < set->n_devices; i++)
+        for (size_t r = 0; r < set->devices[i].n_runs; r++) {
+            ff_res_sb_puts(o, "<li><code>");
+            ff_res_sb_esc(o, FF_RES_ESC_XML, ff_res_run_path(set, set->devices[i].runs[r]));
+            ff_res_sb_puts(o, "</code></li>\n");
+        }
+    for (size_t i = 0; i < set->n_skipped; i++) {
+        ff_res_sb_puts(o, "<li>skipped: ");
+        ff_res_sb_esc(o, FF_RES_ESC_XML, set->skipped[i].reason);
+        ff_res_sb_puts(o, "</li>\n");
+    }
+    ff_res_sb_printf(o, "</ul>\n<script>\n%s</script>\n</body>\n</html>\n", script);
+    return rc ? rc : ff_res_sb_status(o);
+}
+
+int ff_res_mkdirs(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    if (strlen(dir) >= sizeof(path))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: path too long", dir);
+    snprintf(path, sizeof(path), "%s", dir);
+    for (char *p = path + 1;; p++) {
+        if (*p && *p != '/')
+            continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot create the folder: %s", path,
+                           strerror(errno));
+        *p = c;
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: not a folder", dir);
+    return FF_OK;
+}
+
+int ff_res_put_file(const char *path, const char *text, bool check, char *err, size_t errlen)
+{
+    if (!check)
+        return ff_write_atomic(path, text, err, errlen);
+    char *have = NULL;
+    size_t len = 0;
+    int rc = ff_read_file_capped(path, 64u << 20, "generated file", &have, &len, NULL, 0);
+    bool same = rc == FF_OK && len == strlen(text) && memcmp(have, text, len) == 0;
+    free(have);
+    return same ? FF_OK
+                : ff_errf(err, errlen, FF_ERR_VERIFY, "%s is %s", path,
+                          rc == FF_OK ? "not current" : "missing");
+}
+
+int ff_res_html_dir(const struct ff_res_set *set, const char *dir, bool check, char *err,
+                    size_t errlen)
+{
+    int rc = check ? FF_OK : ff_res_mkdirs(dir, err, errlen);
+    struct ff_res_sb text;
+    char name[300], path[4400];
+    ff_res_sb_init(&text);
+    if (!rc)
+        rc = ff_res_write_html(set, &text);
+    if (!rc) {
+        snprintf(path, sizeof(path), "%s/index.html", dir);
+        rc = ff_res_put_file(path, ff_res_sb_str(&text), check, err, errlen);
+    }
+    for (size_t i = 0; i < ff_res_chart_count(set) && !rc; i++) {
+        ff_res_sb_finish(&text);
+        rc = ff_res_chart(set, i, name, sizeof(name), &text);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (!rc)
+            rc = ff_res_put_file(path, ff_res_sb_str(&text), check, err, errlen);
+    }
+    ff_res_sb_finish(&text);
+    if (rc == FF_ERR_NO_MEMORY)
+        ff_errf(err, errlen, rc, "out of memory");
+    return rc;
+}

@@ -1,0 +1,257 @@
+/*
+ * results/src/out_table.c — the writers registry and the two text tables: Markdown (the
+ * cells of cells.c, footnotes numbered) and CSV (RFC 4180, one row per device, raw figures in
+ * their base unit; a figure that does not exist is a word, never 0 or an empty field).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <flopfit/precision.h>
+#include <flopfit/status.h>
+
+#include "results_impl.h"
+
+static const struct ff_res_writer writers[] = {
+    {"md", "a Markdown table with numbered footnotes (the default)", ff_res_write_md},
+    {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_res_write_csv},
+    {"json", "every figure, its spread, the estimator's columns and the roofline points",
+     ff_res_write_json},
+    {"html", "a self-contained page: the sortable table, rooflines and bar charts (SVG)",
+     ff_res_write_html},
+    {NULL, NULL, NULL},
+};
+
+const struct ff_res_writer *ff_res_writers(void)
+{
+    return writers;
+}
+
+const struct ff_res_writer *ff_res_writer_find(const char *name)
+{
+    for (const struct ff_res_writer *w = writers; name && w->name; w++)
+        if (ff_streq_ci(w->name, name))
+            return w;
+    return NULL;
+}
+
+/* ---- Markdown ---- */
+
+static void md_cell(const struct ff_res_set *set, const struct ff_res_device *d,
+                    const struct ff_res_column *c, struct ff_res_sb *o)
+{
+    struct ff_res_cell cell;
+    c->cell(set, d, c, &cell);
+    ff_res_sb_puts(o, " ");
+    ff_res_sb_esc(o, FF_RES_ESC_MD, cell.text);
+    if (cell.detail[0]) {
+        ff_res_sb_puts(o, " (");
+        ff_res_sb_esc(o, FF_RES_ESC_MD, cell.detail);
+        ff_res_sb_puts(o, ")");
+    }
+    if (cell.warn)
+        ff_res_sb_puts(o, " ⚠");
+    size_t note = ff_res_note_number(set, cell.note);
+    if (note)
+        ff_res_sb_printf(o, " [%zu]", note);
+    ff_res_sb_puts(o, " |");
+}
+
+void ff_res_md_row(const struct ff_res_set *set, const struct ff_res_device *d, bool header,
+                   struct ff_res_sb *o)
+{
+    size_t n;
+    const struct ff_res_column *cols = ff_res_columns(&n);
+    if (header) {
+        ff_res_sb_puts(o, "|");
+        for (size_t c = 0; c < n; c++)
+            ff_res_sb_printf(o, " %s |", cols[c].title);
+        ff_res_sb_puts(o, "\n|");
+        for (size_t c = 0; c < n; c++)
+            ff_res_sb_puts(o, "---|");
+        ff_res_sb_puts(o, "\n");
+    }
+    ff_res_sb_puts(o, "|");
+    for (size_t c = 0; c < n; c++)
+        md_cell(set, d, &cols[c], o);
+    ff_res_sb_puts(o, "\n");
+}
+
+static bool any_warn(const struct ff_res_set *set)
+{
+    size_t n;
+    const struct ff_res_column *cols = ff_res_columns(&n);
+    for (size_t i = 0; i < set->n_devices; i++)
+        for (size_t c = 0; c < n; c++) {
+            struct ff_res_cell cell;
+            cols[c].cell(set, &set->devices[i], &cols[c], &cell);
+            if (cell.warn)
+                return true;
+        }
+    return false;
+}
+
+void ff_res_md_table(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    for (size_t i = 0; i < set->n_devices; i++)
+        ff_res_md_row(set, &set->devices[i], i == 0, o);
+    if (set->notes.n || any_warn(set))
+        ff_res_sb_puts(o, "\n");
+    for (size_t i = 0; i < set->notes.n; i++) {
+        ff_res_sb_printf(o, "[%zu] ", i + 1);
+        ff_res_sb_esc(o, FF_RES_ESC_MD, set->notes.text[i]);
+        ff_res_sb_puts(o, "  \n");
+    }
+    if (any_warn(set))
+        ff_res_sb_printf(o,
+                         "⚠ the runs of this device spread over more than %.0f%% of their "
+                         "median  \n",
+                         100.0 * FF_RES_HIGH_SPREAD);
+}
+
+static void md_sources(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    ff_res_sb_puts(o, "\nProfiles:\n\n");
+    for (size_t i = 0; i < set->n_devices; i++) {
+        const struct ff_res_device *d = &set->devices[i];
+        char label[512];
+        ff_res_device_label(d, label, sizeof(label));
+        ff_res_sb_puts(o, "- ");
+        ff_res_sb_esc(o, FF_RES_ESC_MD, label);
+        ff_res_sb_puts(o, ":");
+        for (size_t r = 0; r < d->n_runs; r++) {
+            ff_res_sb_printf(o, "%s `", r ? "," : "");
+            ff_res_sb_puts(o, ff_res_run_path(set, d->runs[r]));
+            ff_res_sb_puts(o, "`");
+        }
+        ff_res_sb_puts(o, "\n");
+    }
+    if (set->n_skipped)
+        ff_res_sb_puts(o, "\nSkipped (not published):\n\n");
+    for (size_t i = 0; i < set->n_skipped; i++) {
+        ff_res_sb_puts(o, "- ");
+        ff_res_sb_esc(o, FF_RES_ESC_MD, set->skipped[i].reason);
+        ff_res_sb_puts(o, "\n");
+    }
+}
+
+int ff_res_write_md(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    ff_res_sb_printf(o,
+                     "# flopfit results\n\n%zu device%s from %zu profile%s. Each figure is the "
+                     "best verified result of the device; repeated runs of one device (same "
+                     "backend, device and driver) show their median and ± half their spread.\n\n",
+                     set->n_devices, set->n_devices == 1 ? "" : "s", set->n_runs,
+                     set->n_runs == 1 ? "" : "s");
+    ff_res_md_table(set, o);
+    md_sources(set, o);
+    return ff_res_sb_status(o);
+}
+
+/* ---- CSV ---- */
+
+static const char *unit_slug(const char *unit)
+{
+    static const char *const map[][2] = {
+        {FF_PF_UNIT_FLOPS, "flop_per_s"},
+        {FF_PF_UNIT_OPS, "op_per_s"},
+        {FF_PF_UNIT_BYTES_PER_S, "bytes_per_s"},
+        {FF_PF_UNIT_BYTES, "bytes"},
+        {FF_PF_UNIT_SECONDS, "s"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcmp(map[i][0], unit) == 0)
+            return map[i][1];
+    return "value";
+}
+
+static void csv_field(struct ff_res_sb *o, bool first, const char *s)
+{
+    if (!first)
+        ff_res_sb_puts(o, ",");
+    ff_res_sb_esc(o, FF_RES_ESC_CSV, s);
+}
+
+static void csv_number(struct ff_res_sb *o, double v)
+{
+    ff_res_sb_printf(o, ",%.7g", v);
+}
+
+static const char *const csv_text_cols[] = {"device", "vendor", "backend", "driver"};
+
+int ff_res_write_csv(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    const struct ff_res_metric_info *mi = ff_res_metrics();
+    for (size_t c = 0; c < 4; c++)
+        csv_field(o, c == 0, csv_text_cols[c]);
+    ff_res_sb_puts(o, ",platform");
+    for (int m = 0; m < FF_RES_METRIC_COUNT; m++)
+        ff_res_sb_printf(o, ",%s_%s,%s_min,%s_max,%s_runs,%s_detail", mi[m].id,
+                         unit_slug(mi[m].unit), mi[m].id, mi[m].id, mi[m].id, mi[m].id);
+    ff_res_sb_puts(o, ",datasheet,fp32_datasheet_percent,serves_model,serves_precision,"
+                      "serves_tokens_per_s,flopfit_version,flopfit_git,date,run,runs,profiles\n");
+    for (size_t i = 0; i < set->n_devices; i++) {
+        const struct ff_res_device *d = &set->devices[i];
+        const struct ff_profile_device *pd = &d->info->device;
+        const char *text[] = {pd->name, pd->vendor, pd->backend, pd->driver_version, pd->platform};
+        for (size_t c = 0; c < 5; c++)
+            csv_field(o, c == 0, text[c] ? text[c] : "");
+        for (int m = 0; m < FF_RES_METRIC_COUNT; m++) {
+            const struct ff_res_figure *f = &d->fig[m];
+            if (f->state == FF_RES_OK) {
+                csv_number(o, f->value);
+                csv_number(o, f->min);
+                csv_number(o, f->max);
+                ff_res_sb_printf(o, ",%d", f->runs);
+                char detail[160] = "";
+                if (m < FF_RES_N_MATMUL && f->impl)
+                    snprintf(detail, sizeof(detail), "%s n=%llu", f->impl,
+                             (unsigned long long)f->size);
+                else if (f->name)
+                    snprintf(detail, sizeof(detail), "%s%s", f->name,
+                             f->capped         ? " (capped: a lower bound)"
+                             : f->time_limited ? " (time limit: a lower bound)"
+                                               : "");
+                csv_field(o, false, detail);
+            } else {
+                char word[32];
+                ff_res_figure_text(f, m, word, sizeof(word));
+                /* the state where the figure would be; min, max and runs stay empty */
+                csv_field(o, false, word);
+                ff_res_sb_puts(o, ",,,");
+                csv_field(o, false, f->reason);
+            }
+        }
+        csv_field(o, false, d->has_datasheet ? d->datasheet.slug : "");
+        if (d->has_datasheet && d->fig[FF_RES_FP32].state == FF_RES_OK &&
+            d->datasheet.flops_per_s[FF_PREC_FP32] > 0)
+            ff_res_sb_printf(o, ",%.1f",
+                             100.0 * d->fig[FF_RES_FP32].value /
+                                 d->datasheet.flops_per_s[FF_PREC_FP32]);
+        else
+            ff_res_sb_puts(o, ",");
+        if (d->serves.state == FF_OK) {
+            csv_field(o, false, d->serves.model);
+            csv_field(o, false, ff_precision_name((enum ff_precision)d->serves.prec));
+            ff_res_sb_printf(o, ",%.3g", d->serves.tokens_per_s);
+        } else {
+            csv_field(o, false, d->serves.state == FF_ERR_NOT_FOUND ? "none" : "no estimate");
+            ff_res_sb_puts(o, ",,");
+        }
+        csv_field(o, false, d->info->tool_version ? d->info->tool_version : "");
+        csv_field(o, false, d->info->tool_git ? d->info->tool_git : "");
+        char date[16];
+        snprintf(date, sizeof(date), "%.10s", d->info->created ? d->info->created : "");
+        csv_field(o, false, date);
+        csv_field(o, false, d->runs[d->n_runs - 1]->kind);
+        ff_res_sb_printf(o, ",%zu,", d->n_runs);
+        struct ff_res_sb paths;
+        ff_res_sb_init(&paths);
+        for (size_t r = 0; r < d->n_runs; r++)
+            ff_res_sb_printf(&paths, "%s%s", r ? ";" : "", ff_res_run_path(set, d->runs[r]));
+        ff_res_sb_esc(o, FF_RES_ESC_CSV, ff_res_sb_str(&paths));
+        ff_res_sb_finish(&paths);
+        ff_res_sb_puts(o, "\n");
+    }
+    return ff_res_sb_status(o);
+}

@@ -1,0 +1,122 @@
+/* results/src/sb.c — the growing text buffer and its escapes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb.h"
+
+void ff_res_sb_init(struct ff_res_sb *b)
+{
+    memset(b, 0, sizeof(*b));
+}
+
+void ff_res_sb_finish(struct ff_res_sb *b)
+{
+    free(b->s);
+    ff_res_sb_init(b);
+}
+
+/* Room for `more` bytes and the NUL. */
+static bool reserve(struct ff_res_sb *b, size_t more)
+{
+    if (b->failed)
+        return false;
+    if (b->len + more + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + more + 1) {
+        if (cap > ((size_t)-1) / 2) {
+            b->failed = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->failed = true;
+        return false;
+    }
+    b->s = s;
+    b->cap = cap;
+    return true;
+}
+
+static void put_n(struct ff_res_sb *b, const char *s, size_t n)
+{
+    if (!reserve(b, n))
+        return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void ff_res_sb_puts(struct ff_res_sb *b, const char *s)
+{
+    put_n(b, s, strlen(s));
+}
+
+void ff_res_sb_printf(struct ff_res_sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if (!reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void ff_res_sb_esc(struct ff_res_sb *b, enum ff_res_esc e, const char *s)
+{
+    if (!s)
+        return;
+    if (e == FF_RES_ESC_CSV) {
+        if (!strpbrk(s, ",\"\r\n")) {
+            ff_res_sb_puts(b, s);
+            return;
+        }
+        ff_res_sb_puts(b, "\"");
+        for (const char *p = s; *p; p++)
+            put_n(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
+        ff_res_sb_puts(b, "\"");
+        return;
+    }
+    for (const char *p = s; *p; p++) {
+        const char *r = NULL;
+        if (e == FF_RES_ESC_XML) {
+            switch (*p) {
+            case '&': r = "&amp;"; break;
+            case '<': r = "&lt;"; break;
+            case '>': r = "&gt;"; break;
+            case '"': r = "&quot;"; break;
+            default: break;
+            }
+        } else if (*p == '|') {
+            r = "\\|";
+        } else if (*p == '\n' || *p == '\r') {
+            r = " ";
+        }
+        if (r)
+            ff_res_sb_puts(b, r);
+        else
+            put_n(b, p, 1);
+    }
+}
+
+const char *ff_res_sb_str(const struct ff_res_sb *b)
+{
+    return b->s ? b->s : "";
+}
+
+int ff_res_sb_status(const struct ff_res_sb *b)
+{
+    return b->failed ? FF_ERR_NO_MEMORY : FF_OK;
+}
