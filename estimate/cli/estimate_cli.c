@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cli_report.h"
 #include "estimate_cli.h"
 #include "estimate_cli_impl.h"
@@ -30,35 +32,91 @@ int ff_estcli_fail(int rc, const char *err)
     return rc == FF_ERR_NO_MEMORY ? 1 : FF_ESTCLI_EXIT_USAGE;
 }
 
-static void list_models(FILE *out)
+static int list_models(FILE *out, bool json)
 {
     size_t n;
     const struct ff_model_preset *p = ff_model_presets(&n);
-    fprintf(out, "%-16s %12s %12s  %s\n", "model", "params", "active", "source");
+    json_object *arr = json ? json_object_new_array() : NULL;
+    if (json && !arr)
+        return 1;
+    if (!json)
+        fprintf(out, "%-16s %12s %12s  %s\n", "model", "params", "active", "source");
     for (size_t i = 0; i < n; i++) {
         struct ff_param_count pc;
         if (ff_model_params(&p[i].model, &pc) != FF_OK)
             continue;
-        fprintf(out, "%-16s %11.4gB %11.4gB  %s\n", p[i].slug, (double)pc.total / 1e9,
-                (double)pc.active / 1e9, p[i].model.source);
+        if (json) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "slug", json_object_new_string(p[i].slug));
+            json_object_object_add(o, "aliases", json_object_new_string(p[i].aliases));
+            json_object_object_add(o, "params", json_object_new_int64((int64_t)pc.total));
+            json_object_object_add(o, "active_params", json_object_new_int64((int64_t)pc.active));
+            json_object_object_add(o, "context",
+                                   json_object_new_int64(ff_model_context(&p[i].model)));
+            json_object_object_add(o, "source", json_object_new_string(p[i].model.source));
+            json_object_array_add(arr, o);
+        } else {
+            fprintf(out, "%-16s %11.4gB %11.4gB  %s\n", p[i].slug, (double)pc.total / 1e9,
+                    (double)pc.active / 1e9, p[i].model.source);
+        }
     }
+    if (json) {
+        fprintf(out, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+        json_object_put(arr);
+    }
+    return 0;
 }
 
-static void list_devices(FILE *out)
+static json_object *rate_or_null(double v)
+{
+    return v > 0 ? json_object_new_double(v) : NULL;
+}
+
+static int list_devices(FILE *out, bool json)
 {
     size_t n;
     const struct ff_spec *d = ff_spec_catalog(&n);
-    fprintf(out, "%-12s %-38s %8s %9s %9s %9s %8s\n", "device", "name", "mem GiB", "GB/s",
-            "fp32 TF", "bf16 TF", "$/h");
+    json_object *arr = json ? json_object_new_array() : NULL;
+    if (json && !arr)
+        return 1;
+    if (!json)
+        fprintf(out, "%-14s %-38s %8s %9s %9s %9s %8s\n", "device", "name", "mem GiB", "GB/s",
+                "fp32 TF", "bf16 TF", "$/h");
     for (size_t i = 0; i < n; i++) {
+        if (json) {
+            json_object *o = json_object_new_object(), *r = json_object_new_object();
+            json_object_object_add(o, "slug", json_object_new_string(d[i].slug));
+            json_object_object_add(o, "name", json_object_new_string(d[i].name));
+            json_object_object_add(o, "memory_bytes", json_object_new_double(d[i].mem_bytes));
+            json_object_object_add(o, "bandwidth_bytes_per_s",
+                                   json_object_new_double(d[i].bandwidth_bytes_per_s));
+            for (int k = 0; k < FF_PREC_COUNT; k++)
+                if (d[i].flops_per_s[k] > 0)
+                    json_object_object_add(r, ff_precision_name((enum ff_precision)k),
+                                           json_object_new_double(d[i].flops_per_s[k]));
+            json_object_object_add(o, "matmul_flops_per_s", r);
+            json_object_object_add(o, "link_bytes_per_s", rate_or_null(d[i].link_bytes_per_s));
+            json_object_object_add(o, "price_per_hour", rate_or_null(d[i].price_per_hour));
+            json_object_object_add(o, "price_source",
+                                   d[i].price_source ? json_object_new_string(d[i].price_source)
+                                                     : NULL);
+            json_object_object_add(o, "source", json_object_new_string(d[i].source));
+            json_object_array_add(arr, o);
+            continue;
+        }
         char price[16] = "-";
         if (d[i].price_per_hour > 0)
             snprintf(price, sizeof(price), "%.2f", d[i].price_per_hour);
-        fprintf(out, "%-12s %-38s %8.0f %9.0f %9.1f %9.1f %8s\n", d[i].slug, d[i].name,
+        fprintf(out, "%-14s %-38s %8.0f %9.0f %9.1f %9.1f %8s\n", d[i].slug, d[i].name,
                 d[i].mem_bytes / GIB, d[i].bandwidth_bytes_per_s / 1e9,
                 d[i].flops_per_s[FF_PREC_FP32] / 1e12, d[i].flops_per_s[FF_PREC_BF16] / 1e12,
                 price);
     }
+    if (json) {
+        fprintf(out, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+        json_object_put(arr);
+    }
+    return 0;
 }
 
 static int run_one(const struct ff_estcli_opts *o, const struct ff_model *m,
@@ -74,6 +132,16 @@ static int run_one(const struct ff_estcli_opts *o, const struct ff_model *m,
         code = ff_estcli_fail(rc, err);
         goto error_run;
     }
+    /* Past the trained context the estimate still holds for memory and time, but the model
+     * was not trained there: a warning, not an error (extending a context is a real plan). */
+    if (e->context_exceeded)
+        fprintf(stderr,
+                "flopfit estimate: warning: %lld tokens per sequence is past %s's trained "
+                "context of %lld tokens (max_position_embeddings%s)\n",
+                (long long)(p->task == FF_TASK_SERVE ? p->prompt + p->generate
+                                                     : (p->seq > 0 ? p->seq : 0)),
+                m->name, (long long)e->context_tokens,
+                m->context_max > m->max_positions ? " with rope scaling" : "");
     if (o->json)
         code = ff_report_json(stdout, m, d, p, e) == 0 ? 0 : 1;
     else {
@@ -100,12 +168,15 @@ int ff_cmd_estimate(int argc, char **argv)
         fputs(ff_estcli_usage_text, stdout);
         return 0;
     }
+    if (o.list_models && o.list_devices && o.json)
+        return ff_estcli_usage_error("with --json give one list: --list-models or --list-devices");
     if (o.list_models || o.list_devices) {
+        int code = 0;
         if (o.list_models)
-            list_models(stdout);
-        if (o.list_devices)
-            list_devices(stdout);
-        return 0;
+            code = list_models(stdout, o.json);
+        if (o.list_devices && code == 0)
+            code = list_devices(stdout, o.json);
+        return code;
     }
     struct ff_model model;
     int rc;

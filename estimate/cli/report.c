@@ -14,7 +14,8 @@ const struct ff_report_mem_term ff_report_mem_terms[] = {
     TERM("optimizer", "optimizer", optimizer, "", NULL),
     TERM("activations", "activations", activations, "",
          "one prefill's transients + last-token logits"),
-    TERM("KV cache", "kv_cache", kv_cache, "", NULL),
+    TERM("KV cache", "kv_cache", kv_cache, "",
+         "prompt + generate tokens per sequence (SSM blocks: their fixed state)"),
     TERM("overhead", "overhead", overhead, "runtime 1 GiB + 10% of activations (default)", NULL),
     TERM("total", "total", total, "", NULL),
 };

@@ -38,6 +38,11 @@ static json_object *model_json(const struct ff_model *m)
     ADD(o, "experts_active", json_object_new_int64(m->experts_active));
     ADD(o, "kv_lora_rank", json_object_new_int64(m->kv_lora_rank));
     ADD(o, "sliding_window", json_object_new_int64(m->sliding_window));
+    ADD(o, "sliding_layers", json_object_new_int64(m->sliding_layers));
+    ADD(o, "ssm_layers", json_object_new_int64(m->ssm_layers));
+    ADD(o, "context", json_object_new_int64(ff_model_context(m)));
+    ADD(o, "stored_bytes", m->stored_bytes > 0 ? json_object_new_double(m->stored_bytes) : NULL);
+    ADD(o, "stored_format", m->stored_format[0] ? json_object_new_string(m->stored_format) : NULL);
     return o;
 }
 
@@ -101,7 +106,14 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     ADD(mem, "usable_bytes", num(e->usable_bytes));
     ADD(mem, "margin_bytes", num(e->margin_bytes));
     ADD(o, "memory", mem);
+    ADD(mem, "margin_fraction", num(e->margin_fraction));
     ADD(o, "fits", json_object_new_boolean(e->fits));
+    ADD(o, "tight", json_object_new_boolean(e->tight));
+    json_object *ctx = json_object_new_object();
+    ADD(ctx, "model_tokens",
+        e->context_tokens > 0 ? json_object_new_int64(e->context_tokens) : NULL);
+    ADD(ctx, "exceeded", json_object_new_boolean(e->context_exceeded));
+    ADD(o, "context", ctx);
     ADD(o, "max_batch", json_object_new_int64(e->max_batch));
     ADD(o, "min_gpus", e->min_gpus > 0 ? json_object_new_int64(e->min_gpus) : NULL);
     json_object *lay = json_object_new_object();
@@ -110,6 +122,7 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     ADD(lay, "pp", json_object_new_int64(e->pp));
     ADD(lay, "dp", json_object_new_int64(e->dp));
     ADD(lay, "chosen", json_object_new_boolean(e->gpus_chosen));
+    ADD(lay, "chosen_for_gpus", json_object_new_boolean(e->layout_chosen));
     ADD(o, "layout", lay);
 
     json_object *fl = json_object_new_object();

@@ -7,17 +7,25 @@
 
 const char *ff_fmt_seconds(char *buf, size_t n, double s)
 {
-    if (s < 1.0)
-        snprintf(buf, n, "%.2f ms", s * 1e3);
-    else if (s < 120.0)
-        snprintf(buf, n, "%.2f s", s);
-    else if (s < 7200.0)
-        snprintf(buf, n, "%.1f min", s / 60.0);
-    else if (s < 3.0 * 86400.0)
-        snprintf(buf, n, "%.1f h", s / 3600.0);
-    else
-        snprintf(buf, n, "%.1f days", s / 86400.0);
-    return buf;
+    return ff_fmt_duration(buf, n, s);
+}
+
+/* Token counts in words: "140 billion", "1.4 trillion", "6.74 million", "512". */
+static const char *words(char *buf, size_t n, double v)
+{
+    static const struct {
+        double scale;
+        const char *name;
+    } units[] = {{1e15, "quadrillion"}, {1e12, "trillion"}, {1e9, "billion"}, {1e6, "million"}};
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (v >= units[i].scale) {
+            if (v >= 1e18)
+                snprintf(buf, n, "%.3g", v);
+            else
+                snprintf(buf, n, "%.3g %s", v / units[i].scale, units[i].name);
+            return buf;
+        }
+    return ff_fmt_count(buf, n, v);
 }
 
 static void row(FILE *out, const char *what, double bytes, const char *why)
@@ -78,11 +86,18 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         row(out, t->label, ff_report_mem_bytes(&e->mem, t), why);
     }
     row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
-    if (e->fits)
-        fprintf(out, "verdict: FITS, margin %s\n", ff_fmt_bytes(b1, sizeof(b1), e->margin_bytes));
+    if (e->fits && e->tight)
+        fprintf(out,
+                "verdict: FITS, TIGHT: margin %s, %.1f%% of usable (under %.0f%%: the "
+                "overheads estimated are of that size; measure before relying on it)\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->margin_bytes), 100.0 * e->margin_fraction,
+                100.0 * FF_TIGHT_FRACTION);
+    else if (e->fits)
+        fprintf(out, "verdict: FITS, margin %s, %.1f%% of usable\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->margin_bytes), 100.0 * e->margin_fraction);
     else
-        fprintf(out, "verdict: DOES NOT FIT, short by %s\n",
-                ff_fmt_bytes(b1, sizeof(b1), -e->margin_bytes));
+        fprintf(out, "verdict: DOES NOT FIT, short by %s, %.1f%% over usable\n",
+                ff_fmt_bytes(b1, sizeof(b1), -e->margin_bytes), -100.0 * e->margin_fraction);
     if (p->task == FF_TASK_SERVE)
         fprintf(out, "max concurrent sequences at %lld tokens: %lld\n",
                 (long long)(p->prompt + p->generate), (long long)e->max_sequences);
@@ -107,7 +122,7 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     if (!e->fits)
         fprintf(out, "\n(the figures below assume the plan fit; as planned it does not run)\n");
     if (p->task != FF_TASK_SERVE) {
-        fprintf(out, "\ncompute (%.4g tokens%s)\n", e->tokens,
+        fprintf(out, "\ncompute (%s tokens%s)\n", words(b2, sizeof(b2), e->tokens),
                 p->tokens > 0              ? ""
                 : p->task == FF_TASK_TRAIN ? ", default 20 x params (Chinchilla)"
                                            : ", fine-tuning default 1e8; pass --tokens");
@@ -121,12 +136,13 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
                 : e->mfu_default            ? " default: Llama 2/3.1 and Megatron runs reach 38-46%"
                                             : "");
-        fprintf(out, "  time:           %s on %lld GPU(s) (%.4g s)\n",
-                ff_fmt_seconds(b1, sizeof(b1), e->seconds), (long long)e->gpus, e->seconds);
-        fprintf(out, "  GPU-hours:      %.4g\n", e->gpu_hours);
+        fprintf(out, "  time:           %s on %lld GPU(s)\n",
+                ff_fmt_seconds(b1, sizeof(b1), e->seconds), (long long)e->gpus);
+        fprintf(out, "  GPU-hours:      %s\n", ff_fmt_count(b1, sizeof(b1), e->gpu_hours));
         if (e->cost_usd >= 0)
-            fprintf(out, "  cost:           $%.4g at $%.2f per GPU-hour%s\n", e->cost_usd,
-                    e->price_per_hour, p->price_per_hour > 0 ? "" : " (typical cloud rate)");
+            fprintf(out, "  cost:           %s at $%.2f per GPU-hour%s\n",
+                    ff_fmt_money(b1, sizeof(b1), e->cost_usd), e->price_per_hour,
+                    p->price_per_hour > 0 ? "" : " (typical cloud rate)");
         else
             fprintf(out, "  cost:           unknown (no price for %s; pass --price)\n", d->slug);
     } else {
@@ -141,17 +157,21 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
                 (long long)e->serve_batch,
                 ff_fmt_seconds(b2, sizeof(b2), e->decode_seconds_per_token));
-        fprintf(out, "  one sequence:                 %.1f tokens/s\n", e->tokens_per_second);
-        fprintf(out, "  batch %-6lld end to end:       %.1f output tokens/s\n",
-                (long long)e->serve_batch, e->batch_tokens_per_second);
+        fprintf(out, "  one sequence:                 %s tokens/s\n",
+                ff_fmt_count(b1, sizeof(b1), e->tokens_per_second));
+        fprintf(out, "  batch %-6lld end to end:       %s output tokens/s\n",
+                (long long)e->serve_batch,
+                ff_fmt_count(b1, sizeof(b1), e->batch_tokens_per_second));
         if (e->max_sequences > 0) {
-            fprintf(out, "  at %lld sequences (max):        %.1f output tokens/s\n",
-                    (long long)e->max_sequences, e->max_tokens_per_second);
+            fprintf(out, "  at %lld sequences (max):        %s output tokens/s\n",
+                    (long long)e->max_sequences,
+                    ff_fmt_count(b1, sizeof(b1), e->max_tokens_per_second));
             if (e->cost_per_million_tokens >= 0)
                 fprintf(out,
-                        "  cost:                         $%.4g per million output tokens "
+                        "  cost:                         %s per million output tokens "
                         "at $%.2f per GPU-hour x %lld GPU(s)\n",
-                        e->cost_per_million_tokens, e->price_per_hour, (long long)(e->tp * e->pp));
+                        ff_fmt_money(b1, sizeof(b1), e->cost_per_million_tokens), e->price_per_hour,
+                        (long long)(e->tp * e->pp));
             else
                 fprintf(out, "  cost:                         unknown (pass --price)\n");
         }
@@ -169,7 +189,7 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
         fprintf(out, "%-4s %-14s %-5s %5s %14s %14s %12s\n", "rank", "device", "fits", "GPUs",
                 "tok/s (1 seq)", "tok/s (max)", "$/M tokens");
     else
-        fprintf(out, "%-4s %-14s %-5s %11s %6s %14s %12s %14s\n", "rank", "device", "fits",
+        fprintf(out, "%-4s %-14s %-5s %11s %6s %14s %14s %16s\n", "rank", "device", "fits",
                 "GPUs needed", "on", "time", "GPU-hours", "cost");
     for (size_t i = 0; i < n; i++) {
         const struct ff_rank_row *r = &rows[i];
@@ -180,18 +200,20 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
         const struct ff_estimate *e = &r->est;
         char cost[32] = "unknown";
         if (serve) {
+            char t1[32], t2[32];
             if (e->cost_per_million_tokens >= 0)
-                snprintf(cost, sizeof(cost), "$%.3g", e->cost_per_million_tokens);
-            fprintf(out, "%-4zu %-14s %-5s %5lld %14.1f %14.1f %12s\n", i + 1, r->device.slug,
-                    e->fits ? "yes" : "no", (long long)e->min_gpus, e->tokens_per_second,
-                    e->max_tokens_per_second, cost);
+                ff_fmt_money(cost, sizeof(cost), e->cost_per_million_tokens);
+            fprintf(out, "%-4zu %-14s %-5s %5lld %14s %14s %12s\n", i + 1, r->device.slug,
+                    e->fits ? "yes" : "no", (long long)e->min_gpus,
+                    ff_fmt_count(t1, sizeof(t1), e->tokens_per_second),
+                    ff_fmt_count(t2, sizeof(t2), e->max_tokens_per_second), cost);
         } else {
             if (e->cost_usd >= 0)
-                snprintf(cost, sizeof(cost), "$%.4g", e->cost_usd);
+                ff_fmt_money(cost, sizeof(cost), e->cost_usd);
             char hours[32] = "-";
             if (e->fits)
-                snprintf(hours, sizeof(hours), "%.4g", e->gpu_hours);
-            fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %12s %14s\n", i + 1, r->device.slug,
+                ff_fmt_count(hours, sizeof(hours), e->gpu_hours);
+            fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %14s %16s\n", i + 1, r->device.slug,
                     e->fits ? "yes" : "no", (long long)e->min_gpus, (long long)e->gpus,
                     e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-", hours,
                     e->fits ? cost : "-");

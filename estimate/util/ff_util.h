@@ -42,6 +42,14 @@ void ff_fmt_time(char *dst, size_t n, double s);
 void ff_fmt_bytes_bin(char *dst, size_t n, double bytes);
 /* Both units: "74.45 GiB (79.9 GB)". Returns dst. */
 const char *ff_fmt_bytes(char *dst, size_t n, double bytes);
+/* A count as a person writes it: from 100 up a whole number with thousands separators
+ * ("13,820", "1,720,320"), below that 3 significant digits ("24.8", "1.85"). Returns dst. */
+const char *ff_fmt_count(char *dst, size_t n, double v);
+/* US dollars: "$24,750" from $100 up, "$12.34" below, "$0.0042" under a cent. Returns dst. */
+const char *ff_fmt_money(char *dst, size_t n, double usd);
+/* A duration: "12.3 ms", "45.1 s", "12.5 min", "36.2 h", "12.4 days", "1.8 years",
+ * "12,345 years". Returns dst. */
+const char *ff_fmt_duration(char *dst, size_t n, double s);
 
 /* ---- typed option parsers (parse.c) --------------------------------------- *
  * Each returns 0 and sets *out, or FF_ERR_INVALID with a message naming `opt`, the bad value

@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "estimate_cli.h"
+#include "ff_util.h"
 
 #define CAP 200000
 
@@ -332,4 +333,68 @@ Test(cli, gpus_alone_chooses_the_layout)
     /* --tp given keeps the old meaning: the rest are replicas. */
     o = cli("--model", "llama-2-70b", "--device", "a100-40gb", "--serve", "--gpus", "8", NULL);
     cr_expect_eq(o->code, 0);
+}
+
+/* Numbers as a person writes them in text; raw values stay in --json. */
+Test(cli, numbers_like_a_person_writes_them)
+{
+    char b[64];
+    cr_expect_str_eq(ff_fmt_money(b, sizeof(b), 24750.4), "$24,750");
+    cr_expect_str_eq(ff_fmt_money(b, sizeof(b), 12.345), "$12.35");
+    cr_expect_str_eq(ff_fmt_count(b, sizeof(b), 13820.2), "13,820");
+    cr_expect_str_eq(ff_fmt_count(b, sizeof(b), 1720320), "1,720,320");
+    cr_expect_str_eq(ff_fmt_count(b, sizeof(b), 24.83), "24.8");
+    cr_expect_str_eq(ff_fmt_duration(b, sizeof(b), 1.8 * 365.25 * 86400), "1.8 years");
+    cr_expect_str_eq(ff_fmt_duration(b, sizeof(b), 90), "90 s");
+    struct out *o = cli("--model", "llama-2-7b", "--device", "a100-80gb", "--tokens", "2e12",
+                        "--gpus", "1024", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    const char *h = strstr(o->out, "GPU-hours:"), *c = strstr(o->out, "cost:           $");
+    cr_assert(h && c, "%s", o->out);
+    const char *hend = strchr(h, '\n'), *cend = strchr(c, '\n');
+    cr_expect(memchr(h, ',', (size_t)(hend - h)) && !memchr(h, 'e', (size_t)(hend - h)), "%.*s",
+              (int)(hend - h), h);
+    cr_expect(memchr(c, ',', (size_t)(cend - c)) && !strstr(c, "e+"), "%.*s", (int)(cend - c), c);
+    cr_expect(strstr(o->out, "2 trillion tokens"), "%s", o->out);
+    o = cli("--model", "llama-2-7b", "--device", "a100-80gb", "--tokens", "1e18", NULL);
+    cr_expect(strstr(o->out, " years on "), "%s", o->out);
+    cr_expect(!strstr(o->out, "days on"), "%s", o->out);
+    /* --json keeps the raw seconds and dollars. */
+    o = cli("--model", "llama-2-7b", "--device", "a100-80gb", "--tokens", "2e12", "--json", NULL);
+    cr_expect(strstr(o->out, "\"cost_usd\"") || strstr(o->out, "\"cost\""), "%s", o->out);
+}
+
+/* Every list honours --json. */
+Test(cli, lists_honour_json)
+{
+    struct out *o = cli("--list-models", "--json", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    json_object *a = json_tokener_parse(o->out);
+    cr_assert(a && json_object_is_type(a, json_type_array), "%s", o->out);
+    cr_expect_gt(json_object_array_length(a), 10);
+    json_object_put(a);
+    o = cli("--list-devices", "--json", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    a = json_tokener_parse(o->out);
+    cr_assert(a && json_object_is_type(a, json_type_array), "%s", o->out);
+    json_object *first = json_object_array_get_idx(a, 0), *v = NULL;
+    cr_expect(json_object_object_get_ex(first, "price_source", &v));
+    json_object_put(a);
+}
+
+/* A prompt past the trained context warns (the estimate itself still stands), and a plan
+ * within 5% of the line is flagged as tight, with its margin. */
+Test(cli, context_warning_and_tight_verdict)
+{
+    struct out *o = cli("--model", "mistral-7b", "--device", "h100", "--serve", "--prompt", "40000",
+                        "--generate", "100", NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->err, "warning") && strstr(o->err, "32768"), "%s", o->err);
+    o = cli("--model", "mistral-7b", "--device", "h100", "--serve", NULL);
+    cr_expect_eq(o->err[0], '\0', "%s", o->err);
+    cr_expect(strstr(o->out, "% of usable"), "%s", o->out);
+    o = cli("--model", "llama-2-70b", "--device", "a100-80gb", "--gpus", "16", NULL);
+    cr_expect(strstr(o->out, "TIGHT"), "%s", o->out);
+    o = cli("--model", "llama-2-70b", "--device", "a100-80gb", "--gpus", "16", "--json", NULL);
+    cr_expect(strstr(o->out, "\"tight\":true"), "%s", o->out);
 }
