@@ -1,11 +1,8 @@
-/* bench/profile_json.c — profile -> JSON, and the atomic file writer. */
-#include <errno.h>
-#include <fcntl.h>
+/* bench/profile_json.c — a measured profile as JSON (field names: flopfit/profile_fields.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "profile_json.h"
