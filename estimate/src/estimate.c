@@ -131,7 +131,15 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
             e->mfu_default = p->mfu <= 0.0;
             /* Recomputation costs time: the default keeps the hardware utilisation
              * (P12: 54.2% MFU selective vs 42.1% full recompute, both ~56% HFU). */
-            e->mfu = p->mfu > 0.0 ? p->mfu : FF_DEFAULT_MFU_TRAIN * f.model / f.hardware;
+            double base = FF_DEFAULT_MFU_TRAIN;
+            if (e->compute_precision == FF_PREC_FP8 && p->mfu <= 0.0) {
+                /* FP8 runs nowhere near twice BF16: FF_DEFAULT_FP8_SPEEDUP over the BF16
+                 * default, as a fraction of this device's FP8 peak. */
+                double bf16 = d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16]
+                                                               : e->rate_flops_per_s / 2.0;
+                base = FF_DEFAULT_MFU_TRAIN * FF_DEFAULT_FP8_SPEEDUP * bf16 / e->rate_flops_per_s;
+            }
+            e->mfu = p->mfu > 0.0 ? p->mfu : base * f.model / f.hardware;
             e->seconds = f.model / (n * e->rate_flops_per_s * e->mfu);
         }
         e->hfu = e->mfu * f.hardware / f.model;

@@ -16,6 +16,11 @@
 #define GIB 1073741824.0
 #define T   1e12
 
+#define RATES4(fp32, bf16, fp16, fp8, int8, fp4)                                                   \
+    .flops_per_s = {                                                                               \
+        [FF_PREC_FP32] = (fp32)*T, [FF_PREC_BF16] = (bf16)*T, [FF_PREC_FP16] = (fp16)*T,           \
+        [FF_PREC_FP8] = (fp8)*T,   [FF_PREC_INT8] = (int8)*T, [FF_PREC_FP4] = (fp4)*T}
+
 #define RATES(fp32, bf16, fp16, fp8, int8)                                                         \
     .flops_per_s = {[FF_PREC_FP32] = (fp32)*T,                                                     \
                     [FF_PREC_BF16] = (bf16)*T,                                                     \
@@ -122,6 +127,143 @@ static const struct ff_spec catalog[] = {
      RATES(52.4, 838.9, 838.9, 0, 1677.7),
      .link_bytes_per_s = 64e9,
      .price_per_hour = 0},
+    /* ---- added in the second pass: dense rates (half the vendors' sparse figures);
+     * prices are on-demand list rates on the date given, rounded; "approximate" marks a
+     * marketplace figure that moves week to week ---- */
+    {.slug = "h100-pcie",
+     .name = "NVIDIA H100 PCIe 80GB",
+     .source = "NVIDIA H100 datasheet (PCIe): 80 GB HBM2e, 2.0 TB/s, FP32 51 TF, BF16/FP16 "
+               "756 TF, FP8/INT8 1513 dense; NVLink bridge 600 GB/s, PCIe Gen5",
+     .mem_bytes = 80 * GIB,
+     .bandwidth_bytes_per_s = 2.0e12,
+     RATES(51, 756, 756, 1513, 1513),
+     .link_bytes_per_s = 64e9,
+     .price_per_hour = 2.49,
+     .price_source = "Lambda on-demand H100 PCIe, 2024"},
+    {.slug = "h100-nvl",
+     .name = "NVIDIA H100 NVL 94GB",
+     .source = "NVIDIA H100 datasheet (NVL): 94 GB HBM3, 3.9 TB/s, FP32 60 TF, BF16/FP16 835 "
+               "TF, FP8/INT8 1671 dense; NVLink bridge 600 GB/s",
+     .mem_bytes = 94 * GIB,
+     .bandwidth_bytes_per_s = 3.9e12,
+     RATES(60, 835, 835, 1671, 1671),
+     .link_bytes_per_s = 300e9,
+     .price_per_hour = 0},
+    {.slug = "b200",
+     .name = "NVIDIA B200 180GB (HGX)",
+     .source = "NVIDIA HGX B200 / DGX B200 datasheets: 180 GB HBM3e per GPU, 8 TB/s (64 TB/s "
+               "per 8), FP32 75 TF, BF16/FP16 2.25 PF, FP8/INT8 4.5 P, FP4 9 PF dense; NVLink 5 "
+               "1.8 TB/s",
+     .mem_bytes = 180 * GIB,
+     .bandwidth_bytes_per_s = 8.0e12,
+     RATES4(75, 2250, 2250, 4500, 4500, 9000),
+     .link_bytes_per_s = 900e9,
+     .price_per_hour = 4.99,
+     .price_source = "Lambda on-demand B200 (HGX), 2025, approximate"},
+    {.slug = "l40s",
+     .name = "NVIDIA L40S 48GB",
+     .source = "NVIDIA L40S datasheet: 48 GB GDDR6 (ECC), 864 GB/s, FP32 91.6 TF, BF16/FP16 "
+               "362 TF, FP8 733 TF, INT8 733 TOPS dense; PCIe Gen4 x16, no NVLink",
+     .mem_bytes = 48 * GIB,
+     .bandwidth_bytes_per_s = 864e9,
+     RATES(91.6, 362.05, 362.05, 733, 733),
+     .link_bytes_per_s = 32e9,
+     .price_per_hour = 0.99,
+     .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
+    {.slug = "a10g",
+     .name = "NVIDIA A10G 24GB (AWS G5)",
+     .source = "AWS EC2 G5 / NVIDIA A10G: 24 GB GDDR6, 600 GB/s, FP32 31.2 TF, BF16/FP16 "
+               "tensor 70 TF, INT8 140 TOPS dense (A10 datasheet: 125/250; the A10G runs its "
+               "tensor cores at lower clocks); PCIe Gen4",
+     .mem_bytes = 24 * GIB,
+     .bandwidth_bytes_per_s = 600e9,
+     RATES(31.2, 70, 70, 0, 140),
+     .link_bytes_per_s = 32e9,
+     .price_per_hour = 1.006,
+     .price_source = "AWS g5.xlarge on-demand, us-east-1, 2024"},
+    {.slug = "t4",
+     .name = "NVIDIA T4 16GB",
+     .source = "NVIDIA T4 datasheet: 16 GB GDDR6, 320 GB/s, FP32 8.1 TF, FP16 (mixed) 65 TF, "
+               "INT8 130 TOPS; no BF16, no FP8; PCIe Gen3",
+     .mem_bytes = 16 * GIB,
+     .bandwidth_bytes_per_s = 320e9,
+     RATES(8.1, 0, 65, 0, 130),
+     .link_bytes_per_s = 16e9,
+     .price_per_hour = 0.35,
+     .price_source = "GCP NVIDIA T4 GPU on-demand, us-central1, 2024"},
+    {.slug = "v100",
+     .name = "NVIDIA V100 SXM2 16GB",
+     .source = "NVIDIA V100 datasheet (SXM2): 16 GB HBM2, 900 GB/s, FP32 15.7 TF, FP16 tensor "
+               "125 TF, no BF16/FP8 (INT8 via DP4A 62.8 TOPS); NVLink 300 GB/s",
+     .mem_bytes = 16 * GIB,
+     .bandwidth_bytes_per_s = 900e9,
+     RATES(15.7, 0, 125, 0, 62.8),
+     .link_bytes_per_s = 150e9,
+     .price_per_hour = 3.06,
+     .price_source = "AWS p3.2xlarge on-demand, us-east-1, 2024"},
+    {.slug = "rtx-a6000",
+     .name = "NVIDIA RTX A6000 48GB",
+     .source = "NVIDIA RTX A6000 datasheet: 48 GB GDDR6 (ECC), 768 GB/s, FP32 38.7 TF, "
+               "BF16/FP16 tensor 154.8 TF, INT8 309.7 TOPS dense; no FP8; NVLink bridge 112.5 "
+               "GB/s",
+     .mem_bytes = 48 * GIB,
+     .bandwidth_bytes_per_s = 768e9,
+     RATES(38.7, 154.8, 154.8, 0, 309.7),
+     .link_bytes_per_s = 56e9,
+     .price_per_hour = 0.80,
+     .price_source = "Lambda on-demand RTX A6000, 2024"},
+    {.slug = "rtx-6000-ada",
+     .name = "NVIDIA RTX 6000 Ada Generation 48GB",
+     .source = "NVIDIA RTX 6000 Ada datasheet / Ada whitepaper: 48 GB GDDR6 (ECC), 960 GB/s, "
+               "FP32 91.1 TF, BF16/FP16 tensor 364.2 TF, FP8 728.5 TF, INT8 728.5 TOPS dense; "
+               "PCIe Gen4, no NVLink",
+     .mem_bytes = 48 * GIB,
+     .bandwidth_bytes_per_s = 960e9,
+     RATES(91.1, 364.2, 364.2, 728.5, 728.5),
+     .link_bytes_per_s = 32e9,
+     .price_per_hour = 0.77,
+     .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
+    {.slug = "rtx-5090",
+     .name = "NVIDIA GeForce RTX 5090 32GB",
+     .source = "NVIDIA RTX Blackwell GPU architecture whitepaper: 32 GB GDDR7, 1,792 GB/s, FP32 "
+               "104.8 TF, FP16/BF16 tensor (FP32 accumulate) 209.5 TF, FP8 419 TF, INT8 838 "
+               "TOPS, FP4 838 TF dense; PCIe Gen5, no NVLink",
+     .mem_bytes = 32 * GIB,
+     .bandwidth_bytes_per_s = 1792e9,
+     RATES4(104.8, 209.5, 209.5, 419, 838, 838),
+     .link_bytes_per_s = 64e9,
+     .price_per_hour = 0.89,
+     .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
+    {.slug = "rtx-3090",
+     .name = "NVIDIA GeForce RTX 3090 24GB",
+     .source = "NVIDIA Ampere GA102 whitepaper: 24 GB GDDR6X, 936 GB/s, FP32 35.6 TF, "
+               "FP16/BF16 tensor (FP32 accumulate) 35.6 TF, INT8 142 TOPS dense; no FP8; PCIe "
+               "Gen4",
+     .mem_bytes = 24 * GIB,
+     .bandwidth_bytes_per_s = 936e9,
+     RATES(35.6, 35.6, 35.6, 0, 142),
+     .link_bytes_per_s = 32e9,
+     .price_per_hour = 0.22,
+     .price_source = "marketplace on-demand (Vast.ai, 2025), approximate"},
+    {.slug = "mi250x",
+     .name = "AMD Instinct MI250X 128GB",
+     .source = "AMD Instinct MI250X data sheet: 128 GB HBM2e, 3.2768 TB/s, FP32 matrix 95.7 TF, "
+               "BF16/FP16 383 TF, INT8 383 TOPS; no FP8; two GCDs counted as one device; "
+               "Infinity Fabric 8x100 GB/s",
+     .mem_bytes = 128 * GIB,
+     .bandwidth_bytes_per_s = 3.2768e12,
+     RATES(95.7, 383, 383, 0, 383),
+     .link_bytes_per_s = 400e9,
+     .price_per_hour = 0},
+    {.slug = "mi325x",
+     .name = "AMD Instinct MI325X 256GB",
+     .source = "AMD Instinct MI325X data sheet: 256 GB HBM3E, 6 TB/s, FP32 matrix 163.4 TF, "
+               "BF16/FP16 1307.4 TF, FP8/INT8 2614.9 dense; Infinity Fabric 7x64 GB/s",
+     .mem_bytes = 256 * GIB,
+     .bandwidth_bytes_per_s = 6.0e12,
+     RATES(163.4, 1307.4, 1307.4, 2614.9, 2614.9),
+     .link_bytes_per_s = 448e9,
+     .price_per_hour = 0},
 };
 
 /* Aliases: "alias slug". */
@@ -141,6 +283,22 @@ static const char *const aliases[][2] = {
     {"a770", "arc-a770"},
     {"max1550", "max-1550"},
     {"pvc", "max-1550"},
+    {"h100pcie", "h100-pcie"},
+    {"h100nvl", "h100-nvl"},
+    {"b200-sxm", "b200"},
+    {"l40s-48gb", "l40s"},
+    {"a10", "a10g"},
+    {"tesla-t4", "t4"},
+    {"v100-sxm2", "v100"},
+    {"a6000", "rtx-a6000"},
+    {"6000ada", "rtx-6000-ada"},
+    {"rtx6000ada", "rtx-6000-ada"},
+    {"5090", "rtx-5090"},
+    {"rtx5090", "rtx-5090"},
+    {"3090", "rtx-3090"},
+    {"rtx3090", "rtx-3090"},
+    {"mi250", "mi250x"},
+    {"mi325", "mi325x"},
 };
 
 #define N_CATALOG (sizeof(catalog) / sizeof(catalog[0]))
@@ -191,7 +349,9 @@ double ff_spec_rate(const struct ff_spec *d, enum ff_precision p)
     case FF_PREC_Q4_0:
     case FF_PREC_Q4_K_M:
     case FF_PREC_Q8_0: return d->flops_per_s[FF_PREC_FP16]; /* weight-only: fp16 matmuls */
-    case FF_PREC_NF4: return d->flops_per_s[FF_PREC_BF16];  /* QLoRA computes in bf16 */
+    case FF_PREC_NF4: /* QLoRA computes in bf16 (fp16 where the device has no bf16: T4, V100) */
+        return d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16]
+                                                : d->flops_per_s[FF_PREC_FP16];
     case FF_PREC_COUNT: return 0.0;
     default: return d->flops_per_s[p];
     }

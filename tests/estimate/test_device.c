@@ -172,3 +172,50 @@ Test(device, published_profiles_still_read)
         cr_expect_gt(d.flops_per_s[FF_PREC_FP32], 1e9, "%s", files[i]);
     }
 }
+
+/* The devices of the second pass: datasheet figures as stated in their source strings, a
+ * dated price source where a price is given, and FP8 training planned at 1.4x BF16 (not 2x). */
+Test(device, second_pass_catalog)
+{
+    static const struct {
+        const char *slug;
+        double mem_gib, bw, bf16_tf;
+    } want[] = {
+        {"h100-pcie", 80, 2.0e12, 756},
+        {"h100-nvl", 94, 3.9e12, 835},
+        {"b200", 180, 8.0e12, 2250},
+        {"l40s", 48, 864e9, 362.05},
+        {"a10g", 24, 600e9, 70},
+        {"t4", 16, 320e9, 0},
+        {"v100", 16, 900e9, 0},
+        {"rtx-a6000", 48, 768e9, 154.8},
+        {"rtx-6000-ada", 48, 960e9, 364.2},
+        {"rtx-5090", 32, 1792e9, 209.5},
+        {"rtx-3090", 24, 936e9, 35.6},
+        {"mi250x", 128, 3.2768e12, 383},
+        {"mi325x", 256, 6.0e12, 1307.4},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct ff_spec d = device(want[i].slug);
+        cr_expect_eq(d.mem_bytes, want[i].mem_gib * GIB, "%s", want[i].slug);
+        cr_expect_eq(d.bandwidth_bytes_per_s, want[i].bw, "%s", want[i].slug);
+        cr_expect(fabs(d.flops_per_s[FF_PREC_BF16] - want[i].bf16_tf * 1e12) < 1e6, "%s",
+                  want[i].slug);
+        cr_expect(d.price_per_hour == 0 || (d.price_source && strstr(d.price_source, "20")),
+                  "%s: a price names its source and year", want[i].slug);
+        cr_expect(d.source[0], "%s", want[i].slug);
+    }
+    /* QLoRA on a device without bf16 computes in fp16. */
+    struct ff_spec t4 = device("t4");
+    cr_expect_eq(ff_spec_rate(&t4, FF_PREC_NF4), 65e12);
+    /* FP8 training: 1.4x the BF16 default, not the 2x of the FP8 peak. */
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_spec h = device("h100");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.tokens = 1e11;
+    struct ff_estimate bf = run(&m, &h, &p);
+    p.precision = FF_PREC_FP8;
+    struct ff_estimate f8 = run(&m, &h, &p);
+    expect_within(bf.seconds / f8.seconds, FF_DEFAULT_FP8_SPEEDUP, 1e-9, "FP8 speed-up");
+}
