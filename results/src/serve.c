@@ -185,6 +185,9 @@ void ff_res_estimate_device(struct ff_res_device *d, bool run)
     }
     if (first)
         find_serves(d, p);
+    if (d->serves.state == FF_ERR_NOT_FOUND)
+        snprintf(d->serves.note, sizeof(d->serves.note),
+                 "no preset fits (%s) in any format the device measured", ff_res_serve_plan_text());
     /* the device's own model, then two fixed references so rooflines compare */
     const char *models[3] = {d->serves.state == FF_OK ? d->serves.model : NULL, "llama-3-8b",
                              "llama-3-70b"};

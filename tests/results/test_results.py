@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""tests/results/test_results.py — `flopfit results` end to end on the profiles in data/.
+
+usage: test_results.py FLOPFIT TESTS_RESULTS_DIR   (FF_UPDATE_GOLDEN=1 rewrites golden/)
+
+Golden md/csv/json tables (--no-estimate: the table's own logic; the estimator's column is
+checked against `flopfit estimate` itself), the CSV through Python's csv module, the JSON
+against results.schema.json, bad and empty inputs, option errors, --compare, submit and
+--publish --check.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FLOPFIT, HERE = sys.argv[1], sys.argv[2]
+DATA = os.path.join(HERE, "data")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args, cwd=HERE):
+    """flopfit results ARGS (flopfit ARGS when the first is a command)."""
+    if args[0] not in ("results", "estimate"):
+        args = ("results",) + args
+    p = subprocess.run([FLOPFIT, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ---- a tiny JSON Schema subset (type, enum, required, properties, items, bounds): the
+# schema file uses nothing else, and Debian's python3-jsonschema is not a dependency.
+TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def type_ok(v, t):
+    if t == "number":
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if t == "integer":
+        return isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(v, TYPES[t])
+
+
+def validate(v, s, path="$"):
+    errs = []
+    t = s.get("type")
+    if t and not any(type_ok(v, x) for x in (t if isinstance(t, list) else [t])):
+        return [f"{path}: {v!r} is not {t}"]
+    if "enum" in s and v not in s["enum"]:
+        errs.append(f"{path}: {v!r} not in {s['enum']}")
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if "minimum" in s and v < s["minimum"]:
+            errs.append(f"{path}: {v} < {s['minimum']}")
+        if "exclusiveMinimum" in s and v <= s["exclusiveMinimum"]:
+            errs.append(f"{path}: {v} <= {s['exclusiveMinimum']}")
+    if isinstance(v, dict):
+        for k in s.get("required", []):
+            if k not in v:
+                errs.append(f"{path}: missing {k}")
+        props = s.get("properties", {})
+        for k, x in v.items():
+            if k in props:
+                errs += validate(x, props[k], f"{path}.{k}")
+            elif isinstance(s.get("additionalProperties"), dict):
+                errs += validate(x, s["additionalProperties"], f"{path}.{k}")
+    if isinstance(v, list) and "items" in s:
+        for i, x in enumerate(v):
+            errs += validate(x, s["items"], f"{path}[{i}]")
+    return errs
+
+
+# The validator itself must reject what it should, or the schema check proves nothing.
+assert validate({"a": 1}, {"type": "object", "required": ["b"]})
+assert validate(0, {"type": "number", "exclusiveMinimum": 0})
+assert validate("x", {"enum": ["y"]})
+assert not validate({"b": [1.5]}, {"type": "object", "properties":
+                                   {"b": {"type": "array", "items": {"type": "number"}}}})
+
+# ---- golden tables
+update = os.environ.get("FF_UPDATE_GOLDEN") == "1"
+for fmt in ("md", "csv", "json"):
+    rc, out, err = run("data", "--format", fmt, "--no-estimate")
+    check(rc == 1, f"{fmt}: exit {rc}, expected 1 (two profiles skipped)")
+    check("data/v2.json" in err and "2.0" in err, f"{fmt}: unknown major version not named: {err}")
+    check("data/bad-truncated.json" in err and "not valid JSON" in err,
+          f"{fmt}: malformed profile not named: {err}")
+    golden = os.path.join(HERE, "golden", "table." + fmt)
+    if update:
+        with open(golden, "w") as f:
+            f.write(out)
+    with open(golden) as f:
+        check(out == f.read(), f"{fmt}: output differs from {golden} (FF_UPDATE_GOLDEN=1 rewrites)")
+
+# ---- CSV: loads in the csv module, one row per device, no figure written as 0
+rc, out, err = run("data", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(out)))
+check(len(rows) == 3, f"csv: {len(rows)} rows, expected 3 devices")
+header = out.splitlines()[0].split(",")
+check(all(len(r) == len(header) and None not in r for r in rows), "csv: ragged rows")
+by = {r["device"]: r for r in rows}
+pocl = by.get("pthread-haswell-AMD EPYC", {})
+check(pocl.get("fp16_flop_per_s") == "unsupported", f"csv: PoCL fp16 is {pocl.get('fp16_flop_per_s')}")
+check("cl_khr_fp16" in pocl.get("fp16_detail", ""), "csv: PoCL fp16 reason missing")
+check(abs(float(pocl.get("fp32_flop_per_s", 0)) - 1.183753e11) < 1e6, "csv: PoCL fp32 figure")
+h200 = by.get("NVIDIA H200", {})
+check(h200.get("runs") == "2" and h200.get("datasheet") == "h200", f"csv: H200 grouping: {h200}")
+for r in rows:
+    for k, v in r.items():
+        if k.endswith(("_per_s", "_bytes", "_s")) and k.split("_")[0] not in ("serves",):
+            check(v not in ("", "0"), f"csv: {r['device']} {k} is {v!r}")
+
+# ---- JSON: validates; a figure that does not exist has no value
+rc, out, err = run("data", "--format", "json")
+doc = json.loads(out)
+with open(os.path.join(HERE, "results.schema.json")) as f:
+    schema = json.load(f)
+errs = validate(doc, schema)
+check(not errs, "json: schema: " + "; ".join(errs[:5]))
+check(len(doc["devices"]) == 3 and len(doc["skipped"]) == 2, "json: devices/skipped counts")
+for d in doc["devices"]:
+    for k, m in d["metrics"].items():
+        check((m["status"] == "ok") == ("value" in m), f"json: {d['device']} {k}: {m}")
+        if m["status"] in ("unsupported", "failed"):
+            check(m.get("reason"), f"json: {d['device']} {k} has no reason")
+    check(len(d["roofline"]["decode_points"]) >= 2 or d["serves"]["model"] is None,
+          f"json: {d['device']} has no roofline points")
+
+# ---- the serves column is what `flopfit estimate --profile` says
+dev = next(d for d in doc["devices"] if d["backend"] == "opencl")
+sv = dev["serves"]
+check(sv["model"] is not None, f"serves: PoCL serves nothing: {sv}")
+if sv["model"]:
+    rc, out, err = run("estimate", "--model", sv["model"], "--serve", "--precision",
+                       sv["precision"], "--prompt", "3840", "--generate", "256", "--gpus", "1",
+                       "--profile", "data/pocl.json", "--json")
+    check(rc == 0, f"estimate: exit {rc}: {err}")
+    est = json.loads(out) if rc == 0 else {}
+    check(est.get("fits") is True, "estimate: the served model does not fit per estimate")
+    tps = est.get("serve", {}).get("tokens_per_second", 0)
+    check(abs(tps - sv["tokens_per_s"]) <= 1e-9 * tps, f"estimate: {tps} tok/s, table {sv}")
+
+# ---- usage errors: exit 2 with the option named and what is accepted
+empty = tempfile.mkdtemp()
+for args, words in [
+    ([empty], ["no profile"]),
+    (["data", "--format", "xml"], ["--format", "xml", "md", "csv", "json", "html"]),
+    (["data", "--sort", "speed"], ["--sort", "speed", "fp32", "device"]),
+    (["--compare", "data/pocl.json"], ["--compare", "OLD NEW"]),
+    (["data", "--bogus"], ["--bogus"]),
+    (["data", "--output"], ["--output", "needs a value"]),
+    (["data", "--check"], ["--check", "--publish"]),
+    (["--compare", "data/pocl.json", "data/pocl.json", "--format", "html"], ["html", "--format"]),
+]:
+    rc, out, err = run(*args)
+    check(rc == 2, f"{args}: exit {rc}, expected 2")
+    check(all(w in err for w in words), f"{args}: message {err!r} lacks {words}")
+rc, out, err = run(os.path.join(DATA, "v2.json"))
+check(rc == 1 and "v2.json" in err, f"only a bad profile: exit {rc}: {err}")
+
+# ---- --sort: a column, the best first; --reverse
+rc, out, err = run("data", "--format", "csv", "--sort", "launch_latency")
+order = [r["device"] for r in csv.DictReader(io.StringIO(out))]
+check(order[0] == "pthread-haswell-AMD EPYC", f"sort launch_latency: {order}")
+rc, out, err = run("data", "--format", "csv", "--sort", "device", "--reverse")
+order = [r["device"] for r in csv.DictReader(io.StringIO(out))]
+check(order == sorted(order, reverse=True), f"sort device --reverse: {order}")
+
+# ---- --compare
+rc, out, err = run("--compare", "data/h200-a.json", "data/h200-b.json", "--format", "csv")
+cmp = {r["test"]: r for r in csv.DictReader(io.StringIO(out))}
+fp32 = cmp.get("matmul matmul fp32 flopfit n=4096", {})
+check(fp32.get("verdict") == "slower" and abs(float(fp32.get("ratio", 0)) - 0.8) < 1e-3,
+      f"compare: fp32 {fp32}")
+int8 = cmp.get("matmul matmul int8 coopmat n=8192", {})
+check(int8.get("verdict") == "no longer ok", f"compare: int8 coopmat {int8}")
+rc, out, err = run("--compare", "data/h200-a.json", "data/h200-b.json", "--fail-on-worse")
+check(rc == 1 and "| slower |" in out, f"compare --fail-on-worse: exit {rc}")
+rc, out, err = run("--compare", "data/pocl.json", "data/pocl.json", "--format", "json")
+same = json.loads(out)
+check(rc == 0 and all(t["verdict"] in ("within noise", "unsupported in both")
+                      for t in same["tests"]), "compare: a profile against itself")
+
+# ---- submit: the layout, byte for byte, never replacing; private text refused
+tmp = tempfile.mkdtemp()
+res = os.path.join(tmp, "results")
+os.mkdir(res)
+rc, out, err = run("results", "submit", "data/pocl.json", "--results", res)
+want = os.path.join(res, "amd", "pthread-haswell-amd-epyc", "opencl-3.1-debian-2026-11-29.json")
+check(rc == 0 and os.path.isfile(want), f"submit: exit {rc} {err}; {os.listdir(res)}")
+if os.path.isfile(want):
+    with open(want, "rb") as a, open(os.path.join(DATA, "pocl.json"), "rb") as b:
+        check(a.read() == b.read(), "submit: the filed copy differs from the profile")
+check("| pthread-haswell-AMD EPYC |" in out and "--publish" in out, f"submit: row: {out}")
+rc, out, err = run("results", "submit", "data/pocl.json", "--results", res)
+check(rc == 0 and os.path.isfile(want[:-5] + "-2.json"), "submit: a second copy replaced the first")
+with open(os.path.join(DATA, "pocl.json")) as f:
+    prof = json.load(f)
+prof["tests"][0]["variant"] = "kernel cache in /home/alice/.cache/pocl"
+private = os.path.join(tmp, "private.json")
+with open(private, "w") as f:
+    json.dump(prof, f)
+rc, out, err = run("results", "submit", private, "--results", res)
+check(rc == 1 and "home-folder path" in err, f"submit: a home path was accepted: {err}")
+prof["tests"][0]["variant"] = "empty kernel"
+prof["complete"] = False
+with open(private, "w") as f:
+    json.dump(prof, f)
+rc, out, err = run("results", "submit", private, "--results", res)
+check(rc == 1 and "cut short" in err, f"submit: an incomplete run was accepted: {err}")
+rc, out, err = run("results", "submit", "data/v2.json", "--results", res)
+check(rc == 1 and "2.0" in err, f"submit: v2 accepted: {err}")
+
+# ---- --publish and --check
+shutil.copy(os.path.join(DATA, "lavapipe.json"), res)
+rc, out, err = run("--publish", res)
+check(rc == 0, f"publish: exit {rc}: {err}")
+for f in ("README.md", "page/index.html"):
+    check(os.path.isfile(os.path.join(res, f)), f"publish: {f} missing")
+rc, out, err = run("--publish", res, "--check")
+check(rc == 0, f"publish --check right after publishing: exit {rc}: {err}")
+with open(os.path.join(res, "README.md"), "a") as f:
+    f.write("edited by hand\n")
+rc, out, err = run("--publish", res, "--check")
+check(rc == 1 and "README.md" in err and "not current" in err, f"--check missed an edit: {err}")
+
+shutil.rmtree(tmp)
+shutil.rmtree(empty)
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("ok")
