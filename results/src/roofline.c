@@ -187,7 +187,7 @@ int ff_res_svg_roofline(const struct ff_res_set *set, const struct ff_res_device
         line(o, &p, x0, bw * x0, roof_top / bw, roof_top, "#444444", false);
         ff_res_fmt_value(text, sizeof(text), bw, FF_PF_UNIT_BYTES_PER_S);
         char t[300];
-        snprintf(t, sizeof(t), "measured bandwidth %s", text);
+        snprintf(t, sizeof(t), "bandwidth %s (best read/copy)", text);
         legend(o, &ly, "#444444", false, NULL, t);
     }
     for (int m = 0; m < FF_RES_N_MATMUL; m++) {
