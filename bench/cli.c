@@ -62,6 +62,10 @@ void ff_bench_usage(FILE *f)
         "  --only LIST          families: %s (default: all)\n"
         "  --list-families      the families, what each measures and needs, and exit\n"
         "  --quick              a short run (under a minute on a CPU device)\n"
+        "  --standard           the fixed workload of published results: every family,\n"
+        "                       fp32,fp16,int8, sizes 512..8192 (each implementation stopping\n"
+        "                       where one run would pass 3 s), at least 5 repetitions, 1 s per\n"
+        "                       test, the library reference, the default memory limit\n"
         "  --reps N             timed repetitions at least (1..10000, default 3)\n"
         "  --time-budget SEC    device time per test to aim for (0.001..600, default 1)\n"
         "  --no-library         skip the library reference (CLBlast)\n"
@@ -293,6 +297,7 @@ enum {
     OPT_LIST_FAMILIES,
     OPT_LIST_FORMATS,
     OPT_OVERRIDE,
+    OPT_STANDARD,
 };
 
 static const struct option long_opts[] = {
@@ -316,6 +321,7 @@ static const struct option long_opts[] = {
     {"list-families", no_argument, NULL, OPT_LIST_FAMILIES},
     {"list-formats", no_argument, NULL, OPT_LIST_FORMATS},
     {"override", required_argument, NULL, OPT_OVERRIDE},
+    {"standard", no_argument, NULL, OPT_STANDARD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -329,6 +335,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
                              sizeof(o->output_dir_err)) == FF_OK)
         o->output_dir = o->output_dir_buf;
     bool prec_given = false, quick = false, reps_given = false, budget_given = false;
+    bool standard = false;
     uint32_t families = 0;
     struct ff_bench_cfg *cfg = &o->cfg;
     cfg->n_sizes = 0;
@@ -358,6 +365,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
             break;
         case OPT_ONLY: ret = each_item("--only", optarg, err, errlen, add_family, &families); break;
         case OPT_QUICK: quick = true; break;
+        case OPT_STANDARD: standard = true; break;
         case OPT_REPS:
             ret = ff_parse_u32("--reps", optarg, 1, 10000, &u, err, errlen);
             cfg->measure.min_reps = u;
@@ -413,6 +421,22 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
     if (o->output && o->no_save)
         return ff_errf(err, errlen, FF_ERR_INVALID, "--output and --no-save contradict");
 
+    /* --standard is one documented workload so community results compare: nothing changes it */
+    if (standard && (quick || prec_given || families || cfg->sizes_given || reps_given ||
+                     budget_given || !cfg->library || cfg->memory_limit_bytes))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--standard is a fixed workload: it takes no --quick, --precision, "
+                       "--only, --sizes, --reps, --time-budget, --no-library or --memory-limit");
+    if (standard) {
+        static const uint32_t std_sizes[] = {512, 1024, 2048, 4096, 8192};
+        memset(prec, 0, sizeof(prec));
+        prec[FF_PREC_FP32] = prec[FF_PREC_FP16] = prec[FF_PREC_INT8] = prec_given = true;
+        memcpy(cfg->sizes, std_sizes, sizeof(std_sizes));
+        cfg->n_sizes = sizeof(std_sizes) / sizeof(std_sizes[0]);
+        cfg->measure.min_reps = 5;
+        cfg->measure.budget_s = 1.0;
+        cfg->max_run_s = 3.0;
+    }
     if (prec_given)
         memcpy(cfg->prec, prec, sizeof(prec));
     if (families)

@@ -24,6 +24,7 @@ packages=(
     libopenblas-dev                                 # CPU peer in the matmul benchmark
     clang-format                                    # the format check in the test suite
     clang libclang-rt-14-dev                        # libFuzzer for the fuzz stage of `test`
+    chromium fonts-dejavu-core                      # the results page test (headless)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import zlib
 
-FLOPFIT, HERE = sys.argv[1], sys.argv[2]
+FLOPFIT, HERE = os.path.abspath(sys.argv[1]), sys.argv[2]
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 failures = []
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-FLOPFIT, HERE = sys.argv[1], sys.argv[2]
+FLOPFIT, HERE = os.path.abspath(sys.argv[1]), sys.argv[2]
 DATA = os.path.join(HERE, "data")
 failures = []
 
