@@ -51,36 +51,18 @@ static void clear(struct ff_res_cell *out)
 
 /* ---- text columns ---- */
 
-static void cell_device(const struct ff_res_set *s, const struct ff_res_device *d,
-                        const struct ff_res_column *c, struct ff_res_cell *out)
+/* The profile's own words, by column id: device, vendor, backend, driver. */
+static void cell_info(const struct ff_res_set *s, const struct ff_res_device *d,
+                      const struct ff_res_column *c, struct ff_res_cell *out)
 {
-    (void)s, (void)c;
+    (void)s;
     clear(out);
-    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.name));
-}
-
-static void cell_vendor(const struct ff_res_set *s, const struct ff_res_device *d,
-                        const struct ff_res_column *c, struct ff_res_cell *out)
-{
-    (void)s, (void)c;
-    clear(out);
-    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.vendor));
-}
-
-static void cell_backend(const struct ff_res_set *s, const struct ff_res_device *d,
-                         const struct ff_res_column *c, struct ff_res_cell *out)
-{
-    (void)s, (void)c;
-    clear(out);
-    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.backend));
-}
-
-static void cell_driver(const struct ff_res_set *s, const struct ff_res_device *d,
-                        const struct ff_res_column *c, struct ff_res_cell *out)
-{
-    (void)s, (void)c;
-    clear(out);
-    snprintf(out->text, sizeof(out->text), "%s", or_unknown(d->info->device.driver_version));
+    const struct ff_profile_device *pd = &d->info->device;
+    const char *v = strcmp(c->id, "vendor") == 0    ? pd->vendor
+                    : strcmp(c->id, "backend") == 0 ? pd->backend
+                    : strcmp(c->id, "driver") == 0  ? pd->driver_version
+                                                    : pd->name;
+    snprintf(out->text, sizeof(out->text), "%s", or_unknown(v));
 }
 
 static void cell_tool(const struct ff_res_set *s, const struct ff_res_device *d,
@@ -213,10 +195,10 @@ static void cell_serves(const struct ff_res_set *s, const struct ff_res_device *
 }
 
 static const struct ff_res_column columns[] = {
-    {"device", "device", -1, cell_device},
-    {"vendor", "vendor", -1, cell_vendor},
-    {"backend", "backend", -1, cell_backend},
-    {"driver", "driver", -1, cell_driver},
+    {"device", "device", -1, cell_info},
+    {"vendor", "vendor", -1, cell_info},
+    {"backend", "backend", -1, cell_info},
+    {"driver", "driver", -1, cell_info},
     {"fp32", "fp32 matmul", FF_RES_FP32, cell_metric},
     {"fp16", "fp16 matmul", FF_RES_FP16, cell_metric},
     {"int8", "int8 matmul", FF_RES_INT8, cell_metric},

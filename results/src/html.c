@@ -151,18 +151,15 @@ static void html_table(const struct ff_res_set *set, struct ff_res_sb *o)
 
 int ff_res_write_html(const struct ff_res_set *set, struct ff_res_sb *o)
 {
+    static const char *const em[2] = {"<em>", "</em>"};
     ff_res_sb_printf(o,
                      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<title>flopfit results</title>\n<link rel=\"icon\" href=\"data:,\">\n"
-                     "<style>\n%s</style>\n</head>\n<body>\n<h1>flopfit results</h1>\n"
-                     "<p>%zu device%s from %zu profile%s. Each figure is the best verified result "
-                     "of the device; repeated runs of one device (same backend, device and "
-                     "driver) show their median and ± half their spread. A format the device "
-                     "does not support reads <em>unsupported</em>, with the reason in the notes "
-                     "below the table. Click a column header to sort.</p>\n",
-                     style, set->n_devices, set->n_devices == 1 ? "" : "s", set->n_runs,
-                     set->n_runs == 1 ? "" : "s");
+                     "<style>\n%s</style>\n</head>\n<body>\n<h1>flopfit results</h1>\n<p>",
+                     style);
+    ff_res_summary(set, em, o);
+    ff_res_sb_puts(o, " Click a column header to sort.</p>\n");
     html_table(set, o);
     ff_res_sb_puts(o, "<h2>Rooflines</h2>\n<p>Attainable rate = min(compute roof, bandwidth × "
                       "arithmetic intensity). Solid lines: measured by flopfit on the device "

@@ -135,14 +135,24 @@ static void md_sources(const struct ff_res_set *set, struct ff_res_sb *o)
     }
 }
 
-int ff_res_write_md(const struct ff_res_set *set, struct ff_res_sb *o)
+void ff_res_summary(const struct ff_res_set *set, const char *const mark[2], struct ff_res_sb *o)
 {
     ff_res_sb_printf(o,
-                     "# flopfit results\n\n%zu device%s from %zu profile%s. Each figure is the "
-                     "best verified result of the device; repeated runs of one device (same "
-                     "backend, device and driver) show their median and ± half their spread.\n\n",
+                     "%zu device%s from %zu profile%s. Each figure is the best verified result of "
+                     "the device; repeated runs of one device (same backend, device and driver) "
+                     "show their median and ± half their spread. A format the device does not "
+                     "support reads %sunsupported%s, with the reasons in the notes below the "
+                     "table, never 0.",
                      set->n_devices, set->n_devices == 1 ? "" : "s", set->n_runs,
-                     set->n_runs == 1 ? "" : "s");
+                     set->n_runs == 1 ? "" : "s", mark[0], mark[1]);
+}
+
+int ff_res_write_md(const struct ff_res_set *set, struct ff_res_sb *o)
+{
+    static const char *const em[2] = {"*", "*"};
+    ff_res_sb_puts(o, "# flopfit results\n\n");
+    ff_res_summary(set, em, o);
+    ff_res_sb_puts(o, "\n\n");
     ff_res_md_table(set, o);
     md_sources(set, o);
     return ff_res_sb_status(o);

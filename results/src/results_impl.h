@@ -19,6 +19,10 @@ void ff_res_estimate_device(struct ff_res_device *d, bool run);
 /* The plan's words for the serving columns: "one device, 4096 tokens (3840 + 256), batch 1". */
 const char *ff_res_serve_plan_text(void);
 
+/* "3 devices from 4 profiles. Each figure is the best verified result..." for every page's
+ * introduction; `unsupported` is wrapped in mark[0]..mark[1] ("<em>", "*"). */
+void ff_res_summary(const struct ff_res_set *set, const char *const mark[2], struct ff_res_sb *out);
+
 /* A figure in its unit: "118 GFLOP/s", "6.00 GiB", "1.26 us". */
 void ff_res_fmt_value(char *dst, size_t n, double v, const char *unit);
 /* The device's name as a reader knows it: "llvmpipe (LLVM 15.0.6, 256 bits) (vulkan)". */
