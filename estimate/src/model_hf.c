@@ -199,6 +199,29 @@ static int get_dropout(struct reader *r, const char *a, double def_a, const char
             return rc_;                                                                            \
     } while (0)
 
+/*
+ * A layer count: an integer from 1 to LAYERS_MAX. The bound is far above any published model
+ * (hundreds of layers) and keeps every per-layer loop of the readers and the estimator short:
+ * a config saying 26 billion layers is an error naming the field, not a hang.
+ */
+#define LAYERS_MAX 65536
+
+static int get_layers_alt(struct reader *r, const char *const *names, bool required, int64_t def,
+                          int64_t *out)
+{
+    const char *used = names[0];
+    TRY(get_int_alt(r, names, required, def, 1, out, &used));
+    if (*out > LAYERS_MAX)
+        return bad(r, used, field(r, names, &used), "a layer count from 1 to 65536");
+    return FF_OK;
+}
+
+static int get_layers(struct reader *r, const char *name, bool required, int64_t def, int64_t *out)
+{
+    const char *names[] = {name, NULL};
+    return get_layers_alt(r, names, required, def, out);
+}
+
 /* A JSON field of any kind, or NULL when absent or null. */
 static json_object *lookup(struct reader *r, const char *name)
 {
@@ -545,7 +568,7 @@ static int read_gemma3(struct reader *r, struct ff_model *m)
     int64_t hv, iv, lv, patch, image, ch;
     TRY(get_int(&v, "hidden_size", false, 768, 1, &hv));
     TRY(get_int(&v, "intermediate_size", false, 3072, 1, &iv));
-    TRY(get_int(&v, "num_hidden_layers", false, 12, 1, &lv));
+    TRY(get_layers(&v, "num_hidden_layers", false, 12, &lv));
     TRY(get_int(&v, "patch_size", false, 16, 1, &patch));
     TRY(get_int(&v, "image_size", false, 224, 1, &image));
     TRY(get_int(&v, "num_channels", false, 3, 1, &ch));
@@ -574,7 +597,7 @@ static int read_gptj(struct reader *r, struct ff_model *m)
     m->mlp_bias = true;
     m->lm_head_bias = true;
     TRY(get_int(r, "n_embd", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "n_layer", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "n_layer", true, 0, &m->layers));
     TRY(get_int(r, "n_head", true, 0, 1, &m->heads));
     m->kv_heads = m->heads;
     TRY(derive_head_dim(r, "n_embd", "n_head", false, m));
@@ -596,7 +619,7 @@ static int read_starcoder2(struct reader *r, struct ff_model *m)
     TRY(require_string(r, "norm_type", "layer_norm"));
     TRY(require_string(r, "mlp_type", "default"));
     TRY(get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", true, 0, &m->layers));
     TRY(get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
     TRY(get_int(r, "num_key_value_heads", false, 2, 1, &m->kv_heads));
     TRY(derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
@@ -634,7 +657,7 @@ static int read_mamba(struct reader *r, struct ff_model *m)
     m->final_norm = true;
     m->ffn_absent = true;
     TRY(get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", true, 0, &m->layers));
     TRY(get_int(r, "vocab_size", true, 0, 1, &m->vocab));
     m->ssm_layers = m->layers;
     TRY(get_int(r, "state_size", false, 16, 1, &m->ssm_state));
@@ -661,7 +684,7 @@ static int read_jamba(struct reader *r, struct ff_model *m)
     base(m);
     m->gated_ffn = true;
     TRY(get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", true, 0, &m->layers));
     TRY(get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
     TRY(get_int(r, "num_key_value_heads", false, 8, 1, &m->kv_heads));
     TRY(derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
@@ -713,7 +736,7 @@ static int read_gpt2(struct reader *r, struct ff_model *m)
     m->final_norm = true;
     m->attn_bias = m->mlp_bias = true;
     TRY(get_int(r, "n_embd", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "n_layer", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "n_layer", true, 0, &m->layers));
     TRY(get_int(r, "n_head", true, 0, 1, &m->heads));
     m->kv_heads = m->heads;
     TRY(derive_head_dim(r, "n_embd", "n_head", false, m));
@@ -733,7 +756,7 @@ static int read_opt(struct reader *r, struct ff_model *m)
     m->norms_per_layer = 2;
     bool pre_ln = true, bias = true;
     TRY(get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", true, 0, &m->layers));
     TRY(get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
     m->kv_heads = m->heads;
     TRY(derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
@@ -759,7 +782,7 @@ static int read_neox(struct reader *r, struct ff_model *m)
     m->norms_per_layer = 2;
     m->final_norm = true;
     TRY(get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", true, 0, &m->layers));
     TRY(get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
     m->kv_heads = m->heads;
     TRY(derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
@@ -784,7 +807,7 @@ static int read_falcon(struct reader *r, const char *type, struct ff_model *m)
     m->final_norm = true;
     const char *hidden_used = hidden[0], *heads_used = heads[0];
     TRY(get_int_alt(r, hidden, true, 0, 1, &m->hidden, &hidden_used));
-    TRY(get_int_alt(r, layers, true, 0, 1, &m->layers, NULL));
+    TRY(get_layers_alt(r, layers, true, 0, &m->layers));
     TRY(get_int_alt(r, heads, true, 0, 1, &m->heads, &heads_used));
     TRY(derive_head_dim(r, hidden_used, heads_used, false, m));
     /* The legacy remote-code configs: "RefinedWeb" is Falcon-40B's (modelling_RW.py:
@@ -829,7 +852,7 @@ static int read_bloom(struct reader *r, struct ff_model *m)
     m->attn_bias = m->mlp_bias = true;
     const char *hidden_used = hidden[0], *heads_used = heads[0];
     TRY(get_int_alt(r, hidden, true, 0, 1, &m->hidden, &hidden_used));
-    TRY(get_int(r, "n_layer", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "n_layer", true, 0, &m->layers));
     TRY(get_int_alt(r, heads, true, 0, 1, &m->heads, &heads_used));
     m->kv_heads = m->heads;
     TRY(derive_head_dim(r, hidden_used, heads_used, false, m));
@@ -847,7 +870,7 @@ static int read_mpt(struct reader *r, struct ff_model *m)
     m->norms_per_layer = 2;
     m->final_norm = true;
     TRY(get_int(r, "d_model", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "n_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "n_layers", true, 0, &m->layers));
     TRY(get_int(r, "n_heads", true, 0, 1, &m->heads));
     TRY(derive_head_dim(r, "d_model", "n_heads", false, m));
     int64_t ratio = 4;
@@ -898,7 +921,7 @@ static int read_deepseek(struct reader *r, struct ff_model *m)
     base(m);
     m->gated_ffn = true;
     TRY(get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", true, 0, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", true, 0, &m->layers));
     TRY(get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
     TRY(get_int(r, "num_key_value_heads", false, m->heads, 1, &m->kv_heads));
     TRY(get_int(r, "q_lora_rank", false, 0, 0, &m->q_lora_rank));

@@ -1,4 +1,5 @@
 /* tests/estimate/test_device.c — the catalog and measured profiles (results/SCHEMA.md). */
+#include <glob.h>
 #include <string.h>
 
 #include "common.h"
@@ -159,18 +160,20 @@ Test(device, profile_reader_refuses_non_regular_files_at_once, .timeout = 20)
 
 Test(device, published_profiles_still_read)
 {
-    static const char *const files[] = {
-        "opencl-pthread-haswell-amd-epyc-20261129-234621.json",
-        "vulkan-llvmpipe-llvm-15.0.6-256-bits-20261129-234724.json"};
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        char path[512], err[512] = "";
-        snprintf(path, sizeof(path), "%s/%s", FF_RESULTS_DIR, files[i]);
+    /* the curated profiles, in results/<vendor>/<device>/ */
+    glob_t g;
+    cr_assert_eq(glob(FF_RESULTS_DIR "/*/*/*.json", 0, NULL, &g), 0, "no published profiles");
+    cr_assert_geq(g.gl_pathc, 2);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *path = g.gl_pathv[i];
+        char err[512] = "";
         struct ff_spec d;
         cr_assert_eq(ff_spec_from_profile(path, &d, err, sizeof(err)), FF_OK, "%s", err);
-        cr_expect_gt(d.mem_bytes, 1e9, "%s", files[i]);
-        cr_expect_gt(d.bandwidth_bytes_per_s, 1e8, "%s", files[i]);
-        cr_expect_gt(d.flops_per_s[FF_PREC_FP32], 1e9, "%s", files[i]);
+        cr_expect_gt(d.mem_bytes, 1e9, "%s", path);
+        cr_expect_gt(d.bandwidth_bytes_per_s, 1e8, "%s", path);
+        cr_expect_gt(d.flops_per_s[FF_PREC_FP32], 1e9, "%s", path);
     }
+    globfree(&g);
 }
 
 /* The devices of the second pass: datasheet figures as stated in their source strings, a
