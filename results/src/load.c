@@ -275,7 +275,7 @@ static int add_dir(struct ff_res_set *set, const char *dir, int depth, char *err
         n++;
     }
     closedir(d);
-    if (rc == FF_OK)
+    if (rc == FF_OK && n > 1)
         qsort(names, n, sizeof(*names), cmp_str);
     for (size_t i = 0; i < n && rc == FF_OK; i++) {
         size_t len = strlen(dir) + strlen(names[i]) + 2;
