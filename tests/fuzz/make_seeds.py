@@ -112,7 +112,7 @@ def hf_config():
 
 
 def profile():
-    paths = glob.glob(os.path.join(ROOT, "results/*.json")) + \
+    paths = glob.glob(os.path.join(ROOT, "results/*/*/*.json")) + \
         glob.glob(os.path.join(ROOT, "tests/estimate/data/profile-*.json"))
     base = None
     for path in sorted(paths):
