@@ -4,7 +4,6 @@
  * Exit codes: 0 the plan fits (ranking: something fits), 1 it does not fit (or an internal
  * failure), 2 a usage or input error (message on stderr).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,24 +12,7 @@
 
 #include "cli_report.h"
 #include "estimate_cli.h"
-#include "estimate_cli_impl.h"
-
-int ff_estcli_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "flopfit estimate: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see flopfit estimate --help)\n");
-    va_end(ap);
-    return FF_ESTCLI_EXIT_USAGE;
-}
-
-int ff_estcli_fail(int rc, const char *err)
-{
-    fprintf(stderr, "flopfit estimate: %s\n", err);
-    return rc == FF_ERR_NO_MEMORY ? 1 : FF_ESTCLI_EXIT_USAGE;
-}
+#include "estcli.h"
 
 static int list_models(FILE *out, bool json)
 {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "estimate_cli_impl.h"
+#include "estcli.h"
 
 const char ff_estcli_usage_text[] =
     "usage: flopfit estimate --model NAME|config.json | --params N  [task] [plan] [device]\n"

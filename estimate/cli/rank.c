@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "cli_report.h"
-#include "estimate_cli_impl.h"
+#include "estcli.h"
 
 static int cmp_rows(const void *a, const void *b)
 {

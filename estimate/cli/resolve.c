@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "estimate_cli_impl.h"
+#include "estcli.h"
 
 /*
  * What --model names. A name with a '/' or ending in ".json" is a path. A bare name that is

@@ -1,10 +1,11 @@
 /*
- * estimate/cli/estimate_cli_impl.h — the rooms of `flopfit estimate` (internal): options.c
+ * estimate/cli/estcli.h — the rooms of `flopfit estimate` (internal): options.c
  * parses argv into struct ff_estcli_opts and a plan, resolve.c turns names and files into a
- * model and a device, rank.c ranks devices (--device all), estimate_cli.c runs the command.
+ * model and a device, rank.c ranks devices (--device all), messages.c writes the errors,
+ * estimate_cli.c runs the command. Every room includes this header and none includes another.
  */
-#ifndef FF_ESTIMATE_CLI_IMPL_H
-#define FF_ESTIMATE_CLI_IMPL_H
+#ifndef FF_ESTCLI_H
+#define FF_ESTCLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,7 +55,7 @@ int ff_estcli_device(const struct ff_estcli_opts *o, struct ff_spec *d);
 int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
                    const struct ff_plan *p);
 
-/* ---- estimate_cli.c: the only places that write errors ---- */
+/* ---- messages.c: the only places that write errors ---- */
 
 /* "flopfit estimate: <message>" and the --help hint on stderr; returns FF_ESTCLI_EXIT_USAGE. */
 FF_PRINTF(1, 2) int ff_estcli_usage_error(const char *fmt, ...);
