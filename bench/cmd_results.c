@@ -18,9 +18,9 @@
 static void usage(FILE *f)
 {
     char formats[128] = "";
-    for (const struct ff_res_writer *w = ff_res_writers(); w->name; w++)
+    for (const struct ff_pub_writer *w = ff_pub_writers(); w->name; w++)
         snprintf(formats + strlen(formats), sizeof(formats) - strlen(formats), "%s%s",
-                 w == ff_res_writers() ? "" : ", ", w->name);
+                 w == ff_pub_writers() ? "" : ", ", w->name);
     fprintf(
         f,
         "usage: flopfit results [PROFILE|DIR...] [options]\n"
@@ -69,12 +69,12 @@ static int usage_error(const char *msg)
 }
 
 struct opts {
-    const struct ff_res_writer *writer;
+    const struct ff_pub_writer *writer;
     const char *output;
     const char *compare[2];
     const char *publish;
     bool check, fail_on_worse, list_columns;
-    struct ff_res_options res;
+    struct ff_pub_options res;
 };
 
 /* Trailing slashes off, so "results/" and "results" name files the same way. */
@@ -87,20 +87,20 @@ static char *trim_dir(char *s)
 }
 
 /* Read paths into a finished set; prints what was skipped. 0, 1 (nothing readable) or 2. */
-static int load(char *const *paths, size_t n, const char *base, const struct ff_res_options *o,
-                struct ff_res_set **out)
+static int load(char *const *paths, size_t n, const char *base, const struct ff_pub_options *o,
+                struct ff_pub_set **out)
 {
     char err[1024];
-    int rc = ff_res_set_create(out);
+    int rc = ff_pub_set_create(out);
     if (rc) {
         fprintf(stderr, "flopfit results: out of memory\n");
         return 1;
     }
-    struct ff_res_set *set = *out;
+    struct ff_pub_set *set = *out;
     if (base)
         snprintf(set->base, sizeof(set->base), "%s", base);
     for (size_t i = 0; i < n; i++) {
-        if ((rc = ff_res_set_add(set, paths[i], err, sizeof(err))) != 0) {
+        if ((rc = ff_pub_set_add(set, paths[i], err, sizeof(err))) != 0) {
             fprintf(stderr, "flopfit results: %s\n",
                     rc == FF_ERR_NO_MEMORY ? "out of memory" : err);
             return 1;
@@ -120,7 +120,7 @@ static int load(char *const *paths, size_t n, const char *base, const struct ff_
                 set->n_found);
         return 1;
     }
-    if ((rc = ff_res_set_finish(set, o, err, sizeof(err))) != 0) {
+    if ((rc = ff_pub_set_finish(set, o, err, sizeof(err))) != 0) {
         fprintf(stderr, "flopfit results: %s\n", err);
         return rc == FF_ERR_INVALID ? EXIT_USAGE : 1;
     }
@@ -174,18 +174,18 @@ static int cmd_submit(int argc, char **argv)
         return usage_error("submit takes one profile: flopfit results submit PROFILE "
                            "[--results DIR]");
     char used[4400], err[1024];
-    struct ff_res_sb row;
-    ff_res_sb_init(&row);
-    int rc = ff_res_submit(argv[optind], dir, used, sizeof(used), &row, err, sizeof(err));
+    struct ff_pub_sb row;
+    ff_pub_sb_init(&row);
+    int rc = ff_pub_submit(argv[optind], dir, used, sizeof(used), &row, err, sizeof(err));
     if (rc) {
         fprintf(stderr, "flopfit results: submit: %s\n", err);
-        ff_res_sb_finish(&row);
+        ff_pub_sb_finish(&row);
         return 1;
     }
     printf("filed %s\n\nits row of the table:\n\n%s\nnext: `flopfit results --publish %s`, "
            "then commit the profile with %s/README.md and %s/page/ and open a pull request\n",
-           used, ff_res_sb_str(&row), dir, dir, dir);
-    ff_res_sb_finish(&row);
+           used, ff_pub_sb_str(&row), dir, dir, dir);
+    ff_pub_sb_finish(&row);
     return 0;
 }
 
@@ -231,8 +231,8 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
     memset(o, 0, sizeof(*o));
     o->compare[0] = compare[0];
     o->compare[1] = compare[1];
-    ff_res_options_init(&o->res);
-    o->writer = ff_res_writers();
+    ff_pub_options_init(&o->res);
+    o->writer = ff_pub_writers();
     int c;
     optind = 1;
     opterr = 0;
@@ -240,15 +240,15 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
         const char *opt = optind > 1 && optind - 1 < argc ? argv[optind - 1] : "?";
         switch (c) {
         case OPT_FORMAT:
-            if (!(o->writer = ff_res_writer_find(optarg))) {
-                for (const struct ff_res_writer *w = ff_res_writers(); w->name; w++)
+            if (!(o->writer = ff_pub_writer_find(optarg))) {
+                for (const struct ff_pub_writer *w = ff_pub_writers(); w->name; w++)
                     snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-                             w == ff_res_writers() ? "" : ", ", w->name);
+                             w == ff_pub_writers() ? "" : ", ", w->name);
                 return bad_value("--format", optarg, names);
             }
             break;
         case OPT_HTML:
-            o->writer = ff_res_writer_find("html");
+            o->writer = ff_pub_writer_find("html");
             /* fall through */
         case OPT_OUTPUT:
             if (!*optarg)
@@ -256,9 +256,9 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
             o->output = trim_dir(optarg);
             break;
         case OPT_SORT:
-            if (!ff_res_column_find(optarg)) {
+            if (!ff_pub_column_find(optarg)) {
                 size_t n;
-                const struct ff_res_column *cols = ff_res_columns(&n);
+                const struct ff_pub_column *cols = ff_pub_columns(&n);
                 for (size_t i = 0; i < n; i++)
                     snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
                              i ? ", " : "", cols[i].id);
@@ -299,7 +299,7 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
     if (o->compare[0] && strcmp(o->writer->name, "html") == 0)
         return usage_error("invalid value 'html' for --format with --compare: expected md, csv "
                            "or json");
-    if (o->publish && (o->output || o->writer != ff_res_writers()))
+    if (o->publish && (o->output || o->writer != ff_pub_writers()))
         return usage_error("--publish DIR writes DIR/README.md and DIR/page/: it takes no "
                            "--format, --output or --html");
     return 0;
@@ -307,28 +307,28 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
 
 static int run_compare(const struct opts *o)
 {
-    struct ff_res_set *sides[2] = {NULL, NULL};
+    struct ff_pub_set *sides[2] = {NULL, NULL};
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++)
         rc = load((char *const *)&o->compare[s], 1, NULL, &o->res, &sides[s]);
     if (!rc) {
-        struct ff_res_sb out;
+        struct ff_pub_sb out;
         size_t worse = 0;
-        ff_res_sb_init(&out);
-        if (ff_res_compare(sides[0], sides[1], o->writer->name, &out, &worse) != 0) {
+        ff_pub_sb_init(&out);
+        if (ff_pub_compare(sides[0], sides[1], o->writer->name, &out, &worse) != 0) {
             fprintf(stderr, "flopfit results: out of memory\n");
             rc = 1;
         } else {
-            rc = emit(ff_res_sb_str(&out), o->output);
+            rc = emit(ff_pub_sb_str(&out), o->output);
             if (!rc && o->fail_on_worse && worse)
                 rc = 1;
             if (!rc && (sides[0]->n_skipped || sides[1]->n_skipped))
                 rc = 1;
         }
-        ff_res_sb_finish(&out);
+        ff_pub_sb_finish(&out);
     }
-    ff_res_set_destroy(&sides[0]);
-    ff_res_set_destroy(&sides[1]);
+    ff_pub_set_destroy(&sides[0]);
+    ff_pub_set_destroy(&sides[1]);
     return rc;
 }
 
@@ -348,33 +348,33 @@ static int run_table(const struct opts *o, char **paths, size_t n)
         paths = dflt_list;
         n = 1;
     }
-    struct ff_res_set *set = NULL;
+    struct ff_pub_set *set = NULL;
     int rc = load(paths, n, o->publish, &o->res, &set);
     if (!rc && o->publish) {
-        if (ff_res_publish(set, o->publish, o->check, err, sizeof(err)) != 0) {
+        if (ff_pub_publish(set, o->publish, o->check, err, sizeof(err)) != 0) {
             fprintf(stderr, "flopfit results: %s%s\n", err,
                     o->check ? " (regenerate: flopfit results --publish DIR)" : "");
             rc = 1;
         }
     } else if (!rc && strcmp(o->writer->name, "html") == 0 && o->output) {
-        if (ff_res_html_dir(set, o->output, false, err, sizeof(err)) != 0) {
+        if (ff_pub_html_dir(set, o->output, false, err, sizeof(err)) != 0) {
             fprintf(stderr, "flopfit results: %s\n", err);
             rc = 1;
         }
     } else if (!rc) {
-        struct ff_res_sb out;
-        ff_res_sb_init(&out);
+        struct ff_pub_sb out;
+        ff_pub_sb_init(&out);
         if (o->writer->table(set, &out) != 0) {
             fprintf(stderr, "flopfit results: out of memory\n");
             rc = 1;
         } else {
-            rc = emit(ff_res_sb_str(&out), o->output);
+            rc = emit(ff_pub_sb_str(&out), o->output);
         }
-        ff_res_sb_finish(&out);
+        ff_pub_sb_finish(&out);
     }
     if (!rc && set->n_skipped)
         rc = 1;
-    ff_res_set_destroy(&set);
+    ff_pub_set_destroy(&set);
     return rc;
 }
 
@@ -419,7 +419,7 @@ int ff_cmd_results(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if (o.list_columns) {
         size_t n;
-        const struct ff_res_column *cols = ff_res_columns(&n);
+        const struct ff_pub_column *cols = ff_pub_columns(&n);
         for (size_t i = 0; i < n; i++)
             printf("%-16s %s\n", cols[i].id, cols[i].title);
         return 0;

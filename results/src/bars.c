@@ -17,13 +17,13 @@
 #define ROW_H   28
 #define TOP     44
 
-int ff_res_svg_bars(const struct ff_res_set *set, enum ff_res_metric m, struct ff_res_sb *o)
+int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct ff_pub_sb *o)
 {
-    const struct ff_res_metric_info *mi = &ff_res_metrics()[m];
+    const struct ff_pub_metric_info *mi = &ff_pub_metrics()[m];
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < set->n_devices; i++) {
-        const struct ff_res_figure *f = &set->devices[i].fig[m];
-        if (f->state == FF_RES_OK && f->value > 0) {
+        const struct ff_pub_figure *f = &set->devices[i].fig[m];
+        if (f->state == FF_PUB_OK && f->value > 0) {
             lo = fmin(lo, f->min > 0 ? f->min : f->value);
             hi = fmax(hi, f->max);
         }
@@ -32,80 +32,80 @@ int ff_res_svg_bars(const struct ff_res_set *set, enum ff_res_metric m, struct f
     char title[256], text[640];
     snprintf(title, sizeof(title), "%s, best verified result per device (%s, log scale)", mi->title,
              mi->unit);
-    ff_res_svg_open(o, W, h, title, "bars");
-    ff_res_svg_text(o, 10, 24, "start", 15, "font-weight=\"bold\"", title);
-    struct ff_res_axis ax = {.p0 = X0, .p1 = X1};
+    ff_pub_svg_open(o, W, h, title, "bars");
+    ff_pub_svg_text(o, 10, 24, "start", 15, "font-weight=\"bold\"", title);
+    struct ff_pub_axis ax = {.p0 = X0, .p1 = X1};
     bool any = hi > 0;
     if (any) {
         /* the bars start a decade below the smallest figure so the smallest is visible */
-        ff_res_axis_fit(&ax, lo / 10, hi, 2);
+        ff_pub_axis_fit(&ax, lo / 10, hi, 2);
         int bottom = TOP + (int)set->n_devices * ROW_H;
-        ff_res_sb_puts(o, "<g stroke=\"#e3e3e3\">\n");
+        ff_pub_sb_puts(o, "<g stroke=\"#e3e3e3\">\n");
         for (int d = (int)ax.lo; d <= (int)ax.hi; d++)
-            ff_res_sb_printf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
-                             ff_res_axis_px(&ax, pow(10, d)), TOP - 4,
-                             ff_res_axis_px(&ax, pow(10, d)), bottom);
-        ff_res_sb_puts(o, "</g>\n");
+            ff_pub_sb_printf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
+                             ff_pub_axis_px(&ax, pow(10, d)), TOP - 4,
+                             ff_pub_axis_px(&ax, pow(10, d)), bottom);
+        ff_pub_sb_puts(o, "</g>\n");
         for (int d = (int)ax.lo; d <= (int)ax.hi; d++) {
             char lab[32];
-            ff_res_decade_label(lab, sizeof(lab), d);
-            ff_res_svg_text(o, ff_res_axis_px(&ax, pow(10, d)), bottom + 16, "middle", 11, NULL,
+            ff_pub_decade_label(lab, sizeof(lab), d);
+            ff_pub_svg_text(o, ff_pub_axis_px(&ax, pow(10, d)), bottom + 16, "middle", 11, NULL,
                             lab);
         }
         bool spread = false;
         for (size_t i = 0; i < set->n_devices; i++)
-            spread |= set->devices[i].fig[m].state == FF_RES_OK && set->devices[i].fig[m].runs > 1;
+            spread |= set->devices[i].fig[m].state == FF_PUB_OK && set->devices[i].fig[m].runs > 1;
         snprintf(text, sizeof(text), "%s (log scale)%s", mi->unit,
                  spread ? "; a line through a bar: the range over that device's runs" : "");
-        ff_res_svg_text(o, (X0 + X1) / 2.0, bottom + 36, "middle", 12, NULL, text);
+        ff_pub_svg_text(o, (X0 + X1) / 2.0, bottom + 36, "middle", 12, NULL, text);
     }
     for (size_t i = 0; i < set->n_devices; i++) {
-        const struct ff_res_device *d = &set->devices[i];
-        const struct ff_res_figure *f = &d->fig[m];
+        const struct ff_pub_device *d = &set->devices[i];
+        const struct ff_pub_figure *f = &d->fig[m];
         double y = TOP + (double)i * ROW_H;
         char label[512];
-        ff_res_device_label(d, label, sizeof(label));
+        ff_pub_device_label(d, label, sizeof(label));
         /* long names are cut for the label column; the full name is the row's tooltip */
-        ff_res_sb_puts(o, "<g><title>");
-        ff_res_sb_esc(o, FF_RES_ESC_XML, label);
-        ff_res_sb_puts(o, "</title>\n");
+        ff_pub_sb_puts(o, "<g><title>");
+        ff_pub_sb_esc(o, FF_PUB_ESC_XML, label);
+        ff_pub_sb_puts(o, "</title>\n");
         char shown[64];
         if (strlen(label) > 44)
             snprintf(shown, sizeof(shown), "%.41s...", label);
         else
             snprintf(shown, sizeof(shown), "%s", label);
-        ff_res_svg_text(o, LABEL_W, y + 18, "end", 12, NULL, shown);
-        ff_res_sb_puts(o, "</g>\n");
-        if (f->state != FF_RES_OK || !any) {
-            ff_res_figure_text(f, m, text, sizeof(text));
-            size_t note = ff_res_note_number(set, f->reason[0] ? f->reason : NULL);
+        ff_pub_svg_text(o, LABEL_W, y + 18, "end", 12, NULL, shown);
+        ff_pub_sb_puts(o, "</g>\n");
+        if (f->state != FF_PUB_OK || !any) {
+            ff_pub_figure_text(f, m, text, sizeof(text));
+            size_t note = ff_pub_note_number(set, f->reason[0] ? f->reason : NULL);
             char t[700];
             if (note)
                 snprintf(t, sizeof(t), "%s [%zu]", text, note);
             else
                 snprintf(t, sizeof(t), "%s", text);
-            ff_res_sb_puts(o, "<g><title>");
-            ff_res_sb_esc(o, FF_RES_ESC_XML, f->reason[0] ? f->reason : text);
-            ff_res_sb_puts(o, "</title>\n");
-            ff_res_svg_text(o, X0 + 6, y + 18, "start", 12,
+            ff_pub_sb_puts(o, "<g><title>");
+            ff_pub_sb_esc(o, FF_PUB_ESC_XML, f->reason[0] ? f->reason : text);
+            ff_pub_sb_puts(o, "</title>\n");
+            ff_pub_svg_text(o, X0 + 6, y + 18, "start", 12,
                             "fill=\"#777777\" font-style=\"italic\"", t);
-            ff_res_sb_puts(o, "</g>\n");
+            ff_pub_sb_puts(o, "</g>\n");
             continue;
         }
-        double x = ff_res_axis_px(&ax, f->value);
-        ff_res_sb_printf(o,
+        double x = ff_pub_axis_px(&ax, f->value);
+        ff_pub_sb_printf(o,
                          "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-                         X0, y + 5, x - X0, ROW_H - 10, ff_res_prec_colour((int)m));
+                         X0, y + 5, x - X0, ROW_H - 10, ff_pub_prec_colour((int)m));
         if (f->runs > 1)
-            ff_res_sb_printf(o,
+            ff_pub_sb_printf(o,
                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                              "stroke=\"#222222\" stroke-width=\"1.5\"/>\n",
-                             ff_res_axis_px(&ax, f->min), y + ROW_H / 2.0,
-                             ff_res_axis_px(&ax, f->max), y + ROW_H / 2.0);
-        ff_res_fmt_value(text, sizeof(text), f->value, mi->unit);
-        ff_res_svg_text(o, fmax(x, ff_res_axis_px(&ax, f->max)) + 6, y + 18, "start", 12, NULL,
+                             ff_pub_axis_px(&ax, f->min), y + ROW_H / 2.0,
+                             ff_pub_axis_px(&ax, f->max), y + ROW_H / 2.0);
+        ff_pub_fmt_value(text, sizeof(text), f->value, mi->unit);
+        ff_pub_svg_text(o, fmax(x, ff_pub_axis_px(&ax, f->max)) + 6, y + 18, "start", 12, NULL,
                         text);
     }
-    ff_res_svg_close(o);
-    return ff_res_sb_status(o);
+    ff_pub_svg_close(o);
+    return ff_pub_sb_status(o);
 }

@@ -12,7 +12,7 @@
 
 #include "results_impl.h"
 
-void ff_res_fmt_value(char *dst, size_t n, double v, const char *unit)
+void ff_pub_fmt_value(char *dst, size_t n, double v, const char *unit)
 {
     if (strcmp(unit, FF_PF_UNIT_BYTES) == 0)
         ff_fmt_bytes_bin(dst, n, v);
@@ -27,23 +27,23 @@ static const char *or_unknown(const char *s)
     return s && *s ? s : "unknown";
 }
 
-void ff_res_device_label(const struct ff_res_device *d, char *dst, size_t n)
+void ff_pub_device_label(const struct ff_pub_device *d, char *dst, size_t n)
 {
     snprintf(dst, n, "%s (%s)", or_unknown(d->info->device.name),
              or_unknown(d->info->device.backend));
 }
 
-void ff_res_figure_text(const struct ff_res_figure *f, int metric, char *dst, size_t n)
+void ff_pub_figure_text(const struct ff_pub_figure *f, int metric, char *dst, size_t n)
 {
     switch (f->state) {
-    case FF_RES_OK: ff_res_fmt_value(dst, n, f->value, ff_res_metrics()[metric].unit); break;
-    case FF_RES_UNSUPPORTED: snprintf(dst, n, "unsupported"); break;
-    case FF_RES_FAILED: snprintf(dst, n, "failed"); break;
+    case FF_PUB_OK: ff_pub_fmt_value(dst, n, f->value, ff_pub_metrics()[metric].unit); break;
+    case FF_PUB_UNSUPPORTED: snprintf(dst, n, "unsupported"); break;
+    case FF_PUB_FAILED: snprintf(dst, n, "failed"); break;
     default: snprintf(dst, n, "not measured"); break;
     }
 }
 
-static void clear(struct ff_res_cell *out)
+static void clear(struct ff_pub_cell *out)
 {
     memset(out, 0, sizeof(*out));
     out->sort = NAN;
@@ -52,8 +52,8 @@ static void clear(struct ff_res_cell *out)
 /* ---- text columns ---- */
 
 /* The profile's own words, by column id: device, vendor, backend, driver. */
-static void cell_info(const struct ff_res_set *s, const struct ff_res_device *d,
-                      const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_info(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                      const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s;
     clear(out);
@@ -65,8 +65,8 @@ static void cell_info(const struct ff_res_set *s, const struct ff_res_device *d,
     snprintf(out->text, sizeof(out->text), "%s", or_unknown(v));
 }
 
-static void cell_tool(const struct ff_res_set *s, const struct ff_res_device *d,
-                      const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_tool(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                      const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s, (void)c;
     clear(out);
@@ -74,8 +74,8 @@ static void cell_tool(const struct ff_res_set *s, const struct ff_res_device *d,
              or_unknown(d->info->tool_git));
 }
 
-static void cell_date(const struct ff_res_set *s, const struct ff_res_device *d,
-                      const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_date(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                      const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s, (void)c;
     clear(out);
@@ -83,8 +83,8 @@ static void cell_date(const struct ff_res_set *s, const struct ff_res_device *d,
     snprintf(out->text, sizeof(out->text), "%.10s", or_unknown(d->info->created));
 }
 
-static void cell_run(const struct ff_res_set *s, const struct ff_res_device *d,
-                     const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_run(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                     const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s, (void)c;
     clear(out);
@@ -101,15 +101,15 @@ static void cell_run(const struct ff_res_set *s, const struct ff_res_device *d,
 
 /* ---- figures ---- */
 
-static void cell_metric(const struct ff_res_set *s, const struct ff_res_device *d,
-                        const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_metric(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                        const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s;
     clear(out);
-    const struct ff_res_figure *f = &d->fig[c->metric];
+    const struct ff_pub_figure *f = &d->fig[c->metric];
     char v[64], *detail = out->detail;
-    ff_res_figure_text(f, c->metric, v, sizeof(v));
-    if (f->state != FF_RES_OK) {
+    ff_pub_figure_text(f, c->metric, v, sizeof(v));
+    if (f->state != FF_PUB_OK) {
         snprintf(out->text, sizeof(out->text), "%s", v);
         out->note = f->reason[0] ? f->reason : NULL;
         return;
@@ -119,18 +119,18 @@ static void cell_metric(const struct ff_res_set *s, const struct ff_res_device *
 #define ADD(...)                                                                                   \
     len += (size_t)snprintf(                                                                       \
         detail + len, len < sizeof(out->detail) ? sizeof(out->detail) - len : 0, __VA_ARGS__)
-    if (c->metric < FF_RES_N_MATMUL && f->impl)
+    if (c->metric < FF_PUB_N_MATMUL && f->impl)
         ADD("%s, n=%llu", f->impl, (unsigned long long)f->size);
-    else if (c->metric == FF_RES_UPLOAD || c->metric == FF_RES_DOWNLOAD)
+    else if (c->metric == FF_PUB_UPLOAD || c->metric == FF_PUB_DOWNLOAD)
         ADD("%s", strstr(f->name, "pinned") ? "pinned" : "pageable");
     if (f->runs > 1) {
         double spread = f->value > 0 ? (f->max - f->min) / f->value : 0;
-        out->warn = spread > FF_RES_HIGH_SPREAD;
+        out->warn = spread > FF_PUB_HIGH_SPREAD;
         ADD("%s±%.0f%% over %d runs", len ? ", " : "", 50.0 * spread, f->runs);
     }
 #undef ADD
     const char *bound = "";
-    if (c->metric == FF_RES_USABLE && (f->capped || f->time_limited)) {
+    if (c->metric == FF_PUB_USABLE && (f->capped || f->time_limited)) {
         bound = "≥ ";
         out->note = f->capped ? "the usable-memory probe stopped at its cap (the host-memory "
                                 "share or --memory-limit): a lower bound"
@@ -139,8 +139,8 @@ static void cell_metric(const struct ff_res_set *s, const struct ff_res_device *
     snprintf(out->text, sizeof(out->text), "%s%s", bound, v);
 }
 
-static void cell_datasheet(const struct ff_res_set *s, const struct ff_res_device *d,
-                           const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_datasheet(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                           const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s, (void)c;
     clear(out);
@@ -151,32 +151,32 @@ static void cell_datasheet(const struct ff_res_set *s, const struct ff_res_devic
         return;
     }
     size_t len = 0;
-    for (int m = 0; m < FF_RES_N_MATMUL; m++) {
-        int p = ff_res_metrics()[m].prec;
+    for (int m = 0; m < FF_PUB_N_MATMUL; m++) {
+        int p = ff_pub_metrics()[m].prec;
         double peak = d->datasheet.flops_per_s[p];
         if (peak <= 0)
             continue;
         char pct[32];
-        if (d->fig[m].state == FF_RES_OK)
+        if (d->fig[m].state == FF_PUB_OK)
             snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * d->fig[m].value / peak);
         else
             snprintf(pct, sizeof(pct), "n/a");
-        if (m == FF_RES_FP32 && d->fig[m].state == FF_RES_OK)
+        if (m == FF_PUB_FP32 && d->fig[m].state == FF_PUB_OK)
             out->sort = d->fig[m].value / peak;
         len += (size_t)snprintf(out->text + len, sizeof(out->text) - len, "%s%s %s",
-                                len ? ", " : "", ff_res_metrics()[m].id, pct);
+                                len ? ", " : "", ff_pub_metrics()[m].id, pct);
         if (len >= sizeof(out->text))
             break;
     }
     out->note = d->datasheet.source;
 }
 
-static void cell_serves(const struct ff_res_set *s, const struct ff_res_device *d,
-                        const struct ff_res_column *c, struct ff_res_cell *out)
+static void cell_serves(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                        const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
     (void)s, (void)c;
     clear(out);
-    const struct ff_res_serves *sv = &d->serves;
+    const struct ff_pub_serves *sv = &d->serves;
     if (sv->state != FF_OK) {
         snprintf(out->text, sizeof(out->text), "%s",
                  sv->state == FF_ERR_NOT_FOUND ? "no preset fits" : "no estimate");
@@ -194,33 +194,33 @@ static void cell_serves(const struct ff_res_set *s, const struct ff_res_device *
                 "--profile` does";
 }
 
-static const struct ff_res_column columns[] = {
+static const struct ff_pub_column columns[] = {
     {"device", "device", -1, cell_info},
     {"vendor", "vendor", -1, cell_info},
     {"backend", "backend", -1, cell_info},
     {"driver", "driver", -1, cell_info},
-    {"fp32", "fp32 matmul", FF_RES_FP32, cell_metric},
-    {"fp16", "fp16 matmul", FF_RES_FP16, cell_metric},
-    {"int8", "int8 matmul", FF_RES_INT8, cell_metric},
+    {"fp32", "fp32 matmul", FF_PUB_FP32, cell_metric},
+    {"fp16", "fp16 matmul", FF_PUB_FP16, cell_metric},
+    {"int8", "int8 matmul", FF_PUB_INT8, cell_metric},
     {"datasheet", "% of datasheet", -1, cell_datasheet},
-    {"usable_memory", "usable memory", FF_RES_USABLE, cell_metric},
-    {"read_bandwidth", "read bandwidth", FF_RES_READ, cell_metric},
-    {"upload", "host→device", FF_RES_UPLOAD, cell_metric},
-    {"download", "device→host", FF_RES_DOWNLOAD, cell_metric},
-    {"launch_latency", "launch latency", FF_RES_LAUNCH, cell_metric},
+    {"usable_memory", "usable memory", FF_PUB_USABLE, cell_metric},
+    {"read_bandwidth", "read bandwidth", FF_PUB_READ, cell_metric},
+    {"upload", "host→device", FF_PUB_UPLOAD, cell_metric},
+    {"download", "device→host", FF_PUB_DOWNLOAD, cell_metric},
+    {"launch_latency", "launch latency", FF_PUB_LAUNCH, cell_metric},
     {"serves", "serves (1 device, 4k context)", -1, cell_serves},
     {"flopfit", "flopfit", -1, cell_tool},
     {"date", "date", -1, cell_date},
     {"run", "run", -1, cell_run},
 };
 
-const struct ff_res_column *ff_res_columns(size_t *n)
+const struct ff_pub_column *ff_pub_columns(size_t *n)
 {
     *n = sizeof(columns) / sizeof(columns[0]);
     return columns;
 }
 
-const struct ff_res_column *ff_res_column_find(const char *id)
+const struct ff_pub_column *ff_pub_column_find(const char *id)
 {
     for (size_t i = 0; id && i < sizeof(columns) / sizeof(columns[0]); i++)
         if (strcmp(columns[i].id, id) == 0)

@@ -4,7 +4,7 @@
  * A test is one (family, name, impl, precision, shape). Each side's figure is the median over
  * its profiles; its noise is half its relative spread: between runs when the side has
  * several, and never less than half the spread of one run's timed repetitions. A change is
- * real when it exceeds the noise of both sides together and FF_RES_NOISE_FLOOR; otherwise it
+ * real when it exceeds the noise of both sides together and FF_PUB_NOISE_FLOOR; otherwise it
  * is "within noise". For times (latency) smaller is faster; for bytes (usable memory) the
  * words are "more" and "less".
  */
@@ -53,7 +53,7 @@ static double rep_noise(const struct ff_profile_test *t)
     return tm->present && tm->median_s > 0 ? (tm->max_s - tm->min_s) / (2 * tm->median_s) : 0;
 }
 
-static void measure(const struct ff_res_set *set, const struct ff_profile_test *key, struct side *s)
+static void measure(const struct ff_pub_set *set, const struct ff_profile_test *key, struct side *s)
 {
     memset(s, 0, sizeof(*s));
     double *v = malloc((set->n_runs + 1) * sizeof(*v));
@@ -76,7 +76,7 @@ static void measure(const struct ff_res_set *set, const struct ff_profile_test *
         }
     }
     if (s->ok) {
-        s->value = ff_res_median(v, (size_t)s->ok);
+        s->value = ff_pub_median(v, (size_t)s->ok);
         double between = s->value > 0 ? (v[s->ok - 1] - v[0]) / (2 * s->value) : 0;
         s->noise = fmax(between, reps);
     }
@@ -103,7 +103,7 @@ static void judge(struct row *r)
         return;
     }
     r->ratio = time ? r->old.value / r->new_.value : r->new_.value / r->old.value;
-    double noise = fmax(r->old.noise + r->new_.noise, FF_RES_NOISE_FLOOR);
+    double noise = fmax(r->old.noise + r->new_.noise, FF_PUB_NOISE_FLOOR);
     if (fabs(r->ratio - 1) <= noise)
         r->verdict = "within noise";
     else if (r->ratio > 1)
@@ -119,13 +119,13 @@ static bool is_worse(const struct row *r)
 }
 
 /* Every distinct test of a, then those only b has. */
-static int collect(const struct ff_res_set *a, const struct ff_res_set *b, struct row **out,
+static int collect(const struct ff_pub_set *a, const struct ff_pub_set *b, struct row **out,
                    size_t *n)
 {
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    const struct ff_res_set *sides[2] = {a, b};
+    const struct ff_pub_set *sides[2] = {a, b};
     for (int s = 0; s < 2; s++)
         for (size_t r = 0; r < sides[s]->n_runs; r++) {
             const struct ff_profile_doc *doc = sides[s]->runs[r].doc;
@@ -164,22 +164,22 @@ static void test_label(const struct ff_profile_test *t, char *dst, size_t n)
 static void side_text(const struct side *s, const char *unit, char *dst, size_t n)
 {
     if (s->ok)
-        ff_res_fmt_value(dst, n, s->value, unit ? unit : "");
+        ff_pub_fmt_value(dst, n, s->value, unit ? unit : "");
     else
         snprintf(dst, n, "%s", s->bad ? "not ok" : "absent");
 }
 
-static void write_md(const struct ff_res_set *a, const struct ff_res_set *b, const struct row *rows,
-                     size_t n, struct ff_res_sb *o)
+static void write_md(const struct ff_pub_set *a, const struct ff_pub_set *b, const struct row *rows,
+                     size_t n, struct ff_pub_sb *o)
 {
-    ff_res_sb_printf(o,
+    ff_pub_sb_printf(o,
                      "# flopfit compare\n\nold: %zu profile%s, new: %zu profile%s. Ratio: new "
                      "over old (latency: old over new), so above 1 is better. Noise: half the "
                      "relative spread of each side; a change within both noises together "
                      "(at least %.0f%%) is \"within noise\".\n\n",
                      a->n_runs, a->n_runs == 1 ? "" : "s", b->n_runs, b->n_runs == 1 ? "" : "s",
-                     100 * FF_RES_NOISE_FLOOR);
-    ff_res_sb_puts(o, "| test | old | new | ratio | noise old | noise new | verdict |\n"
+                     100 * FF_PUB_NOISE_FLOOR);
+    ff_pub_sb_puts(o, "| test | old | new | ratio | noise old | noise new | verdict |\n"
                       "|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const struct row *r = &rows[i];
@@ -187,56 +187,56 @@ static void write_md(const struct ff_res_set *a, const struct ff_res_set *b, con
         test_label(r->t, label, sizeof(label));
         side_text(&r->old, r->t->unit, ov, sizeof(ov));
         side_text(&r->new_, r->t->unit, nv, sizeof(nv));
-        ff_res_sb_puts(o, "| ");
-        ff_res_sb_esc(o, FF_RES_ESC_MD, label);
-        ff_res_sb_printf(o, " | %s | %s | ", ov, nv);
+        ff_pub_sb_puts(o, "| ");
+        ff_pub_sb_esc(o, FF_PUB_ESC_MD, label);
+        ff_pub_sb_printf(o, " | %s | %s | ", ov, nv);
         if (isnan(r->ratio))
-            ff_res_sb_puts(o, "— | ");
+            ff_pub_sb_puts(o, "— | ");
         else
-            ff_res_sb_printf(o, "%.3f× | ", r->ratio);
+            ff_pub_sb_printf(o, "%.3f× | ", r->ratio);
         if (r->old.ok)
-            ff_res_sb_printf(o, "±%.1f%% | ", 100 * r->old.noise);
+            ff_pub_sb_printf(o, "±%.1f%% | ", 100 * r->old.noise);
         else
-            ff_res_sb_puts(o, "— | ");
+            ff_pub_sb_puts(o, "— | ");
         if (r->new_.ok)
-            ff_res_sb_printf(o, "±%.1f%% | ", 100 * r->new_.noise);
+            ff_pub_sb_printf(o, "±%.1f%% | ", 100 * r->new_.noise);
         else
-            ff_res_sb_puts(o, "— | ");
-        ff_res_sb_printf(o, "%s |\n", r->verdict);
+            ff_pub_sb_puts(o, "— | ");
+        ff_pub_sb_printf(o, "%s |\n", r->verdict);
     }
 }
 
-static void write_csv(const struct row *rows, size_t n, struct ff_res_sb *o)
+static void write_csv(const struct row *rows, size_t n, struct ff_pub_sb *o)
 {
-    ff_res_sb_puts(o, "test,family,name,impl,precision,n,unit,old,new,ratio,old_noise,"
+    ff_pub_sb_puts(o, "test,family,name,impl,precision,n,unit,old,new,ratio,old_noise,"
                       "new_noise,verdict\n");
     for (size_t i = 0; i < n; i++) {
         const struct row *r = &rows[i];
         char label[256];
         test_label(r->t, label, sizeof(label));
-        ff_res_sb_esc(o, FF_RES_ESC_CSV, label);
+        ff_pub_sb_esc(o, FF_PUB_ESC_CSV, label);
         const char *f[] = {r->t->family, r->t->name, r->t->impl, r->t->precision};
         for (size_t k = 0; k < 4; k++) {
-            ff_res_sb_puts(o, ",");
-            ff_res_sb_esc(o, FF_RES_ESC_CSV, f[k] ? f[k] : "");
+            ff_pub_sb_puts(o, ",");
+            ff_pub_sb_esc(o, FF_PUB_ESC_CSV, f[k] ? f[k] : "");
         }
-        ff_res_sb_printf(o, ",%llu,%s", (unsigned long long)r->t->n, r->t->unit ? r->t->unit : "");
+        ff_pub_sb_printf(o, ",%llu,%s", (unsigned long long)r->t->n, r->t->unit ? r->t->unit : "");
         const struct side *s[2] = {&r->old, &r->new_};
         for (int k = 0; k < 2; k++)
             if (s[k]->ok)
-                ff_res_sb_printf(o, ",%.7g", s[k]->value);
+                ff_pub_sb_printf(o, ",%.7g", s[k]->value);
             else
-                ff_res_sb_printf(o, ",%s", s[k]->bad ? "not ok" : "absent");
+                ff_pub_sb_printf(o, ",%s", s[k]->bad ? "not ok" : "absent");
         if (isnan(r->ratio))
-            ff_res_sb_puts(o, ",");
+            ff_pub_sb_puts(o, ",");
         else
-            ff_res_sb_printf(o, ",%.4f", r->ratio);
+            ff_pub_sb_printf(o, ",%.4f", r->ratio);
         for (int k = 0; k < 2; k++)
             if (s[k]->ok)
-                ff_res_sb_printf(o, ",%.4f", s[k]->noise);
+                ff_pub_sb_printf(o, ",%.4f", s[k]->noise);
             else
-                ff_res_sb_puts(o, ",");
-        ff_res_sb_printf(o, ",%s\n", r->verdict);
+                ff_pub_sb_puts(o, ",");
+        ff_pub_sb_printf(o, ",%s\n", r->verdict);
     }
 }
 
@@ -253,12 +253,12 @@ static json_object *side_json(const struct side *s)
     return o;
 }
 
-static int write_json(const struct row *rows, size_t n, struct ff_res_sb *o)
+static int write_json(const struct row *rows, size_t n, struct ff_pub_sb *o)
 {
     json_object *root = json_object_new_object(), *tests = json_object_new_array();
     json_object_object_add(root, "schema", json_object_new_string("flopfit.compare"));
     json_object_object_add(root, "schema_version", json_object_new_string("1.0"));
-    json_object_object_add(root, "noise_floor", json_object_new_double(FF_RES_NOISE_FLOOR));
+    json_object_object_add(root, "noise_floor", json_object_new_double(FF_PUB_NOISE_FLOOR));
     for (size_t i = 0; i < n; i++) {
         const struct row *r = &rows[i];
         json_object *t = json_object_new_object();
@@ -286,15 +286,15 @@ static int write_json(const struct row *rows, size_t n, struct ff_res_sb *o)
     const char *text = json_object_to_json_string_ext(
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     if (text) {
-        ff_res_sb_puts(o, text);
-        ff_res_sb_puts(o, "\n");
+        ff_pub_sb_puts(o, text);
+        ff_pub_sb_puts(o, "\n");
     }
     json_object_put(root);
     return text ? FF_OK : FF_ERR_NO_MEMORY;
 }
 
-int ff_res_compare(const struct ff_res_set *old_set, const struct ff_res_set *new_set,
-                   const char *format, struct ff_res_sb *out, size_t *n_slower)
+int ff_pub_compare(const struct ff_pub_set *old_set, const struct ff_pub_set *new_set,
+                   const char *format, struct ff_pub_sb *out, size_t *n_slower)
 {
     struct row *rows = NULL;
     size_t n = 0;
@@ -315,8 +315,8 @@ int ff_res_compare(const struct ff_res_set *old_set, const struct ff_res_set *ne
             write_md(old_set, new_set, rows, n, out);
     }
     if (!rc && strcmp(format, "md") == 0)
-        ff_res_sb_printf(out, "\n%zu test%s worse beyond the noise.\n", *n_slower,
+        ff_pub_sb_printf(out, "\n%zu test%s worse beyond the noise.\n", *n_slower,
                          *n_slower == 1 ? "" : "s");
     free(rows);
-    return rc ? rc : ff_res_sb_status(out);
+    return rc ? rc : ff_pub_sb_status(out);
 }

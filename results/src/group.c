@@ -19,7 +19,7 @@ static const char *str_or(const char *s, const char *dflt)
     return s ? s : dflt;
 }
 
-static bool same_device(const struct ff_res_run *a, const struct ff_res_run *b)
+static bool same_device(const struct ff_pub_run *a, const struct ff_pub_run *b)
 {
     const struct ff_profile_device *x = &a->info->device, *y = &b->info->device;
     return strcmp(str_or(x->backend, ""), str_or(y->backend, "")) == 0 &&
@@ -33,7 +33,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double ff_res_median(double *v, size_t n)
+double ff_pub_median(double *v, size_t n)
 {
     if (n == 0)
         return 0.0;
@@ -44,17 +44,17 @@ double ff_res_median(double *v, size_t n)
 }
 
 /* The device's figure for metric m: the median over the runs that measured it. */
-static void aggregate(struct ff_res_device *d, int m, double *scratch)
+static void aggregate(struct ff_pub_device *d, int m, double *scratch)
 {
-    struct ff_res_figure *f = &d->fig[m];
+    struct ff_pub_figure *f = &d->fig[m];
     size_t n = 0;
-    const struct ff_res_figure *newest_bad = NULL;
+    const struct ff_pub_figure *newest_bad = NULL;
     for (size_t i = 0; i < d->n_runs; i++) {
-        const struct ff_res_figure *r = &d->runs[i]->fig[m];
-        if (r->state == FF_RES_OK)
+        const struct ff_pub_figure *r = &d->runs[i]->fig[m];
+        if (r->state == FF_PUB_OK)
             scratch[n++] = r->value;
-        else if (r->state != FF_RES_ABSENT &&
-                 (!newest_bad || r->state == FF_RES_FAILED || newest_bad->state != FF_RES_FAILED))
+        else if (r->state != FF_PUB_ABSENT &&
+                 (!newest_bad || r->state == FF_PUB_FAILED || newest_bad->state != FF_PUB_FAILED))
             newest_bad = r;
     }
     if (n == 0) {
@@ -64,12 +64,12 @@ static void aggregate(struct ff_res_device *d, int m, double *scratch)
             memset(f, 0, sizeof(*f));
         return;
     }
-    double median = ff_res_median(scratch, n);
+    double median = ff_pub_median(scratch, n);
     /* impl, size and probe details come from the run nearest the median */
-    const struct ff_res_figure *near = NULL;
+    const struct ff_pub_figure *near = NULL;
     for (size_t i = 0; i < d->n_runs; i++) {
-        const struct ff_res_figure *r = &d->runs[i]->fig[m];
-        if (r->state == FF_RES_OK &&
+        const struct ff_pub_figure *r = &d->runs[i]->fig[m];
+        if (r->state == FF_PUB_OK &&
             (!near || fabs(r->value - median) < fabs(near->value - median)))
             near = r;
     }
@@ -81,9 +81,9 @@ static void aggregate(struct ff_res_device *d, int m, double *scratch)
 }
 
 /* The estimator's figures of the device: per field the median over its runs. */
-static void aggregate_spec(struct ff_res_device *d, double *scratch)
+static void aggregate_spec(struct ff_pub_device *d, double *scratch)
 {
-    const struct ff_res_run *newest = NULL;
+    const struct ff_pub_run *newest = NULL;
     for (size_t i = 0; i < d->n_runs; i++)
         if (d->runs[i]->has_spec)
             newest = d->runs[i];
@@ -97,7 +97,7 @@ static void aggregate_spec(struct ff_res_device *d, double *scratch)
         for (size_t i = 0; i < d->n_runs; i++)                                                     \
             if (d->runs[i]->has_spec)                                                              \
                 scratch[n++] = d->runs[i]->spec.field;                                             \
-        d->spec.field = ff_res_median(scratch, n);                                                 \
+        d->spec.field = ff_pub_median(scratch, n);                                                 \
     } while (0)
     for (int p = 0; p < FF_PREC_COUNT; p++)
         MEDIAN_OF(flops_per_s[p]);
@@ -106,7 +106,7 @@ static void aggregate_spec(struct ff_res_device *d, double *scratch)
 #undef MEDIAN_OF
 }
 
-static int cmp_created(const struct ff_res_run *a, const struct ff_res_run *b)
+static int cmp_created(const struct ff_pub_run *a, const struct ff_pub_run *b)
 {
     int c = strcmp(str_or(a->info->created, ""), str_or(b->info->created, ""));
     return c ? c : strcmp(a->path, b->path);
@@ -127,7 +127,7 @@ static void join3(char *dst, size_t n, const char *a, const char *b, const char 
     }
 }
 
-static int group(struct ff_res_set *set)
+static int group(struct ff_pub_set *set)
 {
     set->devices = calloc(set->n_runs ? set->n_runs : 1, sizeof(*set->devices));
     double *scratch = malloc((set->n_runs ? set->n_runs : 1) * sizeof(double));
@@ -136,14 +136,14 @@ static int group(struct ff_res_set *set)
         return FF_ERR_NO_MEMORY;
     }
     for (size_t i = 0; i < set->n_runs; i++) {
-        struct ff_res_run *r = &set->runs[i];
-        struct ff_res_device *d = NULL;
+        struct ff_pub_run *r = &set->runs[i];
+        struct ff_pub_device *d = NULL;
         for (size_t k = 0; k < set->n_devices && !d; k++)
             if (same_device(set->devices[k].runs[0], r))
                 d = &set->devices[k];
         if (!d)
             d = &set->devices[set->n_devices++];
-        struct ff_res_run **runs = realloc(d->runs, (d->n_runs + 1) * sizeof(*runs));
+        struct ff_pub_run **runs = realloc(d->runs, (d->n_runs + 1) * sizeof(*runs));
         if (!runs) {
             free(scratch);
             return FF_ERR_NO_MEMORY;
@@ -159,15 +159,15 @@ static int group(struct ff_res_set *set)
         d->n_runs++;
     }
     for (size_t k = 0; k < set->n_devices; k++) {
-        struct ff_res_device *d = &set->devices[k];
+        struct ff_pub_device *d = &set->devices[k];
         d->info = d->runs[d->n_runs - 1]->info;
-        for (int m = 0; m < FF_RES_METRIC_COUNT; m++)
+        for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
             aggregate(d, m, scratch);
         aggregate_spec(d, scratch);
-        ff_res_vendor_slug(d->info->device.vendor, d->vendor_slug, sizeof(d->vendor_slug));
-        ff_res_slug(str_or(d->info->device.name, "device"), d->device_slug, sizeof(d->device_slug));
+        ff_pub_vendor_slug(d->info->device.vendor, d->vendor_slug, sizeof(d->vendor_slug));
+        ff_pub_slug(str_or(d->info->device.name, "device"), d->device_slug, sizeof(d->device_slug));
         char driver[128];
-        ff_res_slug(str_or(d->info->device.driver_version, "driver"), driver, sizeof(driver));
+        ff_pub_slug(str_or(d->info->device.driver_version, "driver"), driver, sizeof(driver));
         join3(d->slug, sizeof(d->slug), str_or(d->info->device.backend, "api"), d->device_slug,
               NULL);
         /* the same device on two drivers: the second gets its driver in its name */
@@ -180,7 +180,7 @@ static int group(struct ff_res_set *set)
     return FF_OK;
 }
 
-void ff_res_slug(const char *s, char *dst, size_t n)
+void ff_pub_slug(const char *s, char *dst, size_t n)
 {
     size_t len = 0;
     bool dash = false;
@@ -202,7 +202,7 @@ void ff_res_slug(const char *s, char *dst, size_t n)
     dst[len] = 0;
 }
 
-void ff_res_vendor_slug(const char *vendor, char *dst, size_t n)
+void ff_pub_vendor_slug(const char *vendor, char *dst, size_t n)
 {
     /* the names drivers report for one vendor (CPUID strings, PCI vendor names) */
     static const char *const known[][2] = {
@@ -222,14 +222,14 @@ void ff_res_vendor_slug(const char *vendor, char *dst, size_t n)
             ff_strlcpy(dst, known[k][1], n);
             return;
         }
-    ff_res_slug(vendor ? vendor : "unknown", dst, n);
+    ff_pub_slug(vendor ? vendor : "unknown", dst, n);
 }
 
 /* ---- sorting ---- */
 
 struct sort_key {
-    struct ff_res_device dev;
-    struct ff_res_cell cell;
+    struct ff_pub_device dev;
+    struct ff_pub_cell cell;
 };
 
 static int cmp_keys(const struct sort_key *a, const struct sort_key *b, int dir)
@@ -253,7 +253,7 @@ static int cmp_keys(const struct sort_key *a, const struct sort_key *b, int dir)
     return c;
 }
 
-static int sort_devices(struct ff_res_set *set, const struct ff_res_column *col, bool reverse)
+static int sort_devices(struct ff_pub_set *set, const struct ff_pub_column *col, bool reverse)
 {
     if (set->n_devices < 2)
         return FF_OK;
@@ -268,7 +268,7 @@ static int sort_devices(struct ff_res_set *set, const struct ff_res_column *col,
     }
     /* figures: the best first (the largest, or the smallest latency); text: A to Z */
     int dir = numeric ? -1 : 1;
-    if (numeric && col->metric >= 0 && ff_res_metrics()[col->metric].lower_is_better)
+    if (numeric && col->metric >= 0 && ff_pub_metrics()[col->metric].lower_is_better)
         dir = 1;
     if (reverse)
         dir = -dir;
@@ -288,7 +288,7 @@ static int sort_devices(struct ff_res_set *set, const struct ff_res_column *col,
 
 /* ---- footnotes ---- */
 
-size_t ff_res_note_number(const struct ff_res_set *set, const char *text)
+size_t ff_pub_note_number(const struct ff_pub_set *set, const char *text)
 {
     for (size_t i = 0; text && i < set->notes.n; i++)
         if (strcmp(set->notes.text[i], text) == 0)
@@ -296,9 +296,9 @@ size_t ff_res_note_number(const struct ff_res_set *set, const char *text)
     return 0;
 }
 
-static int add_note(struct ff_res_set *set, const char *text)
+static int add_note(struct ff_pub_set *set, const char *text)
 {
-    if (!text || ff_res_note_number(set, text))
+    if (!text || ff_pub_note_number(set, text))
         return FF_OK;
     char **t = realloc(set->notes.text, (set->notes.n + 1) * sizeof(*t));
     if (!t)
@@ -310,13 +310,13 @@ static int add_note(struct ff_res_set *set, const char *text)
     return FF_OK;
 }
 
-static int number_notes(struct ff_res_set *set)
+static int number_notes(struct ff_pub_set *set)
 {
     size_t n_cols;
-    const struct ff_res_column *cols = ff_res_columns(&n_cols);
+    const struct ff_pub_column *cols = ff_pub_columns(&n_cols);
     for (size_t i = 0; i < set->n_devices; i++)
         for (size_t c = 0; c < n_cols; c++) {
-            struct ff_res_cell cell;
+            struct ff_pub_cell cell;
             cols[c].cell(set, &set->devices[i], &cols[c], &cell);
             int rc = add_note(set, cell.note);
             if (rc)
@@ -325,15 +325,15 @@ static int number_notes(struct ff_res_set *set)
     return FF_OK;
 }
 
-int ff_res_set_finish(struct ff_res_set *set, const struct ff_res_options *o, char *err,
+int ff_pub_set_finish(struct ff_pub_set *set, const struct ff_pub_options *o, char *err,
                       size_t errlen)
 {
     const char *sort = o->sort ? o->sort : "fp32";
-    const struct ff_res_column *col = ff_res_column_find(sort);
+    const struct ff_pub_column *col = ff_pub_column_find(sort);
     if (!col) {
         char ids[512] = "";
         size_t n;
-        const struct ff_res_column *cols = ff_res_columns(&n);
+        const struct ff_pub_column *cols = ff_pub_columns(&n);
         for (size_t i = 0; i < n; i++)
             snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%s", i ? ", " : "",
                      cols[i].id);
@@ -344,7 +344,7 @@ int ff_res_set_finish(struct ff_res_set *set, const struct ff_res_options *o, ch
     if (rc)
         return ff_errf(err, errlen, rc, "out of memory");
     for (size_t i = 0; i < set->n_devices; i++)
-        ff_res_estimate_device(&set->devices[i], o->estimate);
+        ff_pub_estimate_device(&set->devices[i], o->estimate);
     rc = sort_devices(set, col, o->reverse);
     if (!rc)
         rc = number_notes(set);

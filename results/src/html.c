@@ -15,25 +15,25 @@
 #include "results_impl.h"
 
 /* The charts of a set, in page order: a roofline per device, then bars per metric. */
-static const enum ff_res_metric bar_metrics[] = {FF_RES_FP32, FF_RES_FP16, FF_RES_INT8,
-                                                 FF_RES_READ};
+static const enum ff_pub_metric bar_metrics[] = {FF_PUB_FP32, FF_PUB_FP16, FF_PUB_INT8,
+                                                 FF_PUB_READ};
 #define N_BARS (sizeof(bar_metrics) / sizeof(bar_metrics[0]))
 
-size_t ff_res_chart_count(const struct ff_res_set *set)
+size_t ff_pub_chart_count(const struct ff_pub_set *set)
 {
     return set->n_devices + N_BARS;
 }
 
-int ff_res_chart(const struct ff_res_set *set, size_t i, char *name, size_t n,
-                 struct ff_res_sb *out)
+int ff_pub_chart(const struct ff_pub_set *set, size_t i, char *name, size_t n,
+                 struct ff_pub_sb *out)
 {
     if (i < set->n_devices) {
         snprintf(name, n, "roofline-%s.svg", set->devices[i].slug);
-        return ff_res_svg_roofline(set, &set->devices[i], out);
+        return ff_pub_svg_roofline(set, &set->devices[i], out);
     }
-    enum ff_res_metric m = bar_metrics[i - set->n_devices];
-    snprintf(name, n, "bars-%s.svg", ff_res_metrics()[m].id);
-    return ff_res_svg_bars(set, m, out);
+    enum ff_pub_metric m = bar_metrics[i - set->n_devices];
+    snprintf(name, n, "bars-%s.svg", ff_pub_metrics()[m].id);
+    return ff_pub_svg_bars(set, m, out);
 }
 
 static const char style[] =
@@ -89,120 +89,120 @@ static const char script[] =
     "  });\n"
     "})();\n";
 
-static void html_table(const struct ff_res_set *set, struct ff_res_sb *o)
+static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
     size_t n;
-    const struct ff_res_column *cols = ff_res_columns(&n);
-    ff_res_sb_puts(o, "<div class=\"scroll\"><table id=\"results\">\n<thead><tr>");
+    const struct ff_pub_column *cols = ff_pub_columns(&n);
+    ff_pub_sb_puts(o, "<div class=\"scroll\"><table id=\"results\">\n<thead><tr>");
     for (size_t c = 0; c < n; c++) {
         bool numeric = false;
         for (size_t i = 0; i < set->n_devices && !numeric; i++) {
-            struct ff_res_cell cell;
+            struct ff_pub_cell cell;
             cols[c].cell(set, &set->devices[i], &cols[c], &cell);
             numeric = !isnan(cell.sort);
         }
-        bool low = cols[c].metric >= 0 && ff_res_metrics()[cols[c].metric].lower_is_better;
-        ff_res_sb_printf(o, "<th data-col=\"%s\" data-type=\"%s\"%s>", cols[c].id,
+        bool low = cols[c].metric >= 0 && ff_pub_metrics()[cols[c].metric].lower_is_better;
+        ff_pub_sb_printf(o, "<th data-col=\"%s\" data-type=\"%s\"%s>", cols[c].id,
                          numeric ? "number" : "text", low ? " data-best=\"low\"" : "");
-        ff_res_sb_esc(o, FF_RES_ESC_XML, cols[c].title);
-        ff_res_sb_puts(o, "</th>");
+        ff_pub_sb_esc(o, FF_PUB_ESC_XML, cols[c].title);
+        ff_pub_sb_puts(o, "</th>");
     }
-    ff_res_sb_puts(o, "</tr></thead>\n<tbody>\n");
+    ff_pub_sb_puts(o, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < set->n_devices; i++) {
-        const struct ff_res_device *d = &set->devices[i];
-        ff_res_sb_printf(o, "<tr data-device=\"%s\">", d->slug);
+        const struct ff_pub_device *d = &set->devices[i];
+        ff_pub_sb_printf(o, "<tr data-device=\"%s\">", d->slug);
         for (size_t c = 0; c < n; c++) {
-            struct ff_res_cell cell;
+            struct ff_pub_cell cell;
             cols[c].cell(set, d, &cols[c], &cell);
             bool none = cols[c].metric >= 0 && isnan(cell.sort);
-            ff_res_sb_printf(o, "<td%s",
+            ff_pub_sb_printf(o, "<td%s",
                              none                  ? " class=\"none\""
                              : cols[c].metric >= 0 ? " class=\"num\""
                                                    : "");
             if (!isnan(cell.sort))
-                ff_res_sb_printf(o, " data-sort=\"%.9g\"", cell.sort);
-            ff_res_sb_puts(o, ">");
-            ff_res_sb_esc(o, FF_RES_ESC_XML, cell.text);
+                ff_pub_sb_printf(o, " data-sort=\"%.9g\"", cell.sort);
+            ff_pub_sb_puts(o, ">");
+            ff_pub_sb_esc(o, FF_PUB_ESC_XML, cell.text);
             if (cell.warn)
-                ff_res_sb_printf(o,
+                ff_pub_sb_printf(o,
                                  " <span title=\"runs spread over more than %.0f%% of their "
                                  "median\">&#9888;</span>",
-                                 100.0 * FF_RES_HIGH_SPREAD);
-            size_t note = ff_res_note_number(set, cell.note);
+                                 100.0 * FF_PUB_HIGH_SPREAD);
+            size_t note = ff_pub_note_number(set, cell.note);
             if (note)
-                ff_res_sb_printf(o, "<sup><a href=\"#note-%zu\">%zu</a></sup>", note, note);
+                ff_pub_sb_printf(o, "<sup><a href=\"#note-%zu\">%zu</a></sup>", note, note);
             if (cell.detail[0]) {
-                ff_res_sb_puts(o, "<br><small>");
-                ff_res_sb_esc(o, FF_RES_ESC_XML, cell.detail);
-                ff_res_sb_puts(o, "</small>");
+                ff_pub_sb_puts(o, "<br><small>");
+                ff_pub_sb_esc(o, FF_PUB_ESC_XML, cell.detail);
+                ff_pub_sb_puts(o, "</small>");
             }
-            ff_res_sb_puts(o, "</td>");
+            ff_pub_sb_puts(o, "</td>");
         }
-        ff_res_sb_puts(o, "</tr>\n");
+        ff_pub_sb_puts(o, "</tr>\n");
     }
-    ff_res_sb_puts(o, "</tbody></table></div>\n<ol class=\"notes\">\n");
+    ff_pub_sb_puts(o, "</tbody></table></div>\n<ol class=\"notes\">\n");
     for (size_t i = 0; i < set->notes.n; i++) {
-        ff_res_sb_printf(o, "<li id=\"note-%zu\">", i + 1);
-        ff_res_sb_esc(o, FF_RES_ESC_XML, set->notes.text[i]);
-        ff_res_sb_puts(o, "</li>\n");
+        ff_pub_sb_printf(o, "<li id=\"note-%zu\">", i + 1);
+        ff_pub_sb_esc(o, FF_PUB_ESC_XML, set->notes.text[i]);
+        ff_pub_sb_puts(o, "</li>\n");
     }
-    ff_res_sb_puts(o, "</ol>\n");
+    ff_pub_sb_puts(o, "</ol>\n");
 }
 
-int ff_res_write_html(const struct ff_res_set *set, struct ff_res_sb *o)
+int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
     static const char *const em[2] = {"<em>", "</em>"};
-    ff_res_sb_printf(o,
+    ff_pub_sb_printf(o,
                      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<title>flopfit results</title>\n<link rel=\"icon\" href=\"data:,\">\n"
                      "<style>\n%s</style>\n</head>\n<body>\n<h1>flopfit results</h1>\n<p>",
                      style);
-    ff_res_summary(set, em, o);
-    ff_res_sb_puts(o, " Click a column header to sort.</p>\n");
+    ff_pub_summary(set, em, o);
+    ff_pub_sb_puts(o, " Click a column header to sort.</p>\n");
     html_table(set, o);
-    ff_res_sb_puts(o, "<h2>Rooflines</h2>\n<p>Attainable rate = min(compute roof, bandwidth × "
+    ff_pub_sb_puts(o, "<h2>Rooflines</h2>\n<p>Attainable rate = min(compute roof, bandwidth × "
                       "arithmetic intensity). Solid lines: measured by flopfit on the device "
                       "(the best verified matmul per precision; the bandwidth the estimator "
                       "plans with); dashed: the datasheet, where the catalog knows the device. "
                       "Circles on the roofs: ridge points (FLOP per byte). Markers: one decode "
                       "step of a model (");
-    ff_res_sb_esc(o, FF_RES_ESC_XML, ff_res_serve_plan_text());
-    ff_res_sb_printf(o,
+    ff_pub_sb_esc(o, FF_PUB_ESC_XML, ff_pub_serve_plan_text());
+    ff_pub_sb_printf(o,
                      ", and at batch %d) as libflopfit estimates it from the profile.</p>\n"
                      "<div class=\"charts\">\n",
-                     FF_RES_POINT_BATCH_HIGH);
+                     FF_PUB_POINT_BATCH_HIGH);
     char name[300];
     int rc = FF_OK;
-    for (size_t i = 0; i < ff_res_chart_count(set) && !rc; i++) {
+    for (size_t i = 0; i < ff_pub_chart_count(set) && !rc; i++) {
         if (i == set->n_devices)
-            ff_res_sb_puts(o, "</div>\n<h2>Across devices</h2>\n<div class=\"charts\">\n");
-        struct ff_res_sb svg;
-        ff_res_sb_init(&svg);
-        rc = ff_res_chart(set, i, name, sizeof(name), &svg);
-        ff_res_sb_printf(o, "<figure id=\"%.*s\">\n", (int)(strlen(name) - 4), name);
-        ff_res_sb_puts(o, ff_res_sb_str(&svg));
-        ff_res_sb_printf(o, "<figcaption>Also as <a href=\"%s\">%s</a>.</figcaption>\n</figure>\n",
+            ff_pub_sb_puts(o, "</div>\n<h2>Across devices</h2>\n<div class=\"charts\">\n");
+        struct ff_pub_sb svg;
+        ff_pub_sb_init(&svg);
+        rc = ff_pub_chart(set, i, name, sizeof(name), &svg);
+        ff_pub_sb_printf(o, "<figure id=\"%.*s\">\n", (int)(strlen(name) - 4), name);
+        ff_pub_sb_puts(o, ff_pub_sb_str(&svg));
+        ff_pub_sb_printf(o, "<figcaption>Also as <a href=\"%s\">%s</a>.</figcaption>\n</figure>\n",
                          name, name);
-        ff_res_sb_finish(&svg);
+        ff_pub_sb_finish(&svg);
     }
-    ff_res_sb_puts(o, "</div>\n<h2>Profiles</h2>\n<ul>\n");
+    ff_pub_sb_puts(o, "</div>\n<h2>Profiles</h2>\n<ul>\n");
     for (size_t i = 0; i < set->n_devices; i++)
         for (size_t r = 0; r < set->devices[i].n_runs; r++) {
-            ff_res_sb_puts(o, "<li><code>");
-            ff_res_sb_esc(o, FF_RES_ESC_XML, ff_res_run_path(set, set->devices[i].runs[r]));
-            ff_res_sb_puts(o, "</code></li>\n");
+            ff_pub_sb_puts(o, "<li><code>");
+            ff_pub_sb_esc(o, FF_PUB_ESC_XML, ff_pub_run_path(set, set->devices[i].runs[r]));
+            ff_pub_sb_puts(o, "</code></li>\n");
         }
     for (size_t i = 0; i < set->n_skipped; i++) {
-        ff_res_sb_puts(o, "<li>skipped: ");
-        ff_res_sb_esc(o, FF_RES_ESC_XML, set->skipped[i].reason);
-        ff_res_sb_puts(o, "</li>\n");
+        ff_pub_sb_puts(o, "<li>skipped: ");
+        ff_pub_sb_esc(o, FF_PUB_ESC_XML, set->skipped[i].reason);
+        ff_pub_sb_puts(o, "</li>\n");
     }
-    ff_res_sb_printf(o, "</ul>\n<script>\n%s</script>\n</body>\n</html>\n", script);
-    return rc ? rc : ff_res_sb_status(o);
+    ff_pub_sb_printf(o, "</ul>\n<script>\n%s</script>\n</body>\n</html>\n", script);
+    return rc ? rc : ff_pub_sb_status(o);
 }
 
-int ff_res_mkdirs(const char *dir, char *err, size_t errlen)
+int ff_pub_mkdirs(const char *dir, char *err, size_t errlen)
 {
     char path[4096];
     if (strlen(dir) >= sizeof(path))
@@ -226,7 +226,7 @@ int ff_res_mkdirs(const char *dir, char *err, size_t errlen)
     return FF_OK;
 }
 
-int ff_res_put_file(const char *path, const char *text, bool check, char *err, size_t errlen)
+int ff_pub_put_file(const char *path, const char *text, bool check, char *err, size_t errlen)
 {
     if (!check)
         return ff_write_atomic(path, text, err, errlen);
@@ -240,27 +240,27 @@ int ff_res_put_file(const char *path, const char *text, bool check, char *err, s
                           rc == FF_OK ? "not current" : "missing");
 }
 
-int ff_res_html_dir(const struct ff_res_set *set, const char *dir, bool check, char *err,
+int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, char *err,
                     size_t errlen)
 {
-    int rc = check ? FF_OK : ff_res_mkdirs(dir, err, errlen);
-    struct ff_res_sb text;
+    int rc = check ? FF_OK : ff_pub_mkdirs(dir, err, errlen);
+    struct ff_pub_sb text;
     char name[300], path[4400];
-    ff_res_sb_init(&text);
+    ff_pub_sb_init(&text);
     if (!rc)
-        rc = ff_res_write_html(set, &text);
+        rc = ff_pub_write_html(set, &text);
     if (!rc) {
         snprintf(path, sizeof(path), "%s/index.html", dir);
-        rc = ff_res_put_file(path, ff_res_sb_str(&text), check, err, errlen);
+        rc = ff_pub_put_file(path, ff_pub_sb_str(&text), check, err, errlen);
     }
-    for (size_t i = 0; i < ff_res_chart_count(set) && !rc; i++) {
-        ff_res_sb_finish(&text);
-        rc = ff_res_chart(set, i, name, sizeof(name), &text);
+    for (size_t i = 0; i < ff_pub_chart_count(set) && !rc; i++) {
+        ff_pub_sb_finish(&text);
+        rc = ff_pub_chart(set, i, name, sizeof(name), &text);
         snprintf(path, sizeof(path), "%s/%s", dir, name);
         if (!rc)
-            rc = ff_res_put_file(path, ff_res_sb_str(&text), check, err, errlen);
+            rc = ff_pub_put_file(path, ff_pub_sb_str(&text), check, err, errlen);
     }
-    ff_res_sb_finish(&text);
+    ff_pub_sb_finish(&text);
     if (rc == FF_ERR_NO_MEMORY)
         ff_errf(err, errlen, rc, "out of memory");
     return rc;

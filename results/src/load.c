@@ -20,45 +20,45 @@
 
 #include "results.h"
 
-static const struct ff_res_metric_info metrics[FF_RES_METRIC_COUNT] = {
-    [FF_RES_FP32] = {"fp32", "fp32 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_FP32,
+static const struct ff_pub_metric_info metrics[FF_PUB_METRIC_COUNT] = {
+    [FF_PUB_FP32] = {"fp32", "fp32 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_FP32,
                      FF_PF_UNIT_FLOPS, false},
-    [FF_RES_FP16] = {"fp16", "fp16 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_FP16,
+    [FF_PUB_FP16] = {"fp16", "fp16 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_FP16,
                      FF_PF_UNIT_FLOPS, false},
-    [FF_RES_INT8] = {"int8", "int8 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_INT8, FF_PF_UNIT_OPS,
+    [FF_PUB_INT8] = {"int8", "int8 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_INT8, FF_PF_UNIT_OPS,
                      false},
-    [FF_RES_USABLE] = {"usable_memory", "usable memory", FF_PF_FAMILY_MEMORY, "usable", -1,
+    [FF_PUB_USABLE] = {"usable_memory", "usable memory", FF_PF_FAMILY_MEMORY, "usable", -1,
                        FF_PF_UNIT_BYTES, false},
-    [FF_RES_READ] = {"read_bandwidth", "read bandwidth", FF_PF_FAMILY_BANDWIDTH, "read", -1,
+    [FF_PUB_READ] = {"read_bandwidth", "read bandwidth", FF_PF_FAMILY_BANDWIDTH, "read", -1,
                      FF_PF_UNIT_BYTES_PER_S, false},
-    [FF_RES_UPLOAD] = {"upload", "host to device", FF_PF_FAMILY_TRANSFER,
+    [FF_PUB_UPLOAD] = {"upload", "host to device", FF_PF_FAMILY_TRANSFER,
                        "upload_pageable upload_pinned", -1, FF_PF_UNIT_BYTES_PER_S, false},
-    [FF_RES_DOWNLOAD] = {"download", "device to host", FF_PF_FAMILY_TRANSFER,
+    [FF_PUB_DOWNLOAD] = {"download", "device to host", FF_PF_FAMILY_TRANSFER,
                          "download_pageable download_pinned", -1, FF_PF_UNIT_BYTES_PER_S, false},
-    [FF_RES_LAUNCH] = {"launch_latency", "launch latency", FF_PF_FAMILY_LATENCY, "launch", -1,
+    [FF_PUB_LAUNCH] = {"launch_latency", "launch latency", FF_PF_FAMILY_LATENCY, "launch", -1,
                        FF_PF_UNIT_SECONDS, true},
 };
 
-const struct ff_res_metric_info *ff_res_metrics(void)
+const struct ff_pub_metric_info *ff_pub_metrics(void)
 {
     return metrics;
 }
 
-void ff_res_options_init(struct ff_res_options *o)
+void ff_pub_options_init(struct ff_pub_options *o)
 {
     memset(o, 0, sizeof(*o));
     o->estimate = true;
 }
 
-int ff_res_set_create(struct ff_res_set **out)
+int ff_pub_set_create(struct ff_pub_set **out)
 {
     *out = calloc(1, sizeof(**out));
     return *out ? FF_OK : FF_ERR_NO_MEMORY;
 }
 
-void ff_res_set_destroy(struct ff_res_set **setp)
+void ff_pub_set_destroy(struct ff_pub_set **setp)
 {
-    struct ff_res_set *set = setp ? *setp : NULL;
+    struct ff_pub_set *set = setp ? *setp : NULL;
     if (!set)
         return;
     for (size_t i = 0; i < set->n_runs; i++) {
@@ -100,7 +100,7 @@ static bool word_in(const char *list, const char *word)
 /* Append "who: why" to a "; "-separated list unless it is there already. */
 static void add_reason(char *dst, size_t n, const char *who, const char *why)
 {
-    char item[FF_RES_REASON_MAX];
+    char item[FF_PUB_REASON_MAX];
     snprintf(item, sizeof(item), "%s: %s", who, why && *why ? why : "no reason given");
     if (strstr(dst, item))
         return;
@@ -113,10 +113,10 @@ static double spread_of(const struct ff_profile_times *t)
     return t->present && t->median_s > 0 ? (t->max_s - t->min_s) / t->median_s : 0.0;
 }
 
-static void read_figure(const struct ff_profile_doc *doc, enum ff_res_metric m,
-                        struct ff_res_figure *f)
+static void read_figure(const struct ff_profile_doc *doc, enum ff_pub_metric m,
+                        struct ff_pub_figure *f)
 {
-    const struct ff_res_metric_info *mi = &metrics[m];
+    const struct ff_pub_metric_info *mi = &metrics[m];
     bool matched = false, failed = false;
     memset(f, 0, sizeof(*f));
     for (size_t i = 0; i < ff_profile_test_count(doc); i++) {
@@ -130,10 +130,10 @@ static void read_figure(const struct ff_profile_doc *doc, enum ff_res_metric m,
             t->impl && strcmp(t->family, FF_PF_FAMILY_MATMUL) == 0 ? t->impl : t->name;
         if (t->status == FF_PROFILE_TEST_OK && t->has_value && t->unit &&
             strcmp(t->unit, mi->unit) == 0 && trusted) {
-            bool better = f->state != FF_RES_OK ||
+            bool better = f->state != FF_PUB_OK ||
                           (mi->lower_is_better ? t->value < f->value : t->value > f->value);
             if (better) {
-                f->state = FF_RES_OK;
+                f->state = FF_PUB_OK;
                 f->value = f->min = f->max = t->value;
                 f->runs = 1;
                 f->impl = t->impl;
@@ -158,10 +158,10 @@ static void read_figure(const struct ff_profile_doc *doc, enum ff_res_metric m,
         else
             add_reason(f->reason, sizeof(f->reason), who, t->reason ? t->reason : t->status_text);
     }
-    if (f->state == FF_RES_OK)
+    if (f->state == FF_PUB_OK)
         f->reason[0] = 0;
     else if (matched)
-        f->state = failed ? FF_RES_FAILED : FF_RES_UNSUPPORTED;
+        f->state = failed ? FF_PUB_FAILED : FF_PUB_UNSUPPORTED;
 }
 
 /*
@@ -193,9 +193,9 @@ static const char *run_kind(const struct ff_profile_doc *doc)
     return seen[0] ? "full" : seen[1] ? "standard" : "custom";
 }
 
-static int skip(struct ff_res_set *set, const char *path, const char *reason)
+static int skip(struct ff_pub_set *set, const char *path, const char *reason)
 {
-    struct ff_res_skip *s = realloc(set->skipped, (set->n_skipped + 1) * sizeof(*s));
+    struct ff_pub_skip *s = realloc(set->skipped, (set->n_skipped + 1) * sizeof(*s));
     if (!s)
         return FF_ERR_NO_MEMORY;
     set->skipped = s;
@@ -210,7 +210,7 @@ static int skip(struct ff_res_set *set, const char *path, const char *reason)
     return FF_OK;
 }
 
-static int add_file(struct ff_res_set *set, const char *path)
+static int add_file(struct ff_pub_set *set, const char *path)
 {
     char msg[1024];
     struct ff_profile_doc *doc = NULL;
@@ -220,13 +220,13 @@ static int add_file(struct ff_res_set *set, const char *path)
         return rc;
     if (rc != FF_OK)
         return skip(set, path, msg);
-    struct ff_res_run *runs = realloc(set->runs, (set->n_runs + 1) * sizeof(*runs));
+    struct ff_pub_run *runs = realloc(set->runs, (set->n_runs + 1) * sizeof(*runs));
     if (!runs) {
         ff_profile_close(&doc);
         return FF_ERR_NO_MEMORY;
     }
     set->runs = runs;
-    struct ff_res_run *r = &runs[set->n_runs];
+    struct ff_pub_run *r = &runs[set->n_runs];
     memset(r, 0, sizeof(*r));
     r->path = strdup(path);
     if (!r->path) {
@@ -235,8 +235,8 @@ static int add_file(struct ff_res_set *set, const char *path)
     }
     r->doc = doc;
     r->info = ff_profile_info(doc);
-    for (int m = 0; m < FF_RES_METRIC_COUNT; m++)
-        read_figure(doc, (enum ff_res_metric)m, &r->fig[m]);
+    for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
+        read_figure(doc, (enum ff_pub_metric)m, &r->fig[m]);
     r->kind = run_kind(doc);
     /* The estimator's own reading of the same file (usable-memory lower bounds, bf16 from
      * fp16): the "serves" column and the roofline points use exactly what `estimate
@@ -251,7 +251,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_dir(struct ff_res_set *set, const char *dir, int depth, char *err, size_t errlen)
+static int add_dir(struct ff_pub_set *set, const char *dir, int depth, char *err, size_t errlen)
 {
     if (depth > 16)
         return FF_OK; /* deeper than any results layout: a loop or a mistake, not profiles */
@@ -299,7 +299,7 @@ static int add_dir(struct ff_res_set *set, const char *dir, int depth, char *err
     return rc;
 }
 
-int ff_res_set_add(struct ff_res_set *set, const char *path, char *err, size_t errlen)
+int ff_pub_set_add(struct ff_pub_set *set, const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -307,7 +307,7 @@ int ff_res_set_add(struct ff_res_set *set, const char *path, char *err, size_t e
     return add_file(set, path);
 }
 
-const char *ff_res_run_path(const struct ff_res_set *set, const struct ff_res_run *r)
+const char *ff_pub_run_path(const struct ff_pub_set *set, const struct ff_pub_run *r)
 {
     size_t n = strlen(set->base);
     if (n && strncmp(r->path, set->base, n) == 0 && r->path[n] == '/')

@@ -15,10 +15,10 @@
 #include "results_impl.h"
 
 static const char *const state_names[] = {
-    [FF_RES_ABSENT] = "not_measured",
-    [FF_RES_OK] = FF_PF_STATUS_OK,
-    [FF_RES_UNSUPPORTED] = FF_PF_STATUS_UNSUPPORTED,
-    [FF_RES_FAILED] = FF_PF_STATUS_FAILED,
+    [FF_PUB_ABSENT] = "not_measured",
+    [FF_PUB_OK] = FF_PF_STATUS_OK,
+    [FF_PUB_UNSUPPORTED] = FF_PF_STATUS_UNSUPPORTED,
+    [FF_PUB_FAILED] = FF_PF_STATUS_FAILED,
 };
 
 static void put_str(json_object *o, const char *key, const char *v)
@@ -31,13 +31,13 @@ static void put_num(json_object *o, const char *key, double v)
     json_object_object_add(o, key, json_object_new_double(v));
 }
 
-static json_object *figure_json(const struct ff_res_figure *f, int m)
+static json_object *figure_json(const struct ff_pub_figure *f, int m)
 {
-    const struct ff_res_metric_info *mi = &ff_res_metrics()[m];
+    const struct ff_pub_metric_info *mi = &ff_pub_metrics()[m];
     json_object *o = json_object_new_object();
     put_str(o, "status", state_names[f->state]);
     put_str(o, "unit", mi->unit);
-    if (f->state != FF_RES_OK) {
+    if (f->state != FF_PUB_OK) {
         if (f->reason[0])
             put_str(o, "reason", f->reason);
         return o;
@@ -48,30 +48,30 @@ static json_object *figure_json(const struct ff_res_figure *f, int m)
     json_object_object_add(o, "runs", json_object_new_int(f->runs));
     json_object_object_add(
         o, "high_spread",
-        json_object_new_boolean(f->value > 0 && (f->max - f->min) / f->value > FF_RES_HIGH_SPREAD));
+        json_object_new_boolean(f->value > 0 && (f->max - f->min) / f->value > FF_PUB_HIGH_SPREAD));
     put_str(o, "test", f->name);
-    if (m < FF_RES_N_MATMUL) {
+    if (m < FF_PUB_N_MATMUL) {
         put_str(o, "impl", f->impl);
         json_object_object_add(o, "n", json_object_new_int64((int64_t)f->size));
     }
-    if (m == FF_RES_USABLE)
+    if (m == FF_PUB_USABLE)
         json_object_object_add(o, "lower_bound",
                                json_object_new_boolean(f->capped || f->time_limited));
     return o;
 }
 
-static json_object *roofline_json(const struct ff_res_device *d)
+static json_object *roofline_json(const struct ff_pub_device *d)
 {
     json_object *o = json_object_new_object(), *roofs = json_object_new_object();
-    for (int m = 0; m < FF_RES_N_MATMUL; m++)
-        if (d->fig[m].state == FF_RES_OK)
-            put_num(roofs, ff_res_metrics()[m].id, d->fig[m].value);
+    for (int m = 0; m < FF_PUB_N_MATMUL; m++)
+        if (d->fig[m].state == FF_PUB_OK)
+            put_num(roofs, ff_pub_metrics()[m].id, d->fig[m].value);
     json_object_object_add(o, "roofs", roofs);
     if (d->has_spec)
         put_num(o, "bandwidth_bytes_per_s", d->spec.bandwidth_bytes_per_s);
     json_object *pts = json_object_new_array();
     for (size_t i = 0; i < d->n_points; i++) {
-        const struct ff_res_point *p = &d->points[i];
+        const struct ff_pub_point *p = &d->points[i];
         json_object *pt = json_object_new_object();
         put_str(pt, "model", p->model);
         json_object_object_add(pt, "batch", json_object_new_int64(p->batch));
@@ -84,7 +84,7 @@ static json_object *roofline_json(const struct ff_res_device *d)
     return o;
 }
 
-static json_object *device_json(const struct ff_res_set *set, const struct ff_res_device *d)
+static json_object *device_json(const struct ff_pub_set *set, const struct ff_pub_device *d)
 {
     const struct ff_profile_info *in = d->info;
     json_object *o = json_object_new_object();
@@ -101,11 +101,11 @@ static json_object *device_json(const struct ff_res_set *set, const struct ff_re
     put_str(o, "run", d->runs[d->n_runs - 1]->kind);
     json_object *profiles = json_object_new_array();
     for (size_t r = 0; r < d->n_runs; r++)
-        json_object_array_add(profiles, json_object_new_string(ff_res_run_path(set, d->runs[r])));
+        json_object_array_add(profiles, json_object_new_string(ff_pub_run_path(set, d->runs[r])));
     json_object_object_add(o, "profiles", profiles);
     json_object *metrics = json_object_new_object();
-    for (int m = 0; m < FF_RES_METRIC_COUNT; m++)
-        json_object_object_add(metrics, ff_res_metrics()[m].id, figure_json(&d->fig[m], m));
+    for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
+        json_object_object_add(metrics, ff_pub_metrics()[m].id, figure_json(&d->fig[m], m));
     json_object_object_add(o, "metrics", metrics);
     json_object *ds = NULL;
     if (d->has_datasheet) {
@@ -113,10 +113,10 @@ static json_object *device_json(const struct ff_res_set *set, const struct ff_re
         put_str(ds, "slug", d->datasheet.slug);
         put_str(ds, "source", d->datasheet.source);
         json_object *pct = json_object_new_object();
-        for (int m = 0; m < FF_RES_N_MATMUL; m++) {
-            double peak = d->datasheet.flops_per_s[ff_res_metrics()[m].prec];
-            if (peak > 0 && d->fig[m].state == FF_RES_OK)
-                put_num(pct, ff_res_metrics()[m].id, 100.0 * d->fig[m].value / peak);
+        for (int m = 0; m < FF_PUB_N_MATMUL; m++) {
+            double peak = d->datasheet.flops_per_s[ff_pub_metrics()[m].prec];
+            if (peak > 0 && d->fig[m].state == FF_PUB_OK)
+                put_num(pct, ff_pub_metrics()[m].id, 100.0 * d->fig[m].value / peak);
         }
         json_object_object_add(ds, "percent", pct);
     }
@@ -135,14 +135,14 @@ static json_object *device_json(const struct ff_res_set *set, const struct ff_re
     return o;
 }
 
-int ff_res_write_json(const struct ff_res_set *set, struct ff_res_sb *out)
+int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out)
 {
     json_object *root = json_object_new_object();
     if (!root)
         return FF_ERR_NO_MEMORY;
     put_str(root, "schema", "flopfit.results");
     put_str(root, "schema_version", "1.0");
-    put_str(root, "serve_plan", ff_res_serve_plan_text());
+    put_str(root, "serve_plan", ff_pub_serve_plan_text());
     json_object *devs = json_object_new_array();
     for (size_t i = 0; i < set->n_devices; i++)
         json_object_array_add(devs, device_json(set, &set->devices[i]));
@@ -159,9 +159,9 @@ int ff_res_write_json(const struct ff_res_set *set, struct ff_res_sb *out)
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text ? FF_OK : FF_ERR_NO_MEMORY;
     if (text) {
-        ff_res_sb_puts(out, text);
-        ff_res_sb_puts(out, "\n");
+        ff_pub_sb_puts(out, text);
+        ff_pub_sb_puts(out, "\n");
     }
     json_object_put(root);
-    return rc ? rc : ff_res_sb_status(out);
+    return rc ? rc : ff_pub_sb_status(out);
 }

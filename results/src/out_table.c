@@ -12,24 +12,24 @@
 
 #include "results_impl.h"
 
-static const struct ff_res_writer writers[] = {
-    {"md", "a Markdown table with numbered footnotes (the default)", ff_res_write_md},
-    {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_res_write_csv},
+static const struct ff_pub_writer writers[] = {
+    {"md", "a Markdown table with numbered footnotes (the default)", ff_pub_write_md},
+    {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_pub_write_csv},
     {"json", "every figure, its spread, the estimator's columns and the roofline points",
-     ff_res_write_json},
+     ff_pub_write_json},
     {"html", "a self-contained page: the sortable table, rooflines and bar charts (SVG)",
-     ff_res_write_html},
+     ff_pub_write_html},
     {NULL, NULL, NULL},
 };
 
-const struct ff_res_writer *ff_res_writers(void)
+const struct ff_pub_writer *ff_pub_writers(void)
 {
     return writers;
 }
 
-const struct ff_res_writer *ff_res_writer_find(const char *name)
+const struct ff_pub_writer *ff_pub_writer_find(const char *name)
 {
-    for (const struct ff_res_writer *w = writers; name && w->name; w++)
+    for (const struct ff_pub_writer *w = writers; name && w->name; w++)
         if (ff_streq_ci(w->name, name))
             return w;
     return NULL;
@@ -37,53 +37,53 @@ const struct ff_res_writer *ff_res_writer_find(const char *name)
 
 /* ---- Markdown ---- */
 
-static void md_cell(const struct ff_res_set *set, const struct ff_res_device *d,
-                    const struct ff_res_column *c, struct ff_res_sb *o)
+static void md_cell(const struct ff_pub_set *set, const struct ff_pub_device *d,
+                    const struct ff_pub_column *c, struct ff_pub_sb *o)
 {
-    struct ff_res_cell cell;
+    struct ff_pub_cell cell;
     c->cell(set, d, c, &cell);
-    ff_res_sb_puts(o, " ");
-    ff_res_sb_esc(o, FF_RES_ESC_MD, cell.text);
+    ff_pub_sb_puts(o, " ");
+    ff_pub_sb_esc(o, FF_PUB_ESC_MD, cell.text);
     if (cell.detail[0]) {
-        ff_res_sb_puts(o, " (");
-        ff_res_sb_esc(o, FF_RES_ESC_MD, cell.detail);
-        ff_res_sb_puts(o, ")");
+        ff_pub_sb_puts(o, " (");
+        ff_pub_sb_esc(o, FF_PUB_ESC_MD, cell.detail);
+        ff_pub_sb_puts(o, ")");
     }
     if (cell.warn)
-        ff_res_sb_puts(o, " ⚠");
-    size_t note = ff_res_note_number(set, cell.note);
+        ff_pub_sb_puts(o, " ⚠");
+    size_t note = ff_pub_note_number(set, cell.note);
     if (note)
-        ff_res_sb_printf(o, " [%zu]", note);
-    ff_res_sb_puts(o, " |");
+        ff_pub_sb_printf(o, " [%zu]", note);
+    ff_pub_sb_puts(o, " |");
 }
 
-void ff_res_md_row(const struct ff_res_set *set, const struct ff_res_device *d, bool header,
-                   struct ff_res_sb *o)
+void ff_pub_md_row(const struct ff_pub_set *set, const struct ff_pub_device *d, bool header,
+                   struct ff_pub_sb *o)
 {
     size_t n;
-    const struct ff_res_column *cols = ff_res_columns(&n);
+    const struct ff_pub_column *cols = ff_pub_columns(&n);
     if (header) {
-        ff_res_sb_puts(o, "|");
+        ff_pub_sb_puts(o, "|");
         for (size_t c = 0; c < n; c++)
-            ff_res_sb_printf(o, " %s |", cols[c].title);
-        ff_res_sb_puts(o, "\n|");
+            ff_pub_sb_printf(o, " %s |", cols[c].title);
+        ff_pub_sb_puts(o, "\n|");
         for (size_t c = 0; c < n; c++)
-            ff_res_sb_puts(o, "---|");
-        ff_res_sb_puts(o, "\n");
+            ff_pub_sb_puts(o, "---|");
+        ff_pub_sb_puts(o, "\n");
     }
-    ff_res_sb_puts(o, "|");
+    ff_pub_sb_puts(o, "|");
     for (size_t c = 0; c < n; c++)
         md_cell(set, d, &cols[c], o);
-    ff_res_sb_puts(o, "\n");
+    ff_pub_sb_puts(o, "\n");
 }
 
-static bool any_warn(const struct ff_res_set *set)
+static bool any_warn(const struct ff_pub_set *set)
 {
     size_t n;
-    const struct ff_res_column *cols = ff_res_columns(&n);
+    const struct ff_pub_column *cols = ff_pub_columns(&n);
     for (size_t i = 0; i < set->n_devices; i++)
         for (size_t c = 0; c < n; c++) {
-            struct ff_res_cell cell;
+            struct ff_pub_cell cell;
             cols[c].cell(set, &set->devices[i], &cols[c], &cell);
             if (cell.warn)
                 return true;
@@ -91,53 +91,53 @@ static bool any_warn(const struct ff_res_set *set)
     return false;
 }
 
-void ff_res_md_table(const struct ff_res_set *set, struct ff_res_sb *o)
+void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
     for (size_t i = 0; i < set->n_devices; i++)
-        ff_res_md_row(set, &set->devices[i], i == 0, o);
+        ff_pub_md_row(set, &set->devices[i], i == 0, o);
     if (set->notes.n || any_warn(set))
-        ff_res_sb_puts(o, "\n");
+        ff_pub_sb_puts(o, "\n");
     for (size_t i = 0; i < set->notes.n; i++) {
-        ff_res_sb_printf(o, "[%zu] ", i + 1);
-        ff_res_sb_esc(o, FF_RES_ESC_MD, set->notes.text[i]);
-        ff_res_sb_puts(o, "  \n");
+        ff_pub_sb_printf(o, "[%zu] ", i + 1);
+        ff_pub_sb_esc(o, FF_PUB_ESC_MD, set->notes.text[i]);
+        ff_pub_sb_puts(o, "  \n");
     }
     if (any_warn(set))
-        ff_res_sb_printf(o,
+        ff_pub_sb_printf(o,
                          "⚠ the runs of this device spread over more than %.0f%% of their "
                          "median  \n",
-                         100.0 * FF_RES_HIGH_SPREAD);
+                         100.0 * FF_PUB_HIGH_SPREAD);
 }
 
-static void md_sources(const struct ff_res_set *set, struct ff_res_sb *o)
+static void md_sources(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
-    ff_res_sb_puts(o, "\nProfiles:\n\n");
+    ff_pub_sb_puts(o, "\nProfiles:\n\n");
     for (size_t i = 0; i < set->n_devices; i++) {
-        const struct ff_res_device *d = &set->devices[i];
+        const struct ff_pub_device *d = &set->devices[i];
         char label[512];
-        ff_res_device_label(d, label, sizeof(label));
-        ff_res_sb_puts(o, "- ");
-        ff_res_sb_esc(o, FF_RES_ESC_MD, label);
-        ff_res_sb_puts(o, ":");
+        ff_pub_device_label(d, label, sizeof(label));
+        ff_pub_sb_puts(o, "- ");
+        ff_pub_sb_esc(o, FF_PUB_ESC_MD, label);
+        ff_pub_sb_puts(o, ":");
         for (size_t r = 0; r < d->n_runs; r++) {
-            ff_res_sb_printf(o, "%s `", r ? "," : "");
-            ff_res_sb_puts(o, ff_res_run_path(set, d->runs[r]));
-            ff_res_sb_puts(o, "`");
+            ff_pub_sb_printf(o, "%s `", r ? "," : "");
+            ff_pub_sb_puts(o, ff_pub_run_path(set, d->runs[r]));
+            ff_pub_sb_puts(o, "`");
         }
-        ff_res_sb_puts(o, "\n");
+        ff_pub_sb_puts(o, "\n");
     }
     if (set->n_skipped)
-        ff_res_sb_puts(o, "\nSkipped (not published):\n\n");
+        ff_pub_sb_puts(o, "\nSkipped (not published):\n\n");
     for (size_t i = 0; i < set->n_skipped; i++) {
-        ff_res_sb_puts(o, "- ");
-        ff_res_sb_esc(o, FF_RES_ESC_MD, set->skipped[i].reason);
-        ff_res_sb_puts(o, "\n");
+        ff_pub_sb_puts(o, "- ");
+        ff_pub_sb_esc(o, FF_PUB_ESC_MD, set->skipped[i].reason);
+        ff_pub_sb_puts(o, "\n");
     }
 }
 
-void ff_res_summary(const struct ff_res_set *set, const char *const mark[2], struct ff_res_sb *o)
+void ff_pub_summary(const struct ff_pub_set *set, const char *const mark[2], struct ff_pub_sb *o)
 {
-    ff_res_sb_printf(o,
+    ff_pub_sb_printf(o,
                      "%zu device%s from %zu profile%s. Each figure is the best verified result of "
                      "the device; repeated runs of one device (same backend, device and driver) "
                      "show their median and ± half their spread. A format the device does not "
@@ -147,15 +147,15 @@ void ff_res_summary(const struct ff_res_set *set, const char *const mark[2], str
                      set->n_runs == 1 ? "" : "s", mark[0], mark[1]);
 }
 
-int ff_res_write_md(const struct ff_res_set *set, struct ff_res_sb *o)
+int ff_pub_write_md(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
     static const char *const em[2] = {"*", "*"};
-    ff_res_sb_puts(o, "# flopfit results\n\n");
-    ff_res_summary(set, em, o);
-    ff_res_sb_puts(o, "\n\n");
-    ff_res_md_table(set, o);
+    ff_pub_sb_puts(o, "# flopfit results\n\n");
+    ff_pub_summary(set, em, o);
+    ff_pub_sb_puts(o, "\n\n");
+    ff_pub_md_table(set, o);
     md_sources(set, o);
-    return ff_res_sb_status(o);
+    return ff_pub_sb_status(o);
 }
 
 /* ---- CSV ---- */
@@ -175,46 +175,46 @@ static const char *unit_slug(const char *unit)
     return "value";
 }
 
-static void csv_field(struct ff_res_sb *o, bool first, const char *s)
+static void csv_field(struct ff_pub_sb *o, bool first, const char *s)
 {
     if (!first)
-        ff_res_sb_puts(o, ",");
-    ff_res_sb_esc(o, FF_RES_ESC_CSV, s);
+        ff_pub_sb_puts(o, ",");
+    ff_pub_sb_esc(o, FF_PUB_ESC_CSV, s);
 }
 
-static void csv_number(struct ff_res_sb *o, double v)
+static void csv_number(struct ff_pub_sb *o, double v)
 {
-    ff_res_sb_printf(o, ",%.7g", v);
+    ff_pub_sb_printf(o, ",%.7g", v);
 }
 
 static const char *const csv_text_cols[] = {"device", "vendor", "backend", "driver"};
 
-int ff_res_write_csv(const struct ff_res_set *set, struct ff_res_sb *o)
+int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
-    const struct ff_res_metric_info *mi = ff_res_metrics();
+    const struct ff_pub_metric_info *mi = ff_pub_metrics();
     for (size_t c = 0; c < 4; c++)
         csv_field(o, c == 0, csv_text_cols[c]);
-    ff_res_sb_puts(o, ",platform");
-    for (int m = 0; m < FF_RES_METRIC_COUNT; m++)
-        ff_res_sb_printf(o, ",%s_%s,%s_min,%s_max,%s_runs,%s_detail", mi[m].id,
+    ff_pub_sb_puts(o, ",platform");
+    for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
+        ff_pub_sb_printf(o, ",%s_%s,%s_min,%s_max,%s_runs,%s_detail", mi[m].id,
                          unit_slug(mi[m].unit), mi[m].id, mi[m].id, mi[m].id, mi[m].id);
-    ff_res_sb_puts(o, ",datasheet,fp32_datasheet_percent,serves_model,serves_precision,"
+    ff_pub_sb_puts(o, ",datasheet,fp32_datasheet_percent,serves_model,serves_precision,"
                       "serves_tokens_per_s,flopfit_version,flopfit_git,date,run,runs,profiles\n");
     for (size_t i = 0; i < set->n_devices; i++) {
-        const struct ff_res_device *d = &set->devices[i];
+        const struct ff_pub_device *d = &set->devices[i];
         const struct ff_profile_device *pd = &d->info->device;
         const char *text[] = {pd->name, pd->vendor, pd->backend, pd->driver_version, pd->platform};
         for (size_t c = 0; c < 5; c++)
             csv_field(o, c == 0, text[c] ? text[c] : "");
-        for (int m = 0; m < FF_RES_METRIC_COUNT; m++) {
-            const struct ff_res_figure *f = &d->fig[m];
-            if (f->state == FF_RES_OK) {
+        for (int m = 0; m < FF_PUB_METRIC_COUNT; m++) {
+            const struct ff_pub_figure *f = &d->fig[m];
+            if (f->state == FF_PUB_OK) {
                 csv_number(o, f->value);
                 csv_number(o, f->min);
                 csv_number(o, f->max);
-                ff_res_sb_printf(o, ",%d", f->runs);
+                ff_pub_sb_printf(o, ",%d", f->runs);
                 char detail[160] = "";
-                if (m < FF_RES_N_MATMUL && f->impl)
+                if (m < FF_PUB_N_MATMUL && f->impl)
                     snprintf(detail, sizeof(detail), "%s n=%llu", f->impl,
                              (unsigned long long)f->size);
                 else if (f->name)
@@ -225,28 +225,28 @@ int ff_res_write_csv(const struct ff_res_set *set, struct ff_res_sb *o)
                 csv_field(o, false, detail);
             } else {
                 char word[32];
-                ff_res_figure_text(f, m, word, sizeof(word));
+                ff_pub_figure_text(f, m, word, sizeof(word));
                 /* the state where the figure would be; min, max and runs stay empty */
                 csv_field(o, false, word);
-                ff_res_sb_puts(o, ",,,");
+                ff_pub_sb_puts(o, ",,,");
                 csv_field(o, false, f->reason);
             }
         }
         csv_field(o, false, d->has_datasheet ? d->datasheet.slug : "");
-        if (d->has_datasheet && d->fig[FF_RES_FP32].state == FF_RES_OK &&
+        if (d->has_datasheet && d->fig[FF_PUB_FP32].state == FF_PUB_OK &&
             d->datasheet.flops_per_s[FF_PREC_FP32] > 0)
-            ff_res_sb_printf(o, ",%.1f",
-                             100.0 * d->fig[FF_RES_FP32].value /
+            ff_pub_sb_printf(o, ",%.1f",
+                             100.0 * d->fig[FF_PUB_FP32].value /
                                  d->datasheet.flops_per_s[FF_PREC_FP32]);
         else
-            ff_res_sb_puts(o, ",");
+            ff_pub_sb_puts(o, ",");
         if (d->serves.state == FF_OK) {
             csv_field(o, false, d->serves.model);
             csv_field(o, false, ff_precision_name((enum ff_precision)d->serves.prec));
-            ff_res_sb_printf(o, ",%.3g", d->serves.tokens_per_s);
+            ff_pub_sb_printf(o, ",%.3g", d->serves.tokens_per_s);
         } else {
             csv_field(o, false, d->serves.state == FF_ERR_NOT_FOUND ? "none" : "no estimate");
-            ff_res_sb_puts(o, ",,");
+            ff_pub_sb_puts(o, ",,");
         }
         csv_field(o, false, d->info->tool_version ? d->info->tool_version : "");
         csv_field(o, false, d->info->tool_git ? d->info->tool_git : "");
@@ -254,14 +254,14 @@ int ff_res_write_csv(const struct ff_res_set *set, struct ff_res_sb *o)
         snprintf(date, sizeof(date), "%.10s", d->info->created ? d->info->created : "");
         csv_field(o, false, date);
         csv_field(o, false, d->runs[d->n_runs - 1]->kind);
-        ff_res_sb_printf(o, ",%zu,", d->n_runs);
-        struct ff_res_sb paths;
-        ff_res_sb_init(&paths);
+        ff_pub_sb_printf(o, ",%zu,", d->n_runs);
+        struct ff_pub_sb paths;
+        ff_pub_sb_init(&paths);
         for (size_t r = 0; r < d->n_runs; r++)
-            ff_res_sb_printf(&paths, "%s%s", r ? ";" : "", ff_res_run_path(set, d->runs[r]));
-        ff_res_sb_esc(o, FF_RES_ESC_CSV, ff_res_sb_str(&paths));
-        ff_res_sb_finish(&paths);
-        ff_res_sb_puts(o, "\n");
+            ff_pub_sb_printf(&paths, "%s%s", r ? ";" : "", ff_pub_run_path(set, d->runs[r]));
+        ff_pub_sb_esc(o, FF_PUB_ESC_CSV, ff_pub_sb_str(&paths));
+        ff_pub_sb_finish(&paths);
+        ff_pub_sb_puts(o, "\n");
     }
-    return ff_res_sb_status(o);
+    return ff_pub_sb_status(o);
 }

@@ -3,21 +3,21 @@
  * tables (md, csv, json), a self-contained HTML page with SVG charts, run-to-run comparisons
  * and the curated results/ folder out.
  *
- *     struct ff_res_set *set = NULL;
- *     ff_res_set_create(&set);
- *     ff_res_set_add(set, "results/");       // files or folders; a bad profile is skipped
- *     ff_res_set_finish(set, &opts);         // group, aggregate, estimate, sort
- *     ff_res_writer_find("md")->table(set, &sb);
- *     ff_res_set_destroy(&set);
+ *     struct ff_pub_set *set = NULL;
+ *     ff_pub_set_create(&set);
+ *     ff_pub_set_add(set, "results/");       // files or folders; a bad profile is skipped
+ *     ff_pub_set_finish(set, &opts);         // group, aggregate, estimate, sort
+ *     ff_pub_writer_find("md")->table(set, &sb);
+ *     ff_pub_set_destroy(&set);
  *
  * Profiles are read only through libflopfit's public reader (flopfit/profile.h) and the
  * estimator (flopfit/spec.h, flopfit/estimate.h). A figure the profile does not carry is never
  * shown as 0: a metric is ok (with its value), unsupported or failed (with the reasons), or
- * absent ("not measured"). Nothing here prints or exits; text goes to a struct ff_res_sb and
+ * absent ("not measured"). Nothing here prints or exits; text goes to a struct ff_pub_sb and
  * messages to caller buffers.
  */
-#ifndef FF_RES_RESULTS_H
-#define FF_RES_RESULTS_H
+#ifndef FF_PUB_RESULTS_H
+#define FF_PUB_RESULTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,21 +28,21 @@
 
 #include "sb.h"
 
-/* The published figures, one per metric (ff_res_metrics() describes each). */
-enum ff_res_metric {
-    FF_RES_FP32 = 0, /* best verified fp32 matmul, FLOP/s */
-    FF_RES_FP16,     /* best verified fp16 matmul, FLOP/s */
-    FF_RES_INT8,     /* best verified int8 matmul, OP/s */
-    FF_RES_USABLE,   /* usable memory, bytes */
-    FF_RES_READ,     /* read bandwidth, B/s */
-    FF_RES_UPLOAD,   /* host to device, best of pageable and pinned, B/s */
-    FF_RES_DOWNLOAD, /* device to host, B/s */
-    FF_RES_LAUNCH,   /* launch latency (empty kernel, device time), s */
-    FF_RES_METRIC_COUNT,
+/* The published figures, one per metric (ff_pub_metrics() describes each). */
+enum ff_pub_metric {
+    FF_PUB_FP32 = 0, /* best verified fp32 matmul, FLOP/s */
+    FF_PUB_FP16,     /* best verified fp16 matmul, FLOP/s */
+    FF_PUB_INT8,     /* best verified int8 matmul, OP/s */
+    FF_PUB_USABLE,   /* usable memory, bytes */
+    FF_PUB_READ,     /* read bandwidth, B/s */
+    FF_PUB_UPLOAD,   /* host to device, best of pageable and pinned, B/s */
+    FF_PUB_DOWNLOAD, /* device to host, B/s */
+    FF_PUB_LAUNCH,   /* launch latency (empty kernel, device time), s */
+    FF_PUB_METRIC_COUNT,
 };
-#define FF_RES_N_MATMUL 3 /* the first three metrics are the matmul precisions */
+#define FF_PUB_N_MATMUL 3 /* the first three metrics are the matmul precisions */
 
-struct ff_res_metric_info {
+struct ff_pub_metric_info {
     const char *id;       /* "fp32": column, CSV and JSON key, --sort name */
     const char *title;    /* "fp32 matmul" */
     const char *family;   /* FF_PF_FAMILY_* of the tests it reads */
@@ -52,21 +52,21 @@ struct ff_res_metric_info {
     bool lower_is_better; /* latency */
 };
 
-/* The table of metrics, indexed by enum ff_res_metric. Static. */
-const struct ff_res_metric_info *ff_res_metrics(void);
+/* The table of metrics, indexed by enum ff_pub_metric. Static. */
+const struct ff_pub_metric_info *ff_pub_metrics(void);
 
-enum ff_res_state {
-    FF_RES_ABSENT = 0,  /* no test of it in the profile: "not measured" */
-    FF_RES_OK,          /* measured and verified: value holds the figure */
-    FF_RES_UNSUPPORTED, /* every test of it was unsupported: reasons say why */
-    FF_RES_FAILED,      /* none ok, at least one failed: reasons say why */
+enum ff_pub_state {
+    FF_PUB_ABSENT = 0,  /* no test of it in the profile: "not measured" */
+    FF_PUB_OK,          /* measured and verified: value holds the figure */
+    FF_PUB_UNSUPPORTED, /* every test of it was unsupported: reasons say why */
+    FF_PUB_FAILED,      /* none ok, at least one failed: reasons say why */
 };
 
-#define FF_RES_REASON_MAX 512
+#define FF_PUB_REASON_MAX 512
 
 /* One metric of one run, or of a device's runs together (then value is their median). */
-struct ff_res_figure {
-    enum ff_res_state state;
+struct ff_pub_figure {
+    enum ff_pub_state state;
     double value;      /* ok: the figure in the metric's unit; 0 otherwise */
     double min, max;   /* ok: over the runs that measured it (one run: value) */
     int runs;          /* runs with a value */
@@ -77,52 +77,52 @@ struct ff_res_figure {
     bool capped;       /* usable memory: the probe's cap stopped it (a lower bound) */
     bool time_limited; /* usable memory: its time limit stopped it (a lower bound) */
     double cap_bytes;  /* usable memory: the cap, bytes (0 absent) */
-    char reason[FF_RES_REASON_MAX]; /* unsupported/failed: "impl: reason; impl: reason" */
+    char reason[FF_PUB_REASON_MAX]; /* unsupported/failed: "impl: reason; impl: reason" */
 };
 
 /* One profile that was read. */
-struct ff_res_run {
+struct ff_pub_run {
     char *path;                         /* as given or found (under a folder given) */
     struct ff_profile_doc *doc;         /* owned; its strings stay valid with the set */
     const struct ff_profile_info *info; /* ff_profile_info(doc) */
-    struct ff_res_figure fig[FF_RES_METRIC_COUNT];
+    struct ff_pub_figure fig[FF_PUB_METRIC_COUNT];
     const char *kind; /* "quick", "standard", "full" or "custom", inferred from the sizes */
     bool has_spec;    /* spec holds the estimator's reading of this profile */
     struct ff_spec spec;
 };
 
 /* A model's decode step on a device, as the estimator predicts it (a roofline point). */
-struct ff_res_point {
+struct ff_pub_point {
     char model[FF_NAME_MAX];
     int64_t batch;
     double intensity; /* model FLOPs per byte read in one decode step */
     double rate;      /* model FLOPs per second of the estimated step */
     bool fits;        /* the model and its KV cache fit one device */
 };
-#define FF_RES_MAX_POINTS 6
+#define FF_PUB_MAX_POINTS 6
 
-/* What the device serves: the largest preset on one device (ff_res_set_finish). */
-struct ff_res_serves {
+/* What the device serves: the largest preset on one device (ff_pub_set_finish). */
+struct ff_pub_serves {
     int state;                    /* 0 found; FF_ERR_NOT_FOUND none fits; other: no estimate */
     char model[FF_NAME_MAX];      /* the preset's slug */
     int prec;                     /* enum ff_precision served in */
     double params;                /* its parameters */
     double tokens_per_s;          /* one sequence's decode rate */
-    char note[FF_RES_REASON_MAX]; /* why none, or what was substituted */
+    char note[FF_PUB_REASON_MAX]; /* why none, or what was substituted */
 };
 
 /* Repeated runs of one device: same backend, device name and driver version. */
-struct ff_res_device {
-    struct ff_res_run **runs; /* oldest first */
+struct ff_pub_device {
+    struct ff_pub_run **runs; /* oldest first */
     size_t n_runs;
     const struct ff_profile_info *info; /* the newest run's */
-    struct ff_res_figure fig[FF_RES_METRIC_COUNT];
+    struct ff_pub_figure fig[FF_PUB_METRIC_COUNT];
     bool has_spec; /* spec: median of the runs' estimator readings */
     struct ff_spec spec;
     bool has_datasheet; /* the catalog entry of this device, when it is known */
     struct ff_spec datasheet;
-    struct ff_res_serves serves;
-    struct ff_res_point points[FF_RES_MAX_POINTS];
+    struct ff_pub_serves serves;
+    struct ff_pub_point points[FF_PUB_MAX_POINTS];
     size_t n_points;
     char vendor_slug[64];  /* "amd", "nvidia", "mesa" */
     char device_slug[128]; /* "pthread-haswell-amd-epyc" */
@@ -130,64 +130,64 @@ struct ff_res_device {
 };
 
 /* A file that could not be used, and why. */
-struct ff_res_skip {
+struct ff_pub_skip {
     char *path;
     char *reason; /* the reader's one-line message (it names the file) */
 };
 
 /* Footnotes: each distinct reason once, numbered from 1 in table order. */
-struct ff_res_notes {
+struct ff_pub_notes {
     char **text;
     size_t n;
 };
 
-struct ff_res_set {
-    struct ff_res_run *runs;
+struct ff_pub_set {
+    struct ff_pub_run *runs;
     size_t n_runs;
-    struct ff_res_device *devices; /* after ff_res_set_finish, in the sorted order */
+    struct ff_pub_device *devices; /* after ff_pub_set_finish, in the sorted order */
     size_t n_devices;
-    struct ff_res_skip *skipped;
+    struct ff_pub_skip *skipped;
     size_t n_skipped;
     size_t n_found;            /* profile files found (read or skipped) */
-    struct ff_res_notes notes; /* after ff_res_set_finish */
+    struct ff_pub_notes notes; /* after ff_pub_set_finish */
     char base[4096];           /* "" or the folder paths are shown relative to */
 };
 
-/* How ff_res_set_finish sorts. */
-struct ff_res_options {
-    const char *sort; /* a column id (ff_res_columns); NULL: "fp32" */
+/* How ff_pub_set_finish sorts. */
+struct ff_pub_options {
+    const char *sort; /* a column id (ff_pub_columns); NULL: "fp32" */
     bool reverse;     /* false: the best first (largest, or smallest latency), text A-Z */
     bool estimate;    /* run the estimator (serves, roofline points); default true */
 };
-void ff_res_options_init(struct ff_res_options *o);
+void ff_pub_options_init(struct ff_pub_options *o);
 
 /* Serving plan of the "serves" column and the roofline points (stated in every output). */
-#define FF_RES_SERVE_PROMPT     3840
-#define FF_RES_SERVE_GENERATE   256
-#define FF_RES_POINT_BATCH_HIGH 64
-#define FF_RES_HIGH_SPREAD      0.10 /* runs spread over more than 10% of the median */
+#define FF_PUB_SERVE_PROMPT     3840
+#define FF_PUB_SERVE_GENERATE   256
+#define FF_PUB_POINT_BATCH_HIGH 64
+#define FF_PUB_HIGH_SPREAD      0.10 /* runs spread over more than 10% of the median */
 
-int ff_res_set_create(struct ff_res_set **out);
-void ff_res_set_destroy(struct ff_res_set **set);
+int ff_pub_set_create(struct ff_pub_set **out);
+void ff_pub_set_destroy(struct ff_pub_set **set);
 /*
  * Add a profile file, or every *.json under a folder (recursively, in name order; names
  * starting with '.' are left out). A file the reader refuses is recorded in set->skipped with
  * its path and the reason. Returns 0, FF_ERR_NO_MEMORY, or FF_ERR_IO when a folder cannot be
  * read (err says which).
  */
-int ff_res_set_add(struct ff_res_set *set, const char *path, char *err, size_t errlen);
+int ff_pub_set_add(struct ff_pub_set *set, const char *path, char *err, size_t errlen);
 /* Group runs into devices, aggregate, run the estimator, sort, number the footnotes. Once.
  * FF_ERR_INVALID for an unknown sort column (err lists the accepted ones). */
-int ff_res_set_finish(struct ff_res_set *set, const struct ff_res_options *o, char *err,
+int ff_pub_set_finish(struct ff_pub_set *set, const struct ff_pub_options *o, char *err,
                       size_t errlen);
 /* The path of a run as outputs show it: relative to set->base when it lies under it. */
-const char *ff_res_run_path(const struct ff_res_set *set, const struct ff_res_run *r);
+const char *ff_pub_run_path(const struct ff_pub_set *set, const struct ff_pub_run *r);
 /* The footnote number (1...) of a text in set->notes; 0 when it has none. */
-size_t ff_res_note_number(const struct ff_res_set *set, const char *text);
+size_t ff_pub_note_number(const struct ff_pub_set *set, const char *text);
 
 /* ---- the table: columns, cells, writers ---- */
 
-struct ff_res_cell {
+struct ff_pub_cell {
     char text[640];   /* what a reader sees first ("118 GFLOP/s", "unsupported") */
     char detail[256]; /* how it was reached ("flopfit, n=2048, ±3% over 3 runs"), or "" */
     const char *note; /* the footnote's text, or NULL */
@@ -195,52 +195,52 @@ struct ff_res_cell {
     bool warn;        /* a high spread between runs (shown as a mark) */
 };
 
-struct ff_res_column {
+struct ff_pub_column {
     const char *id;    /* "device", "fp32", ... (--sort) */
     const char *title; /* header */
-    int metric;        /* enum ff_res_metric, or -1 */
-    void (*cell)(const struct ff_res_set *set, const struct ff_res_device *d,
-                 const struct ff_res_column *c, struct ff_res_cell *out);
+    int metric;        /* enum ff_pub_metric, or -1 */
+    void (*cell)(const struct ff_pub_set *set, const struct ff_pub_device *d,
+                 const struct ff_pub_column *c, struct ff_pub_cell *out);
 };
 /* Every column of the table, in order; *n receives the count. Static. */
-const struct ff_res_column *ff_res_columns(size_t *n);
-const struct ff_res_column *ff_res_column_find(const char *id);
+const struct ff_pub_column *ff_pub_columns(size_t *n);
+const struct ff_pub_column *ff_pub_column_find(const char *id);
 
 /* Output formats of the table: `--format NAME`. A new one is a function and a row. */
-struct ff_res_writer {
+struct ff_pub_writer {
     const char *name;        /* "md", "csv", "json", "html" */
     const char *description; /* one line for --help */
     /* The whole set as one text (html: the page with its charts inline). */
-    int (*table)(const struct ff_res_set *set, struct ff_res_sb *out);
+    int (*table)(const struct ff_pub_set *set, struct ff_pub_sb *out);
 };
 /* Terminated by a row whose name is NULL. Static. */
-const struct ff_res_writer *ff_res_writers(void);
-const struct ff_res_writer *ff_res_writer_find(const char *name);
+const struct ff_pub_writer *ff_pub_writers(void);
+const struct ff_pub_writer *ff_pub_writer_find(const char *name);
 
-int ff_res_write_md(const struct ff_res_set *set, struct ff_res_sb *out);
-int ff_res_write_csv(const struct ff_res_set *set, struct ff_res_sb *out);
-int ff_res_write_json(const struct ff_res_set *set, struct ff_res_sb *out);
-int ff_res_write_html(const struct ff_res_set *set, struct ff_res_sb *out);
+int ff_pub_write_md(const struct ff_pub_set *set, struct ff_pub_sb *out);
+int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *out);
+int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out);
+int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* The Markdown table and its footnotes only (no heading): the body of the other md texts. */
-void ff_res_md_table(const struct ff_res_set *set, struct ff_res_sb *out);
+void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* One device's row of the Markdown table (header included when `header`). */
-void ff_res_md_row(const struct ff_res_set *set, const struct ff_res_device *d, bool header,
-                   struct ff_res_sb *out);
+void ff_pub_md_row(const struct ff_pub_set *set, const struct ff_pub_device *d, bool header,
+                   struct ff_pub_sb *out);
 
 /* ---- charts (SVG 1.1, written directly) ---- */
 
 /* The roofline of one device. `id` prefixes element ids (unique within a page). */
-int ff_res_svg_roofline(const struct ff_res_set *set, const struct ff_res_device *d,
-                        struct ff_res_sb *out);
+int ff_pub_svg_roofline(const struct ff_pub_set *set, const struct ff_pub_device *d,
+                        struct ff_pub_sb *out);
 /* One bar per device for a metric (log scale), unsupported devices named with the reason. */
-int ff_res_svg_bars(const struct ff_res_set *set, enum ff_res_metric m, struct ff_res_sb *out);
+int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct ff_pub_sb *out);
 
 /*
  * `--html DIR`: DIR/index.html (self-contained) and each chart as DIR/<name>.svg. DIR is
  * created when missing; every file is written atomically. With `check`, nothing is written:
  * FF_ERR_VERIFY when a file differs from what would be written (err names it).
  */
-int ff_res_html_dir(const struct ff_res_set *set, const char *dir, bool check, char *err,
+int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, char *err,
                     size_t errlen);
 
 /* ---- comparison, submission, the curated folder ---- */
@@ -250,11 +250,11 @@ int ff_res_html_dir(const struct ff_res_set *set, const char *dir, bool check, c
  * noise of both and a verdict. `format` is "md", "csv" or "json". *n_slower receives the
  * number of tests slower beyond the noise.
  */
-int ff_res_compare(const struct ff_res_set *old_set, const struct ff_res_set *new_set,
-                   const char *format, struct ff_res_sb *out, size_t *n_slower);
+int ff_pub_compare(const struct ff_pub_set *old_set, const struct ff_pub_set *new_set,
+                   const char *format, struct ff_pub_sb *out, size_t *n_slower);
 
 /* Verdict threshold: a change is real when it exceeds both runs' noise and this floor. */
-#define FF_RES_NOISE_FLOOR 0.02
+#define FF_PUB_NOISE_FLOOR 0.02
 
 /*
  * `results submit PROFILE`: check the profile (it must open, be complete, hold a verified
@@ -263,19 +263,19 @@ int ff_res_compare(const struct ff_res_set *old_set, const struct ff_res_set *ne
  * "-2" is added). `used` receives the path written, `row` the device's Markdown row.
  * FF_ERR_INVALID (refused; err says why), FF_ERR_IO, FF_ERR_NO_MEMORY.
  */
-int ff_res_submit(const char *profile, const char *results_dir, char *used, size_t usedlen,
-                  struct ff_res_sb *row, char *err, size_t errlen);
+int ff_pub_submit(const char *profile, const char *results_dir, char *used, size_t usedlen,
+                  struct ff_pub_sb *row, char *err, size_t errlen);
 
 /*
  * `--publish DIR`: every profile under DIR into DIR/README.md and DIR/page/ (index.html and
  * the charts). With `check`, FF_ERR_VERIFY when a file is not what would be written.
  */
-int ff_res_publish(const struct ff_res_set *set, const char *dir, bool check, char *err,
+int ff_pub_publish(const struct ff_pub_set *set, const char *dir, bool check, char *err,
                    size_t errlen);
 
 /* "amd" for "AuthenticAMD" or "Advanced Micro Devices, Inc.", else the vendor as a slug. */
-void ff_res_vendor_slug(const char *vendor, char *dst, size_t n);
+void ff_pub_vendor_slug(const char *vendor, char *dst, size_t n);
 /* Lower-case letters, digits and '.', every other run of characters one '-'. */
-void ff_res_slug(const char *s, char *dst, size_t n);
+void ff_pub_slug(const char *s, char *dst, size_t n);
 
 #endif

@@ -2,8 +2,8 @@
  * results/src/results_impl.h — what the publisher's source files share and the CLI does not
  * need: statistics, the estimator step, number formatting and the SVG plotting helpers.
  */
-#ifndef FF_RES_RESULTS_IMPL_H
-#define FF_RES_RESULTS_IMPL_H
+#ifndef FF_PUB_RESULTS_IMPL_H
+#define FF_PUB_RESULTS_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,56 +11,56 @@
 #include "results.h"
 
 /* Median of v[0..n) (sorts v): for an even n the lower middle one; 0 for n == 0. */
-double ff_res_median(double *v, size_t n);
+double ff_pub_median(double *v, size_t n);
 
 /* The estimator on one device (serve.c): datasheet entry, "serves", roofline points. With
  * run false only the datasheet entry is looked up. */
-void ff_res_estimate_device(struct ff_res_device *d, bool run);
+void ff_pub_estimate_device(struct ff_pub_device *d, bool run);
 /* The plan's words for the serving columns: "one device, 4096 tokens (3840 + 256), batch 1". */
-const char *ff_res_serve_plan_text(void);
+const char *ff_pub_serve_plan_text(void);
 
 /* "3 devices from 4 profiles. Each figure is the best verified result..." for every page's
  * introduction; `unsupported` is wrapped in mark[0]..mark[1] ("<em>", "*"). */
-void ff_res_summary(const struct ff_res_set *set, const char *const mark[2], struct ff_res_sb *out);
+void ff_pub_summary(const struct ff_pub_set *set, const char *const mark[2], struct ff_pub_sb *out);
 
 /* A figure in its unit: "118 GFLOP/s", "6.00 GiB", "1.26 us". */
-void ff_res_fmt_value(char *dst, size_t n, double v, const char *unit);
+void ff_pub_fmt_value(char *dst, size_t n, double v, const char *unit);
 /* The device's name as a reader knows it: "llvmpipe (LLVM 15.0.6, 256 bits) (vulkan)". */
-void ff_res_device_label(const struct ff_res_device *d, char *dst, size_t n);
+void ff_pub_device_label(const struct ff_pub_device *d, char *dst, size_t n);
 /* The cell text of a metric without spread or notes ("118 GFLOP/s", "unsupported"). */
-void ff_res_figure_text(const struct ff_res_figure *f, int metric, char *dst, size_t n);
+void ff_pub_figure_text(const struct ff_pub_figure *f, int metric, char *dst, size_t n);
 
 /* The charts of a page (html.c): a roofline per device, then bars per metric. Chart i's file
  * name goes to name ("roofline-opencl-x.svg"), its SVG to out. */
-size_t ff_res_chart_count(const struct ff_res_set *set);
-int ff_res_chart(const struct ff_res_set *set, size_t i, char *name, size_t n,
-                 struct ff_res_sb *out);
+size_t ff_pub_chart_count(const struct ff_pub_set *set);
+int ff_pub_chart(const struct ff_pub_set *set, size_t i, char *name, size_t n,
+                 struct ff_pub_sb *out);
 /* mkdir -p. */
-int ff_res_mkdirs(const char *dir, char *err, size_t errlen);
+int ff_pub_mkdirs(const char *dir, char *err, size_t errlen);
 /* Write text to path atomically, or with `check` compare it (FF_ERR_VERIFY: differs). */
-int ff_res_put_file(const char *path, const char *text, bool check, char *err, size_t errlen);
+int ff_pub_put_file(const char *path, const char *text, bool check, char *err, size_t errlen);
 
 /* ---- SVG helpers (svg.c) ---- */
 
 /* A log10 axis from 10^lo to 10^hi mapped onto pixels [p0, p1]. */
-struct ff_res_axis {
+struct ff_pub_axis {
     double lo, hi; /* decades */
     double p0, p1; /* pixels */
 };
-double ff_res_axis_px(const struct ff_res_axis *a, double v);
+double ff_pub_axis_px(const struct ff_pub_axis *a, double v);
 /* The decades [lo, hi] that hold [vmin, vmax] (both > 0), at least `min_decades` apart. */
-void ff_res_axis_fit(struct ff_res_axis *a, double vmin, double vmax, int min_decades);
+void ff_pub_axis_fit(struct ff_pub_axis *a, double vmin, double vmax, int min_decades);
 /* "1", "10", "100 m", "1 k", "10 G": a decade's tick label, SI prefix. */
-void ff_res_decade_label(char *dst, size_t n, int decade);
+void ff_pub_decade_label(char *dst, size_t n, int decade);
 
-void ff_res_svg_open(struct ff_res_sb *o, int width, int height, const char *title,
+void ff_pub_svg_open(struct ff_pub_sb *o, int width, int height, const char *title,
                      const char *cls);
-void ff_res_svg_close(struct ff_res_sb *o);
+void ff_pub_svg_close(struct ff_pub_sb *o);
 /* Text at (x, y), anchored "start", "middle" or "end"; escaped. */
-void ff_res_svg_text(struct ff_res_sb *o, double x, double y, const char *anchor, int size,
+void ff_pub_svg_text(struct ff_pub_sb *o, double x, double y, const char *anchor, int size,
                      const char *extra, const char *text);
 
 /* Colours of the precisions (matmul metrics), readable on white and in grey print. */
-const char *ff_res_prec_colour(int metric);
+const char *ff_pub_prec_colour(int metric);
 
 #endif

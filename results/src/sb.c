@@ -6,19 +6,19 @@
 
 #include "sb.h"
 
-void ff_res_sb_init(struct ff_res_sb *b)
+void ff_pub_sb_init(struct ff_pub_sb *b)
 {
     memset(b, 0, sizeof(*b));
 }
 
-void ff_res_sb_finish(struct ff_res_sb *b)
+void ff_pub_sb_finish(struct ff_pub_sb *b)
 {
     free(b->s);
-    ff_res_sb_init(b);
+    ff_pub_sb_init(b);
 }
 
 /* Room for `more` bytes and the NUL. */
-static bool reserve(struct ff_res_sb *b, size_t more)
+static bool reserve(struct ff_pub_sb *b, size_t more)
 {
     if (b->failed)
         return false;
@@ -42,7 +42,7 @@ static bool reserve(struct ff_res_sb *b, size_t more)
     return true;
 }
 
-static void put_n(struct ff_res_sb *b, const char *s, size_t n)
+static void put_n(struct ff_pub_sb *b, const char *s, size_t n)
 {
     if (!reserve(b, n))
         return;
@@ -51,12 +51,12 @@ static void put_n(struct ff_res_sb *b, const char *s, size_t n)
     b->s[b->len] = 0;
 }
 
-void ff_res_sb_puts(struct ff_res_sb *b, const char *s)
+void ff_pub_sb_puts(struct ff_pub_sb *b, const char *s)
 {
     put_n(b, s, strlen(s));
 }
 
-void ff_res_sb_printf(struct ff_res_sb *b, const char *fmt, ...)
+void ff_pub_sb_printf(struct ff_pub_sb *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -74,24 +74,24 @@ void ff_res_sb_printf(struct ff_res_sb *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void ff_res_sb_esc(struct ff_res_sb *b, enum ff_res_esc e, const char *s)
+void ff_pub_sb_esc(struct ff_pub_sb *b, enum ff_pub_esc e, const char *s)
 {
     if (!s)
         return;
-    if (e == FF_RES_ESC_CSV) {
+    if (e == FF_PUB_ESC_CSV) {
         if (!strpbrk(s, ",\"\r\n")) {
-            ff_res_sb_puts(b, s);
+            ff_pub_sb_puts(b, s);
             return;
         }
-        ff_res_sb_puts(b, "\"");
+        ff_pub_sb_puts(b, "\"");
         for (const char *p = s; *p; p++)
             put_n(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
-        ff_res_sb_puts(b, "\"");
+        ff_pub_sb_puts(b, "\"");
         return;
     }
     for (const char *p = s; *p; p++) {
         const char *r = NULL;
-        if (e == FF_RES_ESC_XML) {
+        if (e == FF_PUB_ESC_XML) {
             switch (*p) {
             case '&': r = "&amp;"; break;
             case '<': r = "&lt;"; break;
@@ -105,18 +105,18 @@ void ff_res_sb_esc(struct ff_res_sb *b, enum ff_res_esc e, const char *s)
             r = " ";
         }
         if (r)
-            ff_res_sb_puts(b, r);
+            ff_pub_sb_puts(b, r);
         else
             put_n(b, p, 1);
     }
 }
 
-const char *ff_res_sb_str(const struct ff_res_sb *b)
+const char *ff_pub_sb_str(const struct ff_pub_sb *b)
 {
     return b->s ? b->s : "";
 }
 
-int ff_res_sb_status(const struct ff_res_sb *b)
+int ff_pub_sb_status(const struct ff_pub_sb *b)
 {
     return b->failed ? FF_ERR_NO_MEMORY : FF_OK;
 }

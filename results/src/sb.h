@@ -1,40 +1,40 @@
 /*
  * results/src/sb.h — a growing text buffer for the publisher's writers, and the escapes each
- * output format needs. A failed allocation is remembered (ff_res_sb_failed) instead of being
+ * output format needs. A failed allocation is remembered (ff_pub_sb_failed) instead of being
  * checked after every append: a writer appends freely and looks once at the end.
  */
-#ifndef FF_RES_SB_H
-#define FF_RES_SB_H
+#ifndef FF_PUB_SB_H
+#define FF_PUB_SB_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "ff_util.h"
 
-struct ff_res_sb {
+struct ff_pub_sb {
     char *s;     /* NUL-terminated text, NULL until the first append */
     size_t len;  /* bytes, the NUL not counted */
     size_t cap;  /* bytes allocated */
     bool failed; /* an allocation failed: the text is cut short */
 };
 
-/* Escapes for ff_res_sb_esc. */
-enum ff_res_esc {
-    FF_RES_ESC_XML, /* &, <, >, " (HTML and SVG text and attributes) */
-    FF_RES_ESC_MD,  /* | and newlines, for a cell of a Markdown table */
-    FF_RES_ESC_CSV, /* RFC 4180: quoted when it holds , " CR or LF; " doubled */
+/* Escapes for ff_pub_sb_esc. */
+enum ff_pub_esc {
+    FF_PUB_ESC_XML, /* &, <, >, " (HTML and SVG text and attributes) */
+    FF_PUB_ESC_MD,  /* | and newlines, for a cell of a Markdown table */
+    FF_PUB_ESC_CSV, /* RFC 4180: quoted when it holds , " CR or LF; " doubled */
 };
 
-void ff_res_sb_init(struct ff_res_sb *b);
+void ff_pub_sb_init(struct ff_pub_sb *b);
 /* Free the text; the buffer is empty and usable again. */
-void ff_res_sb_finish(struct ff_res_sb *b);
-void ff_res_sb_puts(struct ff_res_sb *b, const char *s);
-FF_PRINTF(2, 3) void ff_res_sb_printf(struct ff_res_sb *b, const char *fmt, ...);
+void ff_pub_sb_finish(struct ff_pub_sb *b);
+void ff_pub_sb_puts(struct ff_pub_sb *b, const char *s);
+FF_PRINTF(2, 3) void ff_pub_sb_printf(struct ff_pub_sb *b, const char *fmt, ...);
 /* s (NULL: nothing) escaped for the format. */
-void ff_res_sb_esc(struct ff_res_sb *b, enum ff_res_esc e, const char *s);
+void ff_pub_sb_esc(struct ff_pub_sb *b, enum ff_pub_esc e, const char *s);
 /* The text so far; "" when nothing was appended. */
-const char *ff_res_sb_str(const struct ff_res_sb *b);
+const char *ff_pub_sb_str(const struct ff_pub_sb *b);
 /* FF_ERR_NO_MEMORY when an append failed, else 0. */
-int ff_res_sb_status(const struct ff_res_sb *b);
+int ff_pub_sb_status(const struct ff_pub_sb *b);
 
 #endif

@@ -17,7 +17,7 @@
 
 #include "results_impl.h"
 
-const char *ff_res_serve_plan_text(void)
+const char *ff_pub_serve_plan_text(void)
 {
     return "one device, 4096 tokens of context (3840 prompt + 256 generated), batch 1";
 }
@@ -94,27 +94,27 @@ static int run_serve(const struct ff_model *m, const struct ff_spec *s, enum ff_
     ff_plan_init(&plan);
     plan.task = FF_TASK_SERVE;
     plan.precision = p;
-    plan.prompt = FF_RES_SERVE_PROMPT;
-    plan.generate = FF_RES_SERVE_GENERATE;
+    plan.prompt = FF_PUB_SERVE_PROMPT;
+    plan.generate = FF_PUB_SERVE_GENERATE;
     plan.batch = batch;
     plan.gpus = 1;
     return ff_est_run(m, s, &plan, est, err, errlen);
 }
 
-static void find_serves(struct ff_res_device *d, enum ff_precision p)
+static void find_serves(struct ff_pub_device *d, enum ff_precision p)
 {
-    struct ff_res_serves *sv = &d->serves;
+    struct ff_pub_serves *sv = &d->serves;
     size_t n;
     const struct ff_model_preset *presets = ff_model_presets(&n);
     double best = 0;
     sv->state = FF_ERR_NOT_FOUND;
-    snprintf(sv->note, sizeof(sv->note), "no preset fits (%s, %s)", ff_res_serve_plan_text(),
+    snprintf(sv->note, sizeof(sv->note), "no preset fits (%s, %s)", ff_pub_serve_plan_text(),
              ff_precision_name(p));
     for (size_t i = 0; i < n; i++) {
         const struct ff_model *m = &presets[i].model;
         struct ff_param_count pc;
         /* a model is not served past the context it was trained for */
-        if (m->max_positions < FF_RES_SERVE_PROMPT + FF_RES_SERVE_GENERATE ||
+        if (m->max_positions < FF_PUB_SERVE_PROMPT + FF_PUB_SERVE_GENERATE ||
             ff_model_params(m, &pc) != FF_OK || (double)pc.total <= best)
             continue;
         struct ff_estimate est;
@@ -138,20 +138,20 @@ static void find_serves(struct ff_res_device *d, enum ff_precision p)
 
 /* A decode step as a roofline point: model FLOPs (2 per active weight per token) over the
  * bytes it reads (the weights once, the KV cache at the mean context) and over its time. */
-static void add_point(struct ff_res_device *d, const char *slug, enum ff_precision p, int64_t b)
+static void add_point(struct ff_pub_device *d, const char *slug, enum ff_precision p, int64_t b)
 {
     struct ff_model m;
     struct ff_estimate est;
-    if (d->n_points >= FF_RES_MAX_POINTS || ff_model_preset_find(slug, &m) != FF_OK ||
+    if (d->n_points >= FF_PUB_MAX_POINTS || ff_model_preset_find(slug, &m) != FF_OK ||
         run_serve(&m, &d->spec, p, b, &est, NULL, 0) != FF_OK || est.decode_seconds_per_token <= 0)
         return;
-    double ctx = FF_RES_SERVE_PROMPT + FF_RES_SERVE_GENERATE;
-    double kv = est.mem.kv_cache * (FF_RES_SERVE_PROMPT + FF_RES_SERVE_GENERATE / 2.0) / ctx;
+    double ctx = FF_PUB_SERVE_PROMPT + FF_PUB_SERVE_GENERATE;
+    double kv = est.mem.kv_cache * (FF_PUB_SERVE_PROMPT + FF_PUB_SERVE_GENERATE / 2.0) / ctx;
     double flops = (double)b * 2.0 * (double)est.params.matmul_active;
     double bytes = est.mem.weights + kv;
     if (bytes <= 0 || flops <= 0)
         return;
-    struct ff_res_point *pt = &d->points[d->n_points++];
+    struct ff_pub_point *pt = &d->points[d->n_points++];
     ff_strlcpy(pt->model, slug, sizeof(pt->model));
     pt->batch = b;
     pt->intensity = flops / bytes;
@@ -159,7 +159,7 @@ static void add_point(struct ff_res_device *d, const char *slug, enum ff_precisi
     pt->fits = est.fits;
 }
 
-void ff_res_estimate_device(struct ff_res_device *d, bool run)
+void ff_pub_estimate_device(struct ff_pub_device *d, bool run)
 {
     d->has_datasheet = find_datasheet(d->info->device.name, &d->datasheet);
     d->n_points = 0;
@@ -187,7 +187,7 @@ void ff_res_estimate_device(struct ff_res_device *d, bool run)
         find_serves(d, p);
     if (d->serves.state == FF_ERR_NOT_FOUND)
         snprintf(d->serves.note, sizeof(d->serves.note),
-                 "no preset fits (%s) in any format the device measured", ff_res_serve_plan_text());
+                 "no preset fits (%s) in any format the device measured", ff_pub_serve_plan_text());
     /* the device's own model, then two fixed references so rooflines compare */
     const char *models[3] = {d->serves.state == FF_OK ? d->serves.model : NULL, "llama-3-8b",
                              "llama-3-70b"};
@@ -195,6 +195,6 @@ void ff_res_estimate_device(struct ff_res_device *d, bool run)
         if (!models[i] || (i > 0 && models[0] && strcmp(models[0], models[i]) == 0))
             continue;
         add_point(d, models[i], p, 1);
-        add_point(d, models[i], p, FF_RES_POINT_BATCH_HIGH);
+        add_point(d, models[i], p, FF_PUB_POINT_BATCH_HIGH);
     }
 }

@@ -97,13 +97,13 @@ static int check_profile(const char *path, const char *text, const struct ff_pro
     return FF_OK;
 }
 
-int ff_res_submit(const char *profile, const char *results_dir, char *used, size_t usedlen,
-                  struct ff_res_sb *row, char *err, size_t errlen)
+int ff_pub_submit(const char *profile, const char *results_dir, char *used, size_t usedlen,
+                  struct ff_pub_sb *row, char *err, size_t errlen)
 {
     char *text = NULL, dir[4096], file[4400];
     size_t len = 0;
     struct ff_profile_doc *doc = NULL;
-    struct ff_res_set *set = NULL;
+    struct ff_pub_set *set = NULL;
     int rc = ff_read_file_capped(profile, FF_PROFILE_MAX_BYTES, "flopfit profile", &text, &len, err,
                                  errlen);
     if (rc)
@@ -116,12 +116,12 @@ int ff_res_submit(const char *profile, const char *results_dir, char *used, size
         goto error_doc;
     const struct ff_profile_info *in = ff_profile_info(doc);
     char vendor[64], device[128], driver[128];
-    ff_res_vendor_slug(in->device.vendor, vendor, sizeof(vendor));
-    ff_res_slug(in->device.name, device, sizeof(device));
-    ff_res_slug(in->device.driver_version ? in->device.driver_version : "driver", driver,
+    ff_pub_vendor_slug(in->device.vendor, vendor, sizeof(vendor));
+    ff_pub_slug(in->device.name, device, sizeof(device));
+    ff_pub_slug(in->device.driver_version ? in->device.driver_version : "driver", driver,
                 sizeof(driver));
     snprintf(dir, sizeof(dir), "%s/%s/%s", results_dir, vendor, device);
-    rc = ff_res_mkdirs(dir, err, errlen);
+    rc = ff_pub_mkdirs(dir, err, errlen);
     if (rc)
         goto error_doc;
     snprintf(file, sizeof(file), "%s/%s-%s-%.10s.json", dir, in->device.backend, driver,
@@ -130,18 +130,18 @@ int ff_res_submit(const char *profile, const char *results_dir, char *used, size
     if (rc)
         goto error_doc;
     /* the row as the published table will show it, read back from the filed copy */
-    struct ff_res_options o;
-    ff_res_options_init(&o);
-    rc = ff_res_set_create(&set);
+    struct ff_pub_options o;
+    ff_pub_options_init(&o);
+    rc = ff_pub_set_create(&set);
     if (!rc)
-        rc = ff_res_set_add(set, used, err, errlen);
+        rc = ff_pub_set_add(set, used, err, errlen);
     if (!rc)
-        rc = ff_res_set_finish(set, &o, err, errlen);
+        rc = ff_pub_set_finish(set, &o, err, errlen);
     if (!rc)
-        ff_res_md_table(set, row);
+        ff_pub_md_table(set, row);
     if (!rc)
-        rc = ff_res_sb_status(row);
-    ff_res_set_destroy(&set);
+        rc = ff_pub_sb_status(row);
+    ff_pub_set_destroy(&set);
 error_doc:
     ff_profile_close(&doc);
 error_text:

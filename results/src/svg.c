@@ -10,13 +10,13 @@
 
 #include "results_impl.h"
 
-double ff_res_axis_px(const struct ff_res_axis *a, double v)
+double ff_pub_axis_px(const struct ff_pub_axis *a, double v)
 {
     double t = (log10(v) - a->lo) / (a->hi - a->lo);
     return a->p0 + t * (a->p1 - a->p0);
 }
 
-void ff_res_axis_fit(struct ff_res_axis *a, double vmin, double vmax, int min_decades)
+void ff_pub_axis_fit(struct ff_pub_axis *a, double vmin, double vmax, int min_decades)
 {
     a->lo = floor(log10(vmin));
     a->hi = ceil(log10(vmax));
@@ -29,7 +29,7 @@ void ff_res_axis_fit(struct ff_res_axis *a, double vmin, double vmax, int min_de
     }
 }
 
-void ff_res_decade_label(char *dst, size_t n, int decade)
+void ff_pub_decade_label(char *dst, size_t n, int decade)
 {
     static const char *const pre[] = {"n", "µ", "m", "", "k", "M", "G", "T", "P", "E"};
     if (decade >= -3 && decade <= 3) {
@@ -49,35 +49,35 @@ void ff_res_decade_label(char *dst, size_t n, int decade)
     snprintf(dst, n, "%.0f %s", pow(10, d), pre[p + 3]);
 }
 
-void ff_res_svg_open(struct ff_res_sb *o, int width, int height, const char *title, const char *cls)
+void ff_pub_svg_open(struct ff_pub_sb *o, int width, int height, const char *title, const char *cls)
 {
-    ff_res_sb_printf(o,
+    ff_pub_sb_printf(o,
                      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"%s\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
                      "font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">\n<title>",
                      cls, width, height, width, height);
-    ff_res_sb_esc(o, FF_RES_ESC_XML, title);
-    ff_res_sb_printf(o, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width,
+    ff_pub_sb_esc(o, FF_PUB_ESC_XML, title);
+    ff_pub_sb_printf(o, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width,
                      height);
 }
 
-void ff_res_svg_close(struct ff_res_sb *o)
+void ff_pub_svg_close(struct ff_pub_sb *o)
 {
-    ff_res_sb_puts(o, "</svg>\n");
+    ff_pub_sb_puts(o, "</svg>\n");
 }
 
-void ff_res_svg_text(struct ff_res_sb *o, double x, double y, const char *anchor, int size,
+void ff_pub_svg_text(struct ff_pub_sb *o, double x, double y, const char *anchor, int size,
                      const char *extra, const char *text)
 {
-    ff_res_sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%d\"%s%s>", x,
+    ff_pub_sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%d\"%s%s>", x,
                      y, anchor, size, extra ? " " : "", extra ? extra : "");
-    ff_res_sb_esc(o, FF_RES_ESC_XML, text);
-    ff_res_sb_puts(o, "</text>\n");
+    ff_pub_sb_esc(o, FF_PUB_ESC_XML, text);
+    ff_pub_sb_puts(o, "</text>\n");
 }
 
-const char *ff_res_prec_colour(int metric)
+const char *ff_pub_prec_colour(int metric)
 {
     /* blue, orange, green of the Tableau 10 palette: distinct for colour-blind readers too */
-    static const char *const c[FF_RES_N_MATMUL] = {"#1f77b4", "#d95f02", "#1b9e77"};
-    return metric >= 0 && metric < FF_RES_N_MATMUL ? c[metric] : "#444444";
+    static const char *const c[FF_PUB_N_MATMUL] = {"#1f77b4", "#d95f02", "#1b9e77"};
+    return metric >= 0 && metric < FF_PUB_N_MATMUL ? c[metric] : "#444444";
 }
