@@ -21,6 +21,7 @@
 #include "flopfit/model.h"
 #include "flopfit/status.h"
 #include "internal.h"
+#include "json_read.h"
 
 #define CONFIG_MAX_BYTES ((size_t)16 * 1024 * 1024)
 #define INT_FIELD_MAX    ((int64_t)1 << 40) /* largest integer field, and product of two */
@@ -35,19 +36,7 @@ struct reader {
 
 static int bad(struct reader *r, const char *field, json_object *v, const char *expected)
 {
-    const char *pre = r->prefix ? r->prefix : "";
-    if (!v)
-        return ff_errf(r->err, r->errlen, FF_ERR_INVALID,
-                       "%s: field \"%s%s\" is missing (expected %s)", r->label, pre, field,
-                       expected);
-    char text[96];
-    if (json_object_is_type(v, json_type_double))
-        snprintf(text, sizeof(text), "%g", json_object_get_double(v));
-    else
-        snprintf(text, sizeof(text), "%s",
-                 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-    return ff_errf(r->err, r->errlen, FF_ERR_INVALID, "%s: field \"%s%s\" is %s (expected %s)",
-                   r->label, pre, field, text, expected);
+    return ff_json_bad_field(r->err, r->errlen, r->label, r->prefix, field, v, expected);
 }
 
 /*
@@ -1056,44 +1045,11 @@ int ff_model_from_hf_text(const char *text, size_t len, const char *label, struc
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s: %zu bytes, larger than the %zu-byte limit; not a config.json", label,
                        len, CONFIG_MAX_BYTES);
-    if (memchr(text, '\0', len))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: contains NUL bytes; not a config.json",
-                       label);
-    int rc = FF_OK;
     /* A tokener of our own and an explicit length: no json-c global state, no strlen. */
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "%s: out of memory", label);
-    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    if (jerr == json_tokener_success && !root) {
-        /* json-c returns NULL for a top-level JSON null: well-formed, but not an object. */
-        rc =
-            ff_errf(err, errlen, FF_ERR_INVALID, "%s: top level is null, not a JSON object", label);
-        goto error_parse;
-    }
-    if (!root || jerr != json_tokener_success) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: not valid JSON: %s (near byte %zu)", label,
-                     jerr == json_tokener_continue || jerr == json_tokener_success
-                         ? "unexpected end of input"
-                         : json_tokener_error_desc(jerr),
-                     end);
-        goto error_parse;
-    }
-    for (size_t i = end; i < len; i++) {
-        if (!strchr(" \t\r\n", text[i])) {
-            rc = ff_errf(err, errlen, FF_ERR_INVALID,
-                         "%s: not valid JSON: unexpected data after the top-level object "
-                         "(byte %zu)",
-                         label, i);
-            goto error_root;
-        }
-    }
-    if (!json_object_is_type(root, json_type_object)) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: top level is not a JSON object", label);
-        goto error_root;
-    }
+    json_object *root = NULL;
+    int rc = ff_json_parse_object(text, len, label, "a config.json", false, &root, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     struct reader r = {label, root, err, errlen, ""};
     json_object *type = NULL;
     if (!json_object_object_get_ex(root, "model_type", &type) || !type ||
@@ -1126,8 +1082,6 @@ int ff_model_from_hf_text(const char *text, size_t len, const char *label, struc
     *out = m;
 error_root:
     json_object_put(root);
-error_parse:
-    json_tokener_free(tok);
     return rc;
 }
 
@@ -1167,19 +1121,12 @@ static int index_total_size(const char *path, double *out, char *err, size_t err
                                  err, errlen);
     if (rc != FF_OK)
         return rc;
-    json_tokener *tok = json_tokener_new();
-    if (!tok) {
-        free(text);
-        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "%s: out of memory", path);
-    }
-    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
-    bool parsed = root && json_tokener_get_error(tok) == json_tokener_success;
-    json_tokener_free(tok);
+    json_object *root = NULL;
+    rc = ff_json_parse_object(text, len, path, "a model.safetensors.index.json", false, &root, err,
+                              errlen);
     free(text);
-    if (!parsed || !json_object_is_type(root, json_type_object)) {
-        json_object_put(root);
-        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: not a JSON object", path);
-    }
+    if (rc != FF_OK)
+        return rc;
     struct reader r = {path, root, err, errlen, ""};
     json_object *meta = NULL;
     rc = get_object(&r, "metadata", &meta);

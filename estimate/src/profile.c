@@ -19,6 +19,7 @@
 #include "flopfit/profile.h"
 #include "flopfit/status.h"
 #include "internal.h"
+#include "json_read.h"
 
 struct ff_profile_doc {
     json_object *root;
@@ -39,18 +40,7 @@ struct ctx {
 
 static int bad(const struct ctx *c, const char *key, json_object *v, const char *expected)
 {
-    if (!v)
-        return ff_errf(c->err, c->errlen, FF_ERR_INVALID,
-                       "%s: field \"%s%s\" is missing (expected %s)", c->label, c->where, key,
-                       expected);
-    char text[96];
-    if (json_object_is_type(v, json_type_double))
-        snprintf(text, sizeof(text), "%g", json_object_get_double(v));
-    else
-        snprintf(text, sizeof(text), "%s",
-                 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-    return ff_errf(c->err, c->errlen, FF_ERR_INVALID, "%s: field \"%s%s\" is %s (expected %s)",
-                   c->label, c->where, key, text, expected);
+    return ff_json_bad_field(c->err, c->errlen, c->label, c->where, key, v, expected);
 }
 
 /* The value of key in o; NULL when absent or JSON null (null counts as absent). */
@@ -503,9 +493,6 @@ int ff_profile_parse(const char *text, size_t len, const char *label, struct ff_
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s: %zu bytes, larger than the %u-byte limit for a flopfit profile", label,
                        len, FF_PROFILE_MAX_BYTES);
-    if (memchr(text, '\0', len))
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "%s: contains a NUL byte; not a flopfit profile (JSON text)", label);
 
     int rc = FF_OK;
     struct ff_profile_doc *doc = calloc(1, sizeof(*doc));
@@ -521,39 +508,10 @@ int ff_profile_parse(const char *text, size_t len, const char *label, struct ff_
     doc->info.label = doc->label;
 
     /* A tokener of our own: its error is ours, not json-c's process-global last error. */
-    json_tokener *tok = json_tokener_new();
-    if (!tok) {
-        rc = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "%s: out of memory", label);
+    rc = ff_json_parse_object(text, len, label, "a flopfit profile (JSON text)", true, &doc->root,
+                              err, errlen);
+    if (rc != FF_OK)
         goto error_doc;
-    }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    doc->root = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (jerr == json_tokener_success && !doc->root) {
-        /* json-c returns NULL for a top-level JSON null: well-formed, but not an object. */
-        rc =
-            ff_errf(err, errlen, FF_ERR_INVALID, "%s: top level is null, not a JSON object", label);
-        goto error_doc;
-    }
-    if (!doc->root || jerr != json_tokener_success) {
-        rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s: not valid JSON: %s (near byte %zu)", label,
-                     jerr == json_tokener_continue || jerr == json_tokener_success
-                         ? "unexpected end of input"
-                         : json_tokener_error_desc(jerr),
-                     end);
-        goto error_doc;
-    }
-    for (size_t i = end; i < len; i++) {
-        if (!strchr(" \t\r\n", text[i])) {
-            rc = ff_errf(err, errlen, FF_ERR_INVALID,
-                         "%s: not valid JSON: unexpected data after the top-level object "
-                         "(byte %zu)",
-                         label, i);
-            goto error_doc;
-        }
-    }
     rc = build(doc, err, errlen);
     if (rc != FF_OK)
         goto error_doc;

@@ -42,6 +42,7 @@
 #include <flopfit/spec.h>
 #include <flopfit/status.h>
 #include "estimate/src/internal.h"
+#include "estimate/src/json_read.h"
 #include "estimate/util/ff_util.h"
 #include "results/src/results.h"
 #include "results/src/results_impl.h"
