@@ -51,11 +51,10 @@ __attribute__((format(printf, 2, 3)))
 void ff_progress(const struct ff_bench_cfg *cfg, const char *fmt, ...);
 
 /* Each adds its results to p; a device fault fails that test, not the run. */
-void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
-void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
-void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                        struct ff_profile *p);
-void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
-void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p);
+void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 
 #endif

@@ -166,7 +166,7 @@ static void utc_now(char *iso, size_t n, char *compact, size_t m)
     strftime(compact, m, "%Y%m%d-%H%M%S", &tm);
 }
 
-static bool any_failed(const struct ff_profile *p)
+static bool any_failed(const struct ff_run *p)
 {
     for (size_t i = 0; i < p->n_results; i++)
         if (p->results[i].status == FF_RES_FAILED)
@@ -181,9 +181,8 @@ static bool any_failed(const struct ff_profile *p)
  * --output each profile gets a new name in the folder. New names are never an
  * existing file's: a same-second collision gets "-2", "-3" (ff_write_unique).
  */
-static int save_profile(const struct ff_bench_opts *o, const struct ff_profile *p,
-                        const char *compact, const char *text, char *used, size_t usedlen,
-                        char *err, size_t errlen)
+static int save_profile(const struct ff_bench_opts *o, const struct ff_run *p, const char *compact,
+                        const char *text, char *used, size_t usedlen, char *err, size_t errlen)
 {
     char path[4352];
     if (o->output) {
@@ -303,18 +302,18 @@ int ff_cmd_bench(int argc, char **argv)
             exit_code = 1;
             continue;
         }
-        struct ff_profile p = {.info = *ff_device_info(dev)};
+        struct ff_run p = {.info = *ff_device_info(dev)};
         ff_bench_run_device(dev, &o.cfg, &p);
         ff_device_destroy(&dev);
         p.complete = !ff_interrupted;
         /* Tests a signal cut off were not measured: they are absent, not failed
          * ("complete": false says the run was cut short). */
-        ff_profile_drop_interrupted(&p);
+        ff_run_drop_interrupted(&p);
         ff_progress(&o.cfg, "%s", ""); /* clears the progress line */
 
         char iso[32], compact[32];
         utc_now(iso, sizeof(iso), compact, sizeof(compact));
-        struct json_object *js = ff_profile_to_json(&p, &host, iso);
+        struct json_object *js = ff_run_to_json(&p, &host, iso);
         const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY |
                                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
         sigset_t old;
@@ -337,7 +336,7 @@ int ff_cmd_bench(int argc, char **argv)
         if (any_failed(&p))
             exit_code = 1;
         json_object_put(js);
-        ff_profile_finish(&p);
+        ff_run_finish(&p);
     }
     if (ff_interrupted) {
         fprintf(stderr, "flopfit bench: interrupted (%s); what was measured is kept\n",

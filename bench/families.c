@@ -78,8 +78,7 @@ void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg)
     cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 }
 
-void ff_bench_run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                         struct ff_profile *p)
+void ff_bench_run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
 {
     for (const struct ff_family *f = families; f->name && !ff_interrupted; f++)
         if (cfg->families & ff_family_bit(f))

@@ -16,9 +16,9 @@
 
 /* Runs the family on one device, adding its results to p (see bench.h). */
 typedef void (*ff_family_run_fn)(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                                 struct ff_profile *p);
+                                 struct ff_run *p);
 /* Fills dst (n bytes) with the report's note for result r of p: "9.23x", "driver reports ..". */
-typedef void (*ff_family_note_fn)(const struct ff_profile *p, const struct ff_result *r, char *dst,
+typedef void (*ff_family_note_fn)(const struct ff_run *p, const struct ff_result *r, char *dst,
                                   size_t n);
 
 struct ff_family {
@@ -46,13 +46,10 @@ uint32_t ff_family_all(void);
 void ff_family_names(char *dst, size_t n, const char *sep);
 
 /* Runs the families cfg selects on dev, in table order, until ff_interrupted. */
-void ff_bench_run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                         struct ff_profile *p);
+void ff_bench_run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 
 /* The notes, each beside its family's code. */
-void ff_suite_matmul_note(const struct ff_profile *p, const struct ff_result *r, char *dst,
-                          size_t n);
-void ff_probe_memory_note(const struct ff_profile *p, const struct ff_result *r, char *dst,
-                          size_t n);
+void ff_suite_matmul_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n);
+void ff_probe_memory_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n);
 
 #endif

@@ -8,7 +8,7 @@
 #include "families.h"
 
 /* The library reference result for the same precision and size, if measured. */
-static const struct ff_result *library_peer(const struct ff_profile *p, const struct ff_result *r)
+static const struct ff_result *library_peer(const struct ff_run *p, const struct ff_result *r)
 {
     for (size_t i = 0; i < p->n_results; i++) {
         const struct ff_result *o = &p->results[i];
@@ -20,8 +20,7 @@ static const struct ff_result *library_peer(const struct ff_profile *p, const st
     return NULL;
 }
 
-void ff_suite_matmul_note(const struct ff_profile *p, const struct ff_result *r, char *dst,
-                          size_t n)
+void ff_suite_matmul_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n)
 {
     const struct ff_result *lib = strcmp(r->impl, "clblast") ? library_peer(p, r) : NULL;
     if (lib && lib->value > 0)

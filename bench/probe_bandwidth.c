@@ -249,7 +249,7 @@ error_prep:
     ff_kernel_destroy(&rc.k);
 }
 
-void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
+void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
 {
     const struct ff_device_info *info = ff_device_info(dev);
     struct bw_state s = {.dev = dev, .cfg = cfg};
@@ -258,7 +258,7 @@ void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, s
 
     size_t base = p->n_results;
     for (int t = 0; t < BW_COUNT; t++) {
-        if (!ff_profile_add(p)) {
+        if (!ff_run_add(p)) {
             p->n_results = base; /* out of host memory: no half-made records */
             return;
         }

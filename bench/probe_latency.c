@@ -17,7 +17,7 @@ static int run_empty(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t 
     return ff_kernel_run(c->k, NULL, 0, NULL, 0, dns, wns, err, errlen);
 }
 
-void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
+void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
 {
     char err[512] = "";
     struct ff_kernel_desc desc = {.id = FF_KERNEL_EMPTY};
@@ -39,7 +39,7 @@ void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, str
     if (c.k)
         snprintf(variant, sizeof(variant), "%s", ff_kernel_variant(c.k));
     size_t base = p->n_results;
-    if (!ff_profile_add(p) || !ff_profile_add(p)) {
+    if (!ff_run_add(p) || !ff_run_add(p)) {
         p->n_results = base; /* out of host memory: no half-made records */
         ff_kernel_destroy(&c.k);
         return;

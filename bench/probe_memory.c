@@ -135,10 +135,10 @@ static uint64_t page_down(uint64_t x)
     return x / PAGE * PAGE;
 }
 
-void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
+void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
 {
     const struct ff_device_info *info = ff_device_info(dev);
-    struct ff_result *r = ff_profile_add(p);
+    struct ff_result *r = ff_run_add(p);
     if (!r)
         return;
     ff_result_set(r, "memory", "usable", "flopfit");
@@ -296,8 +296,7 @@ error_staging:
 }
 
 /* The report's note: what the driver claims, and what stopped the probe. */
-void ff_probe_memory_note(const struct ff_profile *p, const struct ff_result *r, char *dst,
-                          size_t n)
+void ff_probe_memory_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n)
 {
     (void)p;
     char drv[32] = "?";

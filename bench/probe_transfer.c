@@ -94,7 +94,7 @@ static void one_kind(size_t ki, struct ff_buf *buf, uint32_t *src, uint32_t *dst
     ff_probe_implausible(r, r->value, limit, why);
 }
 
-void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *p)
+void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
 {
     const struct ff_device_info *info = ff_device_info(dev);
     char err[512] = "", why[160];
@@ -102,7 +102,7 @@ void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     struct ff_result *res[N_KINDS];
     size_t base = p->n_results;
     for (size_t i = 0; i < N_KINDS; i++)
-        if (!ff_profile_add(p)) {
+        if (!ff_run_add(p)) {
             p->n_results = base; /* out of host memory: no half-made records */
             return;
         }

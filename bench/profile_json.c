@@ -93,8 +93,8 @@ static struct json_object *result_json(const struct ff_result *r)
     return o;
 }
 
-struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct ff_host *host,
-                                       const char *created_utc)
+struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host *host,
+                                   const char *created_utc)
 {
     struct json_object *root = json_object_new_object();
     add_str(root, FF_PF_SCHEMA, FF_PROFILE_SCHEMA);

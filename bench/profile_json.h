@@ -20,7 +20,7 @@
 #define FF_PROFILE_VERSION FF_PF_VERSION_WRITTEN
 
 /* New reference owned by the caller (json_object_put). */
-struct json_object *ff_profile_to_json(const struct ff_profile *p, const struct ff_host *host,
-                                       const char *created_utc);
+struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host *host,
+                                   const char *created_utc);
 
 #endif

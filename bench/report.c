@@ -16,7 +16,7 @@ void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i
 
 /* Is results[j] unsupported like results[ref] (same family, impl and reason), for some ref
  * in [from, to)? */
-static bool same_unsupported(const struct ff_profile *p, size_t j, size_t from, size_t to)
+static bool same_unsupported(const struct ff_run *p, size_t j, size_t from, size_t to)
 {
     const struct ff_result *a = &p->results[j];
     if (a->status != FF_RES_UNSUPPORTED)
@@ -30,7 +30,7 @@ static bool same_unsupported(const struct ff_profile *p, size_t j, size_t from, 
     return false;
 }
 
-void ff_report_table(FILE *f, const struct ff_profile *p)
+void ff_report_table(FILE *f, const struct ff_run *p)
 {
     fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", "family", "test",
             "impl", "prec", "size", "median", "spread", "rate", "verified", "vs library");

@@ -9,6 +9,6 @@
 #include "ff_util.h"
 
 void ff_report_header(FILE *f, const char *label, const struct ff_device_info *info);
-void ff_report_table(FILE *f, const struct ff_profile *p);
+void ff_report_table(FILE *f, const struct ff_run *p);
 
 #endif

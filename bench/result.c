@@ -6,7 +6,7 @@
 
 #include "result.h"
 
-struct ff_result *ff_profile_add(struct ff_profile *p)
+struct ff_result *ff_run_add(struct ff_run *p)
 {
     if (p->n_results == p->cap_results) {
         size_t cap = p->cap_results ? p->cap_results * 2 : 32;
@@ -22,7 +22,7 @@ struct ff_result *ff_profile_add(struct ff_profile *p)
     return r;
 }
 
-void ff_profile_finish(struct ff_profile *p)
+void ff_run_finish(struct ff_run *p)
 {
     free(p->results);
     p->results = NULL;
@@ -63,7 +63,7 @@ void ff_result_interrupted(struct ff_result *r)
     r->interrupted = true;
 }
 
-void ff_profile_drop_interrupted(struct ff_profile *p)
+void ff_run_drop_interrupted(struct ff_run *p)
 {
     size_t kept = 0;
     for (size_t i = 0; i < p->n_results; i++)

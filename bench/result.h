@@ -51,7 +51,12 @@ struct ff_result {
     } extra[FF_RESULT_MAX_EXTRA];
 };
 
-struct ff_profile {
+/*
+ * One device's run in memory: what was measured, in order. It becomes a profile file through
+ * bench/profile_json.c; profiles on disk are read back through libflopfit's flopfit/profile.h
+ * (struct ff_profile_doc), never through this.
+ */
+struct ff_run {
     struct ff_device_info info;
     struct ff_result *results;
     size_t n_results, cap_results;
@@ -59,8 +64,8 @@ struct ff_profile {
 };
 
 /* Append a zeroed result; NULL when out of memory. */
-struct ff_result *ff_profile_add(struct ff_profile *p);
-void ff_profile_finish(struct ff_profile *p);
+struct ff_result *ff_run_add(struct ff_run *p);
+void ff_run_finish(struct ff_run *p);
 
 void ff_result_set(struct ff_result *r, const char *family, const char *name, const char *impl);
 void ff_result_extra(struct ff_result *r, const char *key, double value, bool is_bool);
@@ -70,9 +75,9 @@ __attribute__((format(printf, 3, 4)))
 #endif
 void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *fmt, ...);
 
-/* Mark a test cut off by Ctrl-C; ff_profile_drop_interrupted() removes it. */
+/* Mark a test cut off by Ctrl-C; ff_run_drop_interrupted() removes it. */
 void ff_result_interrupted(struct ff_result *r);
-void ff_profile_drop_interrupted(struct ff_profile *p);
+void ff_run_drop_interrupted(struct ff_run *p);
 
 const char *ff_res_status_name(enum ff_res_status s);
 

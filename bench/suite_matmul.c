@@ -31,13 +31,13 @@ static enum ff_res_status status_of(int ret)
 }
 
 /* One implementation at one size. Returns the median device time or 0. */
-static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg,
-                       struct ff_profile *prof, size_t ii, struct ff_kcheck *kc, bool *unsupported)
+static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof,
+                       size_t ii, struct ff_kcheck *kc, bool *unsupported)
 {
     char err[512] = "";
     const enum ff_precision p = kc->prec;
     const uint32_t n = kc->n;
-    struct ff_result *res = ff_profile_add(prof);
+    struct ff_result *res = ff_run_add(prof);
     if (!res)
         return 0;
     ff_result_set(res, "matmul", "matmul", impls[ii].impl);
@@ -96,13 +96,13 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     return t;
 }
 
-static void fail_all(struct ff_profile *prof, enum ff_precision p, uint32_t n, const bool *skip,
+static void fail_all(struct ff_run *prof, enum ff_precision p, uint32_t n, const bool *skip,
                      const char *why)
 {
     for (size_t ii = 0; ii < N_IMPLS; ii++) {
         if (skip[ii])
             continue;
-        struct ff_result *res = ff_profile_add(prof);
+        struct ff_result *res = ff_run_add(prof);
         if (!res)
             return;
         ff_result_set(res, "matmul", "matmul", impls[ii].impl);
@@ -112,7 +112,7 @@ static void fail_all(struct ff_profile *prof, enum ff_precision p, uint32_t n, c
     }
 }
 
-void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_profile *prof)
+void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof)
 {
     struct ff_rng rng;
     ff_rng_seed(&rng, cfg->seed);

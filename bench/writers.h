@@ -12,9 +12,9 @@
 
 /* One device's run, as every writer sees it. */
 struct ff_bench_output {
-    const char *label;                /* "opencl:0" (backend:index) */
-    const struct ff_profile *profile; /* what was measured */
-    const char *json;                 /* the profile as JSON text (results/SCHEMA.md) */
+    const char *label;            /* "opencl:0" (backend:index) */
+    const struct ff_run *profile; /* what was measured */
+    const char *json;             /* the profile as JSON text (results/SCHEMA.md) */
 };
 
 struct ff_bench_writer {

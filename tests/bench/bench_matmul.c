@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     cfg.sizes_given = true;
     cfg.measure.min_reps = 5;
     cfg.measure.budget_s = 2;
-    struct ff_profile p = {.info = *ff_device_info(dev)};
+    struct ff_run p = {.info = *ff_device_info(dev)};
     ff_suite_matmul(dev, &cfg, &p);
     double ours = 0, lib = 0;
     const char *variant = "";
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         printf("  flopfit / CLBlast  %8.2fx\n", ours / lib);
     if (blas > 0)
         printf("  flopfit / OpenBLAS %8.2f\n", ours / blas);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     ff_device_destroy(&dev);
     return ours > 0 ? 0 : 1;
 }

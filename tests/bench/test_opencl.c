@@ -157,7 +157,7 @@ Test(opencl, suite_records_ok_unsupported_and_never_a_zero)
     cfg.sizes_given = true;
     cfg.measure.min_reps = 2;
     cfg.measure.budget_s = 0.01;
-    struct ff_profile p = {.info = *ff_device_info(dev)};
+    struct ff_run p = {.info = *ff_device_info(dev)};
     ff_suite_matmul(dev, &cfg, &p);
     bool fp32_ok = false, int8_ok = false, fp16_seen = false;
     for (size_t i = 0; i < p.n_results; i++) {
@@ -180,7 +180,7 @@ Test(opencl, suite_records_ok_unsupported_and_never_a_zero)
         }
     }
     cr_assert(fp32_ok && int8_ok && fp16_seen);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
 }
 
 Test(opencl, gpu_local_memory_layout_verified_on_this_device)
@@ -320,13 +320,13 @@ static struct ff_result run_cheat(enum cheat cheat, uint32_t n)
     cfg.sizes_given = true;
     cfg.measure.min_reps = 3;
     cfg.measure.budget_s = 0.01;
-    struct ff_profile p = {.info = *ff_device_info(dev)};
+    struct ff_run p = {.info = *ff_device_info(dev)};
     ff_suite_matmul(dev, &cfg, &p);
     struct ff_result out = {0};
     for (size_t i = 0; i < p.n_results; i++)
         if (strcmp(p.results[i].impl, "flopfit") == 0)
             out = p.results[i];
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     cr_assert_str_eq(out.impl, "flopfit");
     return out;
 }

@@ -11,14 +11,14 @@
 #include "profile_json.h"
 #include "report.h"
 
-static struct ff_profile sample(void)
+static struct ff_run sample(void)
 {
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     snprintf(p.info.backend, sizeof(p.info.backend), "opencl");
     snprintf(p.info.name, sizeof(p.info.name), "Test \"device\" \\ 1");
     p.info.global_mem_bytes = 1ull << 40; /* 1 TiB: must not overflow */
     p.complete = true;
-    struct ff_result *r = ff_profile_add(&p);
+    struct ff_result *r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");
     r->prec = FF_PREC_FP32;
     r->m = r->n = r->k = 1024;
@@ -29,7 +29,7 @@ static struct ff_profile sample(void)
     r->t.dev_median_s = 0.01;
     r->value = 2.147e11;
     snprintf(r->unit, sizeof(r->unit), "FLOP/s");
-    r = ff_profile_add(&p);
+    r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");
     r->prec = FF_PREC_FP16;
     ff_result_fail(r, FF_RES_UNSUPPORTED, "device lacks cl_khr_fp16");
@@ -38,10 +38,10 @@ static struct ff_profile sample(void)
 
 Test(profile, json_has_schema_and_no_value_for_unsupported)
 {
-    struct ff_profile p = sample();
+    struct ff_run p = sample();
     struct ff_host h;
     ff_host_read(&h);
-    struct json_object *js = ff_profile_to_json(&p, &h, "2026-11-29T00:00:00Z");
+    struct json_object *js = ff_run_to_json(&p, &h, "2026-11-29T00:00:00Z");
     const char *text = json_object_to_json_string(js);
     struct json_object *back = json_tokener_parse(text);
     cr_assert(back, "not valid JSON: %s", text);
@@ -68,7 +68,7 @@ Test(profile, json_has_schema_and_no_value_for_unsupported)
     cr_assert(strstr(json_object_get_string(v), "cl_khr_fp16"));
     json_object_put(back);
     json_object_put(js);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
 }
 
 Test(profile, atomic_write_replaces_whole_and_leaves_no_temp)
@@ -97,11 +97,11 @@ Test(profile, atomic_write_replaces_whole_and_leaves_no_temp)
 /* The report's last column comes from each family's registry row (families.c). */
 Test(report, family_notes_from_the_registry)
 {
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     snprintf(p.info.name, sizeof(p.info.name), "dev");
     const char *impls[] = {"flopfit", "clblast"};
     for (int i = 0; i < 2; i++) {
-        struct ff_result *r = ff_profile_add(&p);
+        struct ff_result *r = ff_run_add(&p);
         ff_result_set(r, "matmul", "matmul", impls[i]);
         r->prec = FF_PREC_FP32;
         r->m = r->n = r->k = 512;
@@ -110,7 +110,7 @@ Test(report, family_notes_from_the_registry)
         r->value = i == 0 ? 2e11 : 1e11;
         snprintf(r->unit, sizeof(r->unit), "FLOP/s");
     }
-    struct ff_result *m = ff_profile_add(&p);
+    struct ff_result *m = ff_run_add(&p);
     ff_result_set(m, "memory", "usable", "flopfit");
     m->status = FF_RES_OK;
     m->value = (double)(3ull << 30);
@@ -126,5 +126,5 @@ Test(report, family_notes_from_the_registry)
     cr_assert(strstr(text, "2.00x"), "no ratio to the library: %s", text);
     cr_assert(strstr(text, "driver reports 4.00 GiB; stopped by the cap"), "%s", text);
     free(text);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
 }

@@ -40,9 +40,9 @@ static bool documented(const char *md, const char *key)
 }
 
 /* A profile with every field the writer can emit set to a distinct value. */
-static struct ff_profile every_field(void)
+static struct ff_run every_field(void)
 {
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     struct ff_device_info *i = &p.info;
     snprintf(i->backend, sizeof(i->backend), "vulkan");
     snprintf(i->platform, sizeof(i->platform), "llvmpipe");
@@ -70,7 +70,7 @@ static struct ff_profile every_field(void)
     snprintf(i->extra[1].value, sizeof(i->extra[1].value), "4,2,8,1");
     p.complete = false;
 
-    struct ff_result *r = ff_profile_add(&p);
+    struct ff_result *r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "coopmat");
     r->prec = FF_PREC_FP16;
     r->m = 4096;
@@ -88,12 +88,12 @@ static struct ff_profile every_field(void)
     r->value = 1.5e14;
     snprintf(r->unit, sizeof(r->unit), "FLOP/s");
 
-    r = ff_profile_add(&p);
+    r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");
     r->prec = FF_PREC_INT8;
     ff_result_fail(r, FF_RES_UNSUPPORTED, "no int8 dot product");
 
-    r = ff_profile_add(&p);
+    r = ff_run_add(&p);
     ff_result_set(r, "memory", "usable", "flopfit");
     r->status = FF_RES_OK;
     r->verified = true;
@@ -109,7 +109,7 @@ static struct ff_profile every_field(void)
     ff_result_extra(r, FF_PF_TEST_TIME_LIMITED, 0, true);
     ff_result_extra(r, FF_PF_TEST_PROBE_S, 12.5, false);
 
-    r = ff_profile_add(&p);
+    r = ff_run_add(&p);
     ff_result_set(r, "bandwidth", "copy", "flopfit");
     r->status = FF_RES_FAILED;
     snprintf(r->reason, sizeof(r->reason), "implausible: above the limit");
@@ -143,14 +143,14 @@ static void check_keys(json_object *o, const char *md, const char *where)
 
 Test(profile_schema, writer_output_reads_back_field_for_field)
 {
-    struct ff_profile p = every_field();
+    struct ff_run p = every_field();
     struct ff_host h = {0};
     snprintf(h.os, sizeof(h.os), "Debian GNU/Linux 12 (bookworm)");
     snprintf(h.kernel, sizeof(h.kernel), "6.1.0");
     snprintf(h.cpu, sizeof(h.cpu), "AMD EPYC 9R14");
     h.cpus = 16;
     h.ram_bytes = 137438953472ull;
-    json_object *js = ff_profile_to_json(&p, &h, "2026-11-29T22:40:11Z");
+    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z");
     const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY);
     struct ff_profile_doc *doc = NULL;
     char err[512] = "";
@@ -239,7 +239,7 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
 
     ff_profile_close(&doc);
     json_object_put(js);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
 }
 
 Test(profile_schema, schema_md_documents_every_field)
@@ -248,11 +248,11 @@ Test(profile_schema, schema_md_documents_every_field)
 #define CHECK_FIELD(f) cr_expect(documented(md, f), "results/SCHEMA.md does not document `%s`", f);
     FF_PF_FOREACH_FIELD(CHECK_FIELD)
 #undef CHECK_FIELD
-    struct ff_profile p = every_field();
+    struct ff_run p = every_field();
     struct ff_host h = {0};
-    json_object *js = ff_profile_to_json(&p, &h, "2026-11-29T22:40:11Z");
+    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z");
     check_keys(js, md, "");
     json_object_put(js);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     cr_expect(strstr(md, "`" FF_PF_TEST_TIME_LIMITED "`"), "time_limited is read: document it");
 }

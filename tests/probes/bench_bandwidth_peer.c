@@ -85,7 +85,7 @@ static double peer_round(cl_context ctx, cl_command_queue q, cl_program prog, cl
 
 static double ours_round(struct ff_device *dev, const struct ff_bench_cfg *cfg, double *limit)
 {
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_bandwidth(dev, cfg, &p);
     double v = 0;
     for (size_t i = 0; i < p.n_results; i++) {
@@ -100,7 +100,7 @@ static double ours_round(struct ff_device *dev, const struct ff_bench_cfg *cfg, 
                     *limit = r->extra[e].value * 1e-9;
         }
     }
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     return v;
 }
 

@@ -152,8 +152,7 @@ static void small_cfg(struct ff_bench_cfg *cfg, uint64_t limit)
     cfg->seed = 12345;
 }
 
-static const struct ff_result *find(const struct ff_profile *p, const char *family,
-                                    const char *name)
+static const struct ff_result *find(const struct ff_run *p, const char *family, const char *name)
 {
     for (size_t i = 0; i < p->n_results; i++)
         if (!strcmp(p->results[i].family, family) && !strcmp(p->results[i].name, name))
@@ -186,7 +185,7 @@ Test(probes, latency)
     struct ff_device *dev = open_wrapped();
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 64 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_latency(dev, &cfg, &p);
     cr_assert_eq(p.n_results, 2);
     const char *names[] = {"launch", "roundtrip"};
@@ -200,7 +199,7 @@ Test(probes, latency)
     cr_expect(find(&p, "latency", "launch")->value <=
                   2 * find(&p, "latency", "roundtrip")->value + 1e-3,
               "device time of an empty kernel exceeds its round trip");
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -209,7 +208,7 @@ Test(probes, transfer)
     struct ff_device *dev = open_wrapped();
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 64 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_transfer(dev, &cfg, &p);
     cr_assert_eq(p.n_results, 4);
     const char *names[] = {"upload_pageable", "download_pageable", "upload_pinned",
@@ -230,7 +229,7 @@ Test(probes, transfer)
         ok++;
     }
     cr_expect(ok >= 2, "pageable transfers must work on every backend");
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -239,7 +238,7 @@ Test(probes, bandwidth)
     struct ff_device *dev = open_wrapped();
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 192 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_bandwidth(dev, &cfg, &p);
     cr_assert_eq(p.n_results, 4);
     const char *names[] = {"read", "write", "copy", "triad"};
@@ -258,7 +257,7 @@ Test(probes, bandwidth)
         /* 3 buffers under the 192 MiB limit */
         cr_expect(r->bytes <= (i == 3 ? 3 : i == 2 ? 2 : 1) * 64 * MIB + 4 * MIB);
     }
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -267,7 +266,7 @@ Test(probes, memory_capped_by_limit)
     struct ff_device *dev = open_wrapped();
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 64 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_memory(dev, &cfg, &p);
     cr_assert_eq(p.n_results, 1);
     const struct ff_result *r = find(&p, "memory", "usable");
@@ -281,7 +280,7 @@ Test(probes, memory_capped_by_limit)
     cr_expect_eq(reported, (double)ff_device_info(dev)->global_mem_bytes);
     cr_expect_eq(extra(r, "difference_bytes"), 64.0 * MIB - reported);
     cr_expect(strstr(r->variant, "--memory-limit"), "variant: %s", r->variant);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -291,7 +290,7 @@ Test(probes, memory_allocation_fails_midway)
     fault.fail_above_bytes = 40 * MIB;
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 64 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_memory(dev, &cfg, &p);
     const struct ff_result *r = find(&p, "memory", "usable");
     /* 16 MiB chunks: two pass, the third fails, bisection finds the last 8 MiB. */
@@ -299,7 +298,7 @@ Test(probes, memory_allocation_fails_midway)
     cr_expect_eq(r->value, 40.0 * MIB);
     cr_expect_eq(extra(r, "capped"), 0.0);
     cr_expect(strstr(r->variant, "injected"), "the stop reason is said: %s", r->variant);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -309,13 +308,13 @@ Test(probes, memory_corrupt_readback_not_counted)
     fault.corrupt_size = 16 * MIB; /* every full-size chunk reads back wrong */
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 64 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_memory(dev, &cfg, &p);
     const struct ff_result *r = find(&p, "memory", "usable");
     /* Bisection moves on to 8 MiB chunks, which read back intact. */
     cr_assert_eq(r->status, FF_RES_OK, "%s", r->reason);
     cr_expect_eq(r->value, 64.0 * MIB);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -325,14 +324,14 @@ Test(probes, memory_nothing_allocates)
     fault.fail_all = true;
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 64 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_memory(dev, &cfg, &p);
     const struct ff_result *r = find(&p, "memory", "usable");
     cr_expect_eq(r->status, FF_RES_FAILED);
     cr_expect(strstr(r->reason, "injected"), "reason: %s", r->reason);
     cr_expect(!r->verified);
     cr_expect(!has_extra(r, "difference_bytes"));
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
 
     /* The other probes fail their tests cleanly too. */
     ff_probe_bandwidth(dev, &cfg, &p);
@@ -341,7 +340,7 @@ Test(probes, memory_nothing_allocates)
     for (size_t i = 0; i < p.n_results; i++)
         cr_expect_eq(p.results[i].status, FF_RES_FAILED, "%s/%s", p.results[i].family,
                      p.results[i].name);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -357,14 +356,14 @@ Test(probes, memory_host_cap)
     /* 32 MiB chunks under the 512 MiB quick cap: 32 + 16 pass, bisection ends at 2 MiB. */
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 0);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_memory(dev, &cfg, &p);
     const struct ff_result *r = find(&p, "memory", "usable");
     cr_assert_eq(r->status, FF_RES_OK, "%s", r->reason);
     cr_expect_eq(r->value, 48.0 * MIB);
     double cap = extra(r, "cap_bytes");
     cr_expect(cap > 0 && cap <= 512.0 * MIB, "quick caps at 512 MiB, got %g", cap);
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -375,7 +374,7 @@ Test(probes, bandwidth_above_physical_limit_is_flagged)
     fault.fast_clock = true;
     struct ff_bench_cfg cfg;
     small_cfg(&cfg, 192 * MIB);
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_probe_bandwidth(dev, &cfg, &p);
     cr_assert_eq(p.n_results, 4);
     for (size_t i = 0; i < p.n_results; i++) {
@@ -385,7 +384,7 @@ Test(probes, bandwidth_above_physical_limit_is_flagged)
         cr_expect(strstr(r->reason, "above limit"), "%s: %s", r->name, r->reason);
         cr_expect(r->verified, "the data itself was right");
     }
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
@@ -403,7 +402,7 @@ static void matmul_fault(int *field, int status, const char *expect)
     cfg.sizes_given = true;
     cfg.measure.min_reps = 1;
     cfg.measure.budget_s = 0.001;
-    struct ff_profile p = {0};
+    struct ff_run p = {0};
     ff_suite_matmul(dev, &cfg, &p);
     int failed = 0, other_ok = 0;
     for (size_t i = 0; i < p.n_results; i++) {
@@ -421,7 +420,7 @@ static void matmul_fault(int *field, int status, const char *expect)
     cr_expect_eq(failed, 2, "%d failed results", failed);
     if (strcmp(FF_TEST_BACKEND, "opencl") == 0)
         cr_expect_geq(other_ok, 2, "CLBlast must still run after our kernel failed");
-    ff_profile_finish(&p);
+    ff_run_finish(&p);
     close_wrapped(&dev);
 }
 
