@@ -1,4 +1,4 @@
-/* bench/main.c — the flopfit binary: one command, subcommands like git. */
+/* bench/main.c — the flopfit binary: one command, subcommands like git, from one table. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,19 +7,32 @@
 #include "config.h"
 #include "estimate_cli.h"
 
+/* The subcommands: --help, the dispatch and the unknown-command message all read this. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name; returns the exit code */
+    const char *summary;
+} commands[] = {
+    {"devices", ff_cmd_devices, "list the devices every backend built in (%s) finds"},
+    {"bench", ff_cmd_bench,
+     "measure matmul (fp32/fp16/int8), memory and bandwidth; write profiles"},
+    {"estimate", ff_cmd_estimate,
+     "will a model train or serve on a device, on how many, how long, cost"},
+    {"results", ff_cmd_results, "publish profiles: tables, rooflines, comparisons, the HTML page"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 static void usage(FILE *f)
 {
     char names[256];
     ff_bench_backend_names(names, sizeof(names), ", ", "");
-    fprintf(f,
-            "usage: flopfit <command> [options]\n"
-            "\n"
-            "  devices    list the devices every backend built in (%s) finds\n"
-            "  bench      measure matmul (fp32/fp16/int8), memory and bandwidth; write profiles\n"
-            "  estimate   will a model train or serve on a device, on how many, how long, cost\n"
-            "\n"
-            "`flopfit <command> --help` documents each command. `flopfit --version`.\n",
-            names[0] ? names : "none");
+    fprintf(f, "usage: flopfit <command> [options]\n\n");
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        char line[160];
+        snprintf(line, sizeof(line), commands[i].summary, names[0] ? names : "none");
+        fprintf(f, "  %-10s %s\n", commands[i].name, line);
+    }
+    fprintf(f, "\n`flopfit <command> --help` documents each command. `flopfit --version`.\n");
 }
 
 int main(int argc, char **argv)
@@ -37,17 +50,18 @@ int main(int argc, char **argv)
         printf("flopfit %s (%s)\n", FF_VERSION, FF_GIT_REV);
         return 0;
     }
-    if (strcmp(cmd, "bench") == 0)
-        return ff_cmd_bench(argc - 1, argv + 1);
-    if (strcmp(cmd, "devices") == 0)
-        return ff_cmd_devices(argc - 1, argv + 1);
-    if (strcmp(cmd, "estimate") == 0)
-        return ff_cmd_estimate(argc - 1, argv + 1);
-    if (strcmp(cmd, "results") == 0)
-        return ff_cmd_results(argc - 1, argv + 1);
-    fprintf(stderr,
-            "flopfit: unknown command '%s': expected devices, bench or estimate "
-            "(see flopfit --help)\n",
-            cmd);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    char list[128] = "";
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof(list) - len, "%s%s",
+                 i == 0                ? ""
+                 : i + 1 == N_COMMANDS ? " or "
+                                       : ", ",
+                 commands[i].name);
+    }
+    fprintf(stderr, "flopfit: unknown command '%s': expected %s (see flopfit --help)\n", cmd, list);
     return 2;
 }
