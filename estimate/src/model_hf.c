@@ -181,12 +181,7 @@ static int get_dropout(struct reader *r, const char *a, double def_a, const char
     return rc;
 }
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        int rc_ = (x);                                                                             \
-        if (rc_ != FF_OK)                                                                          \
-            return rc_;                                                                            \
-    } while (0)
+#define TRY(x) FF_TRY(x)
 
 /*
  * A layer count: an integer from 1 to LAYERS_MAX. The bound is far above any published model

@@ -130,12 +130,7 @@ static int get_u64(const struct ctx *c, json_object *o, const char *key, double 
     return FF_OK;
 }
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        int rc_ = (x);                                                                             \
-        if (rc_ != FF_OK)                                                                          \
-            return rc_;                                                                            \
-    } while (0)
+#define TRY(x) FF_TRY(x)
 
 #define BYTES_EXPECTED "a byte count from 0 to 2^60"
 #define COUNT_EXPECTED "a whole number from 0 to 2^32"

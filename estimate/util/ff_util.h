@@ -23,6 +23,14 @@
 
 /* ---- errors and strings (strings.c) ------------------------------------- */
 
+/* Evaluate x (an int status); return it from the enclosing function when it is not FF_OK. */
+#define FF_TRY(x)                                                                                  \
+    do {                                                                                           \
+        int ff_try_rc_ = (x);                                                                      \
+        if (ff_try_rc_ != FF_OK)                                                                   \
+            return ff_try_rc_;                                                                     \
+    } while (0)
+
 /* snprintf into err when err is not NULL and errlen > 0; returns `status` for tail calls. */
 FF_PRINTF(4, 5) int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...);
 
