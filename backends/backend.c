@@ -270,6 +270,7 @@ static const struct kernel_args {
     [FF_KERNEL_MEM_TRIAD] =
         {"mem_triad", 3, 0, {"a", "b", "c"}, {SZ_WORDS, SZ_WORDS, SZ_WORDS}, false},
     [FF_KERNEL_EMPTY] = {"empty", 0, 0, {NULL}, {SZ_WORDS}, false},
+    [FF_KERNEL_PEAK] = {"peak", 1, 3, {"out"}, {SZ_OUT}, false},
 };
 
 /* Bytes per matmul input and output element: int8 accumulates into int32. */
@@ -351,7 +352,8 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     if ((int)desc->id < 0 || desc->id >= FF_KERNEL_COUNT)
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown kernel id %d", (int)desc->id);
     bool matmul = desc->id <= FF_KERNEL_MATMUL_LIBRARY;
-    if (matmul && ((int)desc->prec < 0 || desc->prec >= FF_PREC_COUNT))
+    if ((matmul || desc->id == FF_KERNEL_PEAK) &&
+        ((int)desc->prec < 0 || desc->prec >= FF_PREC_COUNT))
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision %d", (int)desc->prec);
     if (matmul && !ff_matmul_has_kernel(desc->prec))
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
@@ -365,6 +367,15 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "bandwidth kernels need a word count that is a positive multiple of "
                        "1024, got %u",
+                       desc->n);
+    if (desc->id == FF_KERNEL_PEAK && !ff_matmul_has_kernel(desc->prec))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "flopfit has no %s arithmetic-peak kernel (it measures fp32, fp16 and int8)",
+                       ff_precision_name(desc->prec));
+    if (desc->id == FF_KERNEL_PEAK && (desc->n == 0 || desc->n % 64))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "the peak kernel needs a work-item count that is a positive multiple of "
+                       "64, got %u",
                        desc->n);
     if (dev->opts_from_env) {
         /* Opened without options: follow the environment, as the backends did when they read

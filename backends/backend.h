@@ -56,13 +56,25 @@ enum ff_kernel_id {
     FF_KERNEL_MEM_TRIAD,
     /* Does nothing; bufs: none. For launch latency. */
     FF_KERNEL_EMPTY,
+    /*
+     * Arithmetic peak in desc.prec (fp32, fp16, int8): desc.n work-items (a positive multiple
+     * of 64), each running `iters` steps of independent multiply-add chains x = x * a + b on
+     * ff_kernel_out_words(k) / desc.n lanes (the backend's choice of chains and vector width).
+     * fp chains use fma(); int8 takes a and b as chars widened to int and multiplies and adds in
+     * 32-bit unsigned wrap-around. Lane i (over all work-items) starts at (i & 63) (fp) or i
+     * (int8) and ends in out[i]: a float for fp32 and fp16 (widened), a uint32 for int8.
+     * bufs: out (ff_kernel_out_words() 32-bit words).
+     * params: iters, a, b (a and b as the precision's bits: fp32 bits, fp16 bits in the low
+     * 16, int8 in the low 8). 2 * iters * out words multiply-add operations per run.
+     */
+    FF_KERNEL_PEAK,
     FF_KERNEL_COUNT
 };
 
 struct ff_kernel_desc {
     enum ff_kernel_id id;
-    enum ff_precision prec; /* matmul only */
-    uint32_t m, n, k;       /* matmul shape; n = word count for MEM_* */
+    enum ff_precision prec; /* matmul and peak */
+    uint32_t m, n, k;       /* matmul shape; n = word count for MEM_*, work-items for PEAK */
 };
 
 /* Free-form extra facts for `flopfit devices` (heaps, cooperative matrix shapes ...). */
@@ -188,7 +200,7 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
 void ff_kernel_destroy(struct ff_kernel **k);
 /* Human description of the variant chosen: tile sizes, vector width, ... */
 const char *ff_kernel_variant(const struct ff_kernel *k);
-/* Words (uint32) the MEM_READ kernel writes to its out buffer. */
+/* Words (uint32) the MEM_READ and PEAK kernels write to their out buffer. */
 uint64_t ff_kernel_out_words(const struct ff_kernel *k);
 
 /*

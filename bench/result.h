@@ -26,7 +26,7 @@ struct ff_timing {
 #define FF_RESULT_MAX_EXTRA 8
 
 struct ff_result {
-    char family[16];  /* matmul, memory, bandwidth, transfer, latency */
+    char family[16];  /* matmul, memory, bandwidth, transfer, latency, peak */
     char name[24];    /* matmul, usable, read, upload_pinned, launch ... */
     char impl[16];    /* flopfit, coopmat, clblast */
     int prec;         /* enum ff_precision, or -1 when not a matmul */

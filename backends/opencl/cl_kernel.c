@@ -10,6 +10,7 @@
 #include "cl_internal.h"
 #include "cl_matmul.h"
 #include "cl_mem.h"
+#include "cl_peak.h"
 
 static int get_program(struct cl_dev *d, const char *src, const char *options, cl_program *out,
                        char *err, size_t errlen)
@@ -141,6 +142,45 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
     return FF_OK;
 }
 
+/* The vector width of peak.cl's chains: the device's preferred width for the type (CPUs: the
+ * SIMD width), at least 4 so a scalar-preferring GPU still gets independent work per chain. */
+static unsigned peak_width(const struct cl_dev *d, enum ff_precision p)
+{
+    cl_device_info q = p == FF_PREC_FP16   ? CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF
+                       : p == FF_PREC_INT8 ? CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT
+                                           : CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT;
+    cl_uint vw = 0;
+    if (clGetDeviceInfo(d->id, q, sizeof(vw), &vw, NULL) != CL_SUCCESS)
+        vw = 0;
+    unsigned w = 4;
+    while (w < vw && w < 16)
+        w *= 2;
+    return w;
+}
+
+static int create_peak(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen, char *options,
+                       size_t optlen)
+{
+    const struct ff_kernel_desc *desc = &k->base.desc;
+    if (desc->prec == FF_PREC_FP16 && !d->base.info.fp16)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
+    unsigned vw = peak_width(d, desc->prec);
+    snprintf(options, optlen, "-cl-std=CL1.2 -DPREC=%d -DVW=%u", cl_prec(desc->prec), vw);
+    k->global[0] = desc->n;
+    k->base.n_bufs = 1;
+    k->base.n_params = 3;
+    k->base.out_words = (uint64_t)desc->n * 8 * vw; /* 8 chains (peak.cl CHAINS) */
+    snprintf(k->base.variant, sizeof(k->base.variant),
+             "%s: 8 independent %s%u multiply-add chains per work-item, %u work-items",
+             ff_precision_name(desc->prec),
+             desc->prec == FF_PREC_FP16   ? "half"
+             : desc->prec == FF_PREC_INT8 ? "char->uint"
+                                          : "float",
+             vw, desc->n);
+    return FF_OK;
+}
+
 /* The bandwidth and latency kernels of mem.cl, in enum ff_kernel_id order. */
 static const struct mem_kernel {
     const char *name;
@@ -216,6 +256,11 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
         snprintf(k->base.variant, sizeof(k->base.variant), "%s", mk->variant);
         break;
     }
+    case FF_KERNEL_PEAK:
+        ret = create_peak(d, k, err, errlen, options, sizeof(options));
+        src = ff_cl_src_peak;
+        name = "peak";
+        break;
     default:
         ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "kernel %d not implemented on OpenCL",
                       (int)desc->id);

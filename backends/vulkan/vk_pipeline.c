@@ -30,6 +30,9 @@
 #include "vk_mem_read.h"
 #include "vk_mem_triad.h"
 #include "vk_mem_write.h"
+#include "vk_peak_f16.h"
+#include "vk_peak_f32.h"
+#include "vk_peak_i8.h"
 
 #define SPV(name) name, sizeof(name)
 
@@ -481,6 +484,60 @@ static int create_empty(struct ffvk_device *d, struct ffvk_kernel *k, char *err,
     return build(d, k, SPV(ff_vk_spv_empty), 0, 0, NULL, 0, err, errlen);
 }
 
+/* ---- arithmetic peak --------------------------------------------------------- */
+
+#define PEAK_WG 64u /* desc.n is a multiple of 64 (the front-end checks) */
+
+static int create_peak(struct ffvk_device *d, struct ffvk_kernel *k,
+                       const struct ff_kernel_desc *desc, char *err, size_t errlen)
+{
+    const uint32_t *code;
+    size_t bytes;
+    uint32_t vw = 1;
+    const char *what;
+    switch (desc->prec) {
+    case FF_PREC_FP16:
+        if (!d->float16)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "device lacks shaderFloat16 (no fp16 arithmetic in shaders)");
+        code = ff_vk_spv_peak_f16;
+        bytes = sizeof(ff_vk_spv_peak_f16);
+        vw = 2;
+        what = "f16vec2";
+        break;
+    case FF_PREC_INT8:
+        code = ff_vk_spv_peak_i8;
+        bytes = sizeof(ff_vk_spv_peak_i8);
+        what = "int8 widened to uint";
+        break;
+    default:
+        code = ff_vk_spv_peak_f32;
+        bytes = sizeof(ff_vk_spv_peak_f32);
+        vw = 2;
+        what = "vec2";
+        break;
+    }
+    uint32_t wg = PEAK_WG;
+    if (wg > d->props.limits.maxComputeWorkGroupInvocations ||
+        wg > d->props.limits.maxComputeWorkGroupSize[0])
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "the peak kernel needs work-groups of %u invocations", wg);
+    k->groups[0] = desc->n / wg;
+    k->groups[1] = k->groups[2] = 1;
+    int ret = check_groups(d, k, err, errlen);
+    if (ret < 0)
+        return ret;
+    k->base.n_bufs = 1;
+    k->base.n_params = 3;
+    k->base.out_words = (uint64_t)desc->n * 8 * vw; /* 8 chains (peak.comp) */
+    k->need_bytes[0] = k->base.out_words * 4;
+    snprintf(k->base.variant, sizeof(k->base.variant),
+             "%s: 8 independent %s multiply-add chains per invocation, %u work-groups of %u",
+             prec_name(desc->prec), what, k->groups[0], wg);
+    uint32_t spec[1] = {wg};
+    return build(d, k, code, bytes, 1, 3, spec, 1, err, errlen);
+}
+
 int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                        struct ff_kernel **out, char *err, size_t errlen)
 {
@@ -503,6 +560,7 @@ int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     case FF_KERNEL_MEM_COPY:
     case FF_KERNEL_MEM_TRIAD: ret = create_mem(d, k, desc, err, errlen); break;
     case FF_KERNEL_EMPTY: ret = create_empty(d, k, err, errlen); break;
+    case FF_KERNEL_PEAK: ret = create_peak(d, k, desc, err, errlen); break;
     default:
         ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown kernel id %d", (int)desc->id);
         break;

@@ -171,6 +171,50 @@ static void cell_datasheet(const struct ff_pub_set *s, const struct ff_pub_devic
     out->note = d->datasheet.source;
 }
 
+/* Best matmul over the measured arithmetic peak of the same precision (family peak). */
+static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
+                      const struct ff_pub_column *c, struct ff_pub_cell *out)
+{
+    (void)s, (void)c;
+    clear(out);
+    size_t len = 0, dlen = 0;
+    const struct ff_pub_figure *first = NULL; /* the first peak figure the profile has */
+    for (int m = 0; m < FF_PUB_N_MATMUL; m++) {
+        const struct ff_pub_figure *pk = &d->fig[FF_PUB_PEAK_FP32 + m];
+        if (pk->state != FF_PUB_ABSENT && !first)
+            first = pk;
+        if (pk->state != FF_PUB_OK || !(pk->value > 0))
+            continue;
+        char pct[32], v[64];
+        if (d->fig[m].state == FF_PUB_OK)
+            snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * d->fig[m].value / pk->value);
+        else
+            snprintf(pct, sizeof(pct), "n/a");
+        if (m == FF_PUB_FP32 && d->fig[m].state == FF_PUB_OK)
+            out->sort = d->fig[m].value / pk->value;
+        if (len < sizeof(out->text))
+            len += (size_t)snprintf(out->text + len, sizeof(out->text) - len, "%s%s %s",
+                                    len ? ", " : "", ff_pub_metrics()[m].id, pct);
+        ff_pub_fmt_value(v, sizeof(v), pk->value, ff_pub_metrics()[FF_PUB_PEAK_FP32 + m].unit);
+        if (dlen < sizeof(out->detail))
+            dlen += (size_t)snprintf(out->detail + dlen, sizeof(out->detail) - dlen, "%speak %s %s",
+                                     dlen ? ", " : "", ff_pub_metrics()[m].id, v);
+    }
+    if (!first) {
+        snprintf(out->text, sizeof(out->text), "not measured");
+        return;
+    }
+    if (len == 0) {
+        ff_pub_figure_text(first, FF_PUB_PEAK_FP32, out->text, sizeof(out->text));
+        out->note = first->reason[0] ? first->reason : NULL;
+        return;
+    }
+    out->note = "best verified matmul over the arithmetic peak flopfit measured on the device in "
+                "the same precision (the peak family: independent multiply-add chains, no memory "
+                "traffic); the fp16 matmul kernels accumulate in fp32, so where half arithmetic is "
+                "slower than fp32 the fp16 figure may pass 100%";
+}
+
 static void cell_serves(const struct ff_pub_set *s, const struct ff_pub_device *d,
                         const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
@@ -203,6 +247,7 @@ static const struct ff_pub_column columns[] = {
     {"fp16", "fp16 matmul", FF_PUB_FP16, cell_metric},
     {"int8", "int8 matmul", FF_PUB_INT8, cell_metric},
     {"datasheet", "% of datasheet", -1, cell_datasheet},
+    {"peak", "% of measured peak", -1, cell_peak},
     {"usable_memory", "usable memory", FF_PUB_USABLE, cell_metric},
     {"read_bandwidth", "read bandwidth", FF_PUB_READ, cell_metric},
     {"upload", "host→device", FF_PUB_UPLOAD, cell_metric},

@@ -37,6 +37,12 @@ static const struct ff_pub_metric_info metrics[FF_PUB_METRIC_COUNT] = {
                          "download_pageable download_pinned", -1, FF_PF_UNIT_BYTES_PER_S, false},
     [FF_PUB_LAUNCH] = {"launch_latency", "launch latency", FF_PF_FAMILY_LATENCY, "launch", -1,
                        FF_PF_UNIT_SECONDS, true},
+    [FF_PUB_PEAK_FP32] = {"peak_fp32", "fp32 arithmetic peak", FF_PF_FAMILY_PEAK, "peak",
+                          FF_PREC_FP32, FF_PF_UNIT_FLOPS, false},
+    [FF_PUB_PEAK_FP16] = {"peak_fp16", "fp16 arithmetic peak", FF_PF_FAMILY_PEAK, "peak",
+                          FF_PREC_FP16, FF_PF_UNIT_FLOPS, false},
+    [FF_PUB_PEAK_INT8] = {"peak_int8", "int8 arithmetic peak", FF_PF_FAMILY_PEAK, "peak",
+                          FF_PREC_INT8, FF_PF_UNIT_OPS, false},
 };
 
 const struct ff_pub_metric_info *ff_pub_metrics(void)

@@ -30,17 +30,21 @@
 
 /* The published figures, one per metric (ff_pub_metrics() describes each). */
 enum ff_pub_metric {
-    FF_PUB_FP32 = 0, /* best verified fp32 matmul, FLOP/s */
-    FF_PUB_FP16,     /* best verified fp16 matmul, FLOP/s */
-    FF_PUB_INT8,     /* best verified int8 matmul, OP/s */
-    FF_PUB_USABLE,   /* usable memory, bytes */
-    FF_PUB_READ,     /* read bandwidth, B/s */
-    FF_PUB_UPLOAD,   /* host to device, best of pageable and pinned, B/s */
-    FF_PUB_DOWNLOAD, /* device to host, B/s */
-    FF_PUB_LAUNCH,   /* launch latency (empty kernel, device time), s */
+    FF_PUB_FP32 = 0,  /* best verified fp32 matmul, FLOP/s */
+    FF_PUB_FP16,      /* best verified fp16 matmul, FLOP/s */
+    FF_PUB_INT8,      /* best verified int8 matmul, OP/s */
+    FF_PUB_USABLE,    /* usable memory, bytes */
+    FF_PUB_READ,      /* read bandwidth, B/s */
+    FF_PUB_UPLOAD,    /* host to device, best of pageable and pinned, B/s */
+    FF_PUB_DOWNLOAD,  /* device to host, B/s */
+    FF_PUB_LAUNCH,    /* launch latency (empty kernel, device time), s */
+    FF_PUB_PEAK_FP32, /* measured arithmetic peak (family peak), fp32, FLOP/s */
+    FF_PUB_PEAK_FP16, /* ... fp16, FLOP/s */
+    FF_PUB_PEAK_INT8, /* ... int8, OP/s */
     FF_PUB_METRIC_COUNT,
 };
 #define FF_PUB_N_MATMUL 3 /* the first three metrics are the matmul precisions */
+/* The peak of matmul metric m (m < FF_PUB_N_MATMUL) is metric FF_PUB_PEAK_FP32 + m. */
 
 struct ff_pub_metric_info {
     const char *id;       /* "fp32": column, CSV and JSON key, --sort name */

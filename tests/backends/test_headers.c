@@ -18,7 +18,7 @@
 #endif
 
 _Static_assert(FF_PREC_FP16 == 2 && FF_PREC_INT8 == 4, "one precision enum (flopfit/precision.h)");
-_Static_assert(FF_KERNEL_COUNT == 8, "enum ff_kernel_id as listed in backend.h");
+_Static_assert(FF_KERNEL_COUNT == 9, "enum ff_kernel_id as listed in backend.h");
 
 int main(void)
 {

@@ -36,7 +36,7 @@ Test(cli, defaults_run_everything)
     setenv("XDG_DATA_HOME", "/xdg/data", 1);
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
     cr_assert_eq(o.cfg.families, ff_family_all());
-    cr_assert_eq(ff_family_count(), 5);
+    cr_assert_eq(ff_family_count(), 6);
     cr_assert(o.cfg.prec[FF_PREC_FP32] && o.cfg.prec[FF_PREC_FP16] && o.cfg.prec[FF_PREC_INT8]);
     cr_assert(o.cfg.library);
     cr_assert_null(o.cfg.progress, "progress is the command's choice, never a default");

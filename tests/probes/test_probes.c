@@ -1,5 +1,5 @@
 /*
- * tests/probes/test_probes.c — the memory, bandwidth, transfer and latency
+ * tests/probes/test_probes.c — the memory, bandwidth, transfer, latency and peak
  * probes on a real device (PoCL on CI) with small limits, plus device faults
  * injected through a wrapping backend: a failed allocation, a corrupted
  * read-back, no memory at all. The wrapper counts live buffers and kernels,
@@ -432,4 +432,109 @@ Test(probes, matmul_build_failure_fails_that_test_only)
 Test(probes, matmul_device_lost_fails_that_test_only)
 {
     matmul_fault(&fault.fail_run_status, FF_ERR_DEVICE_LOST, "device lost");
+}
+
+/* ---- the arithmetic peak (family peak) ------------------------------------ */
+
+Test(probes, peak_verifies_and_reports)
+{
+    struct ff_device *dev = open_wrapped();
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_run p = {0};
+    ff_suite_peak(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 3, "one result per precision with a kernel, got %zu", p.n_results);
+    for (size_t i = 0; i < p.n_results; i++) {
+        const struct ff_result *r = &p.results[i];
+        cr_expect_str_eq(r->family, "peak");
+        cr_expect_str_eq(r->name, "peak");
+        cr_expect_str_eq(r->impl, "flopfit");
+        cr_assert(r->prec >= 0);
+        cr_expect_str_eq(r->unit, r->prec == FF_PREC_INT8 ? "OP/s" : "FLOP/s");
+        if (r->prec == FF_PREC_FP16 && r->status == FF_RES_UNSUPPORTED) {
+            /* PoCL has no cl_khr_fp16: a reason, never a figure */
+            cr_expect(strstr(r->reason, "fp16") != NULL, "reason: %s", r->reason);
+            continue;
+        }
+        cr_assert_eq(r->status, FF_RES_OK, "%s: %s", ff_precision_name(r->prec), r->reason);
+        cr_expect(r->verified && r->has_timing && r->t.reps >= 2);
+        cr_expect(r->value > 1e6 && r->value < 1e16, "%s peak = %g", ff_precision_name(r->prec),
+                  r->value);
+    }
+    ff_run_finish(&p);
+    close_wrapped(&dev);
+}
+
+/* The device's chains against the host's: the right chain matches, a different one (one step
+ * more, other operands) and a flipped word do not. */
+Test(probes, peak_wrong_chain_is_caught)
+{
+    struct ff_device *dev = open_wrapped();
+    const enum ff_precision precs[] = {FF_PREC_FP32, FF_PREC_INT8};
+    for (int pi = 0; pi < 2; pi++) {
+        enum ff_precision prec = precs[pi];
+        char err[512] = "";
+        struct ff_kernel_desc desc = {.id = FF_KERNEL_PEAK, .prec = prec, .n = 128};
+        struct ff_kernel *k = NULL;
+        cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
+        uint64_t words = ff_kernel_out_words(k);
+        cr_assert(words >= 128 && words % 128 == 0, "%llu words", (unsigned long long)words);
+        struct ff_buf *out = NULL;
+        cr_assert_eq(ff_buf_create(dev, words * 4, &out, err, sizeof(err)), FF_OK, "%s", err);
+        float one = 1.0f;
+        uint32_t a = 3, b = 0xfb, iters = 100;
+        if (prec == FF_PREC_FP32) {
+            memcpy(&a, &one, 4);
+            memcpy(&b, &one, 4);
+        }
+        uint32_t params[3] = {iters, a, b};
+        cr_assert_eq(ff_kernel_run(k, &out, 1, params, 3, NULL, NULL, err, sizeof(err)), FF_OK,
+                     "%s", err);
+        uint32_t *host = malloc(words * 4);
+        cr_assert(host);
+        cr_assert_eq(ff_buf_read(out, 0, host, words * 4, err, sizeof(err)), FF_OK, "%s", err);
+        cr_expect_eq(ff_peak_check(prec, host, words, iters, a, b, err, sizeof(err)), FF_OK,
+                     "%s: %s", ff_precision_name(prec), err);
+        cr_expect_eq(host[5], ff_peak_ref(prec, 5, iters, a, b));
+        cr_expect_eq(ff_peak_check(prec, host, words, iters + 1, a, b, err, sizeof(err)),
+                     FF_ERR_VERIFY, "%s: one step more must not match", ff_precision_name(prec));
+        cr_expect(strstr(err, "lane") != NULL, "%s", err);
+        float two = 2.0f;
+        uint32_t other_b = 7; /* int8: +7 instead of -5; fp32: 2.0 instead of 1.0 */
+        if (prec == FF_PREC_FP32)
+            memcpy(&other_b, &two, 4);
+        cr_expect_eq(ff_peak_check(prec, host, words, iters, a, other_b, err, sizeof(err)),
+                     FF_ERR_VERIFY, "%s: another addend must not match", ff_precision_name(prec));
+        host[words - 1] ^= 0x10; /* the last lane is always checked */
+        cr_expect_eq(ff_peak_check(prec, host, words, iters, a, b, err, sizeof(err)), FF_ERR_VERIFY,
+                     "%s: a flipped word must not match", ff_precision_name(prec));
+        free(host);
+        ff_buf_destroy(&out);
+        ff_kernel_destroy(&k);
+    }
+    close_wrapped(&dev);
+}
+
+/* A corrupted read-back of the peak's output fails the test: no figure is published. */
+Test(probes, peak_corrupt_readback_fails)
+{
+    struct ff_device *dev = open_wrapped();
+    char err[512] = "";
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_PEAK, .prec = FF_PREC_FP32, .n = 1024};
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, &desc, &k, err, sizeof(err)), FF_OK, "%s", err);
+    fault.corrupt_size = ff_kernel_out_words(k) * 4; /* the suite's first (sizing) launch */
+    ff_kernel_destroy(&k);
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    memset(cfg.prec, 0, sizeof(cfg.prec));
+    cfg.prec[FF_PREC_FP32] = true;
+    struct ff_run p = {0};
+    ff_suite_peak(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 1);
+    cr_expect_eq(p.results[0].status, FF_RES_FAILED);
+    cr_expect(!p.results[0].verified);
+    cr_expect(strstr(p.results[0].reason, "lane") != NULL, "reason: %s", p.results[0].reason);
+    ff_run_finish(&p);
+    close_wrapped(&dev);
 }

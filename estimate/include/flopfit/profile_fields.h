@@ -109,6 +109,7 @@
 #define FF_PF_FAMILY_BANDWIDTH   "bandwidth"
 #define FF_PF_FAMILY_TRANSFER    "transfer"
 #define FF_PF_FAMILY_LATENCY     "latency"
+#define FF_PF_FAMILY_PEAK        "peak"
 #define FF_PF_UNIT_FLOPS         "FLOP/s"
 #define FF_PF_UNIT_OPS           "OP/s"
 #define FF_PF_UNIT_BYTES_PER_S   "B/s"

@@ -1,0 +1,235 @@
+/*
+ * bench/suite_peak.c — the arithmetic peak: FF_KERNEL_PEAK's independent multiply-add chains
+ * in fp32, fp16 and int8, the rate the device's arithmetic units reach when memory is out of
+ * the way (clpeak's compute tests). The matmul figures are read against it.
+ *
+ * Every lane's final value is checked against the host repeating the same chain: the fp
+ * chains run x = fma(x, 1, 1) from small integers, so every step is exact in any rounding
+ * (fused or not) and the device must match bit for bit; int8 wraps in 32-bit unsigned maths,
+ * exact by definition. A chain cut short, skipped work-items or a lost write all show. A rate
+ * past the device's physical bound (ff_kcheck_rate_limit) is failed as implausible.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "kcheck.h"
+#include "probe_common.h"
+
+#define PEAK_ITERS      1024u /* fp16: 63 + 1024 stays below 2048, where integers stay exact */
+#define PEAK_POISON     0x7fbadbadu
+#define PEAK_MAX_ITEMS  (1u << 20)
+#define PEAK_MAX_BYTES  (64ull * FF_MIB)
+#define PEAK_FIRST_ITEM 1024u
+
+/* The steps' operands as the kernel takes them (backend.h FF_KERNEL_PEAK). */
+static void operands(enum ff_precision p, uint32_t *a, uint32_t *b)
+{
+    if (p == FF_PREC_INT8) {
+        *a = 3;               /* chars: x = 3x - 5, wrapping */
+        *b = (uint32_t)0xfbu; /* -5 */
+    } else if (p == FF_PREC_FP16) {
+        *a = *b = ff_f32_to_f16(1.0f);
+    } else {
+        float one = 1.0f;
+        memcpy(a, &one, 4);
+        memcpy(b, &one, 4);
+    }
+}
+
+uint32_t ff_peak_ref(enum ff_precision p, uint64_t lane, uint32_t iters, uint32_t a, uint32_t b)
+{
+    if (p == FF_PREC_INT8) {
+        uint32_t x = (uint32_t)lane, av = (uint32_t)(int32_t)(int8_t)(a & 0xff),
+                 bv = (uint32_t)(int32_t)(int8_t)(b & 0xff);
+        for (uint32_t r = 0; r < iters; r++)
+            x = x * av + bv;
+        return x;
+    }
+    float x = (float)(lane & 63), out;
+    if (p == FF_PREC_FP16) {
+        /* fma of halves: the float product is exact, the sum rounds to float, then to half
+         * (exact for the operands the suite uses) */
+        float av = ff_f16_to_f32((uint16_t)a), bv = ff_f16_to_f32((uint16_t)b);
+        x = ff_f16_to_f32(ff_f32_to_f16(x));
+        for (uint32_t r = 0; r < iters; r++)
+            x = ff_f16_to_f32(ff_f32_to_f16(fmaf(x, av, bv)));
+    } else {
+        float av, bv;
+        memcpy(&av, &a, 4);
+        memcpy(&bv, &b, 4);
+        for (uint32_t r = 0; r < iters; r++)
+            x = fmaf(x, av, bv);
+    }
+    out = x;
+    uint32_t w;
+    memcpy(&w, &out, 4);
+    return w;
+}
+
+int ff_peak_check(enum ff_precision p, const uint32_t *out, uint64_t n_words, uint32_t iters,
+                  uint32_t a, uint32_t b, char *err, size_t errlen)
+{
+    if (p != FF_PREC_INT8) {
+        /* fp lanes start at (i & 63): 64 chains cover every lane, so check them all */
+        uint32_t ref[64];
+        for (uint32_t j = 0; j < 64; j++)
+            ref[j] = ff_peak_ref(p, j, iters, a, b);
+        for (uint64_t i = 0; i < n_words; i++)
+            if (out[i] != ref[i & 63])
+                return ff_errf(err, errlen, FF_ERR_VERIFY,
+                               "lane %llu of %llu holds 0x%08x, the host's chain of %u steps "
+                               "0x%08x",
+                               (unsigned long long)i, (unsigned long long)n_words, out[i], iters,
+                               ref[i & 63]);
+        return FF_OK;
+    }
+    /* int8 lanes are all different: the first and last 64 and about 4096 spread between */
+    uint64_t step = n_words / 4096 ? n_words / 4096 : 1;
+    for (uint64_t i = 0; i < n_words; i = i < 64 || i + 64 >= n_words ? i + 1 : i + step) {
+        if (i >= 64 && i + 64 < n_words && i + step >= n_words - 64)
+            i = n_words - 64; /* the sampled stretch ends where the last 64 begin */
+        uint32_t want = ff_peak_ref(p, i, iters, a, b);
+        if (out[i] != want)
+            return ff_errf(err, errlen, FF_ERR_VERIFY,
+                           "lane %llu of %llu holds 0x%08x, the host's chain of %u steps 0x%08x",
+                           (unsigned long long)i, (unsigned long long)n_words, out[i], iters, want);
+    }
+    return FF_OK;
+}
+
+struct peak_ctx {
+    struct ff_kernel *k;
+    struct ff_buf *out;
+    uint32_t params[3];
+};
+
+static int run_peak(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t errlen)
+{
+    struct peak_ctx *c = arg;
+    return ff_kernel_run(c->k, &c->out, 1, c->params, 3, dns, wns, err, errlen);
+}
+
+/* Kernel and buffer for `items` work-items, poisoned. */
+static int setup(struct ff_device *dev, enum ff_precision p, uint32_t items, struct peak_ctx *c,
+                 uint32_t **host, char *err, size_t errlen)
+{
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_PEAK, .prec = p, .n = items};
+    int ret = ff_kernel_create(dev, &desc, &c->k, err, errlen);
+    if (ret < 0)
+        return ret;
+    uint64_t words = ff_kernel_out_words(c->k);
+    *host = malloc(words * 4);
+    if (!*host)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
+    for (uint64_t i = 0; i < words; i++)
+        (*host)[i] = PEAK_POISON;
+    if ((ret = ff_buf_create(dev, words * 4, &c->out, err, errlen)) < 0)
+        return ret;
+    return ff_buf_write(c->out, 0, *host, words * 4, err, errlen);
+}
+
+static void teardown(struct peak_ctx *c, uint32_t **host)
+{
+    ff_buf_destroy(&c->out);
+    ff_kernel_destroy(&c->k);
+    free(*host);
+    *host = NULL;
+}
+
+/* Reads the output back and checks it. */
+static int check_out(struct peak_ctx *c, enum ff_precision p, uint32_t *host, char *err,
+                     size_t errlen)
+{
+    uint64_t words = ff_kernel_out_words(c->k);
+    int ret = ff_buf_read(c->out, 0, host, words * 4, err, errlen);
+    if (ret < 0)
+        return ret;
+    return ff_peak_check(p, host, words, c->params[0], c->params[1], c->params[2], err, errlen);
+}
+
+static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof,
+                     enum ff_precision p)
+{
+    char err[512] = "";
+    struct ff_result *res = ff_run_add(prof);
+    if (!res)
+        return;
+    ff_result_set(res, "peak", "peak", "flopfit");
+    res->prec = (int)p;
+    snprintf(res->unit, sizeof(res->unit), "%s", p == FF_PREC_INT8 ? "OP/s" : "FLOP/s");
+    ff_progress(cfg, "%s %s: arithmetic peak", ff_device_info(dev)->name, ff_precision_name(p));
+
+    struct peak_ctx c = {NULL, NULL, {PEAK_ITERS, 0, 0}};
+    operands(p, &c.params[1], &c.params[2]);
+    uint32_t *host = NULL;
+    /* A first launch sizes the real one: about 20 ms (--quick) or 100 ms of device time. */
+    uint32_t items = PEAK_FIRST_ITEM;
+    uint64_t dns = 0, wns = 0;
+    int ret = setup(dev, p, items, &c, &host, err, sizeof(err));
+    /* twice: the first launch of a pipeline may carry one-time costs (llvmpipe) */
+    for (int i = 0; i < 2 && ret == FF_OK; i++)
+        ret = run_peak(&c, &dns, &wns, err, sizeof(err));
+    if (ret == FF_OK)
+        ret = check_out(&c, p, host, err, sizeof(err));
+    if (ret == FF_OK) {
+        double t = (dns ? dns : wns) * 1e-9, target = cfg->quick ? 0.02 : 0.1;
+        uint64_t lanes = ff_kernel_out_words(c.k) / items;
+        double want = t > 0 ? items * target / t : PEAK_MAX_ITEMS;
+        uint64_t cap = PEAK_MAX_BYTES / (lanes * 4);
+        if (want > (double)cap)
+            want = (double)cap;
+        if (want > PEAK_MAX_ITEMS)
+            want = PEAK_MAX_ITEMS;
+        uint32_t n = (uint32_t)want / 64 * 64;
+        if (n > items) {
+            teardown(&c, &host);
+            items = n;
+            ret = setup(dev, p, items, &c, &host, err, sizeof(err));
+        }
+    }
+    if (ret == FF_OK) {
+        struct ff_measure_cfg m = cfg->measure;
+        if (cfg->quick) {
+            m.budget_s = 0.1;
+            m.max_reps = m.min_reps > 5 ? m.min_reps : 5;
+        }
+        ret = ff_measure(&m, run_peak, &c, &res->t, err, sizeof(err));
+    }
+    if (ret == FF_OK)
+        ret = check_out(&c, p, host, err, sizeof(err));
+    uint64_t words = c.k ? ff_kernel_out_words(c.k) : 0;
+    if (c.k)
+        snprintf(res->variant, sizeof(res->variant), "%s, %u steps", ff_kernel_variant(c.k),
+                 PEAK_ITERS);
+    teardown(&c, &host);
+
+    if (ret == FF_ERR_INTERRUPTED) {
+        ff_result_interrupted(res);
+        return;
+    }
+    if (ret < 0) {
+        if (ret == FF_ERR_VERIFY)
+            ff_result_fail(res, FF_RES_FAILED, "%s", err);
+        else
+            ff_probe_fail(res, ret, "peak kernel", err);
+        return;
+    }
+    res->has_timing = true;
+    res->verified = true;
+    res->status = FF_RES_OK;
+    double t = res->t.dev_median_s > 0 ? res->t.dev_median_s : res->t.wall_median_s;
+    res->value = 2.0 * (double)words * PEAK_ITERS / t;
+    char why[200];
+    double limit = ff_kcheck_rate_limit(ff_device_info(dev), p, why, sizeof(why));
+    ff_probe_implausible(res, res->value, limit, why);
+}
+
+void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof)
+{
+    for (int pi = 0; pi < FF_PREC_COUNT && !ff_interrupted; pi++)
+        if (cfg->prec[pi] && ff_matmul_has_kernel((enum ff_precision)pi))
+            run_prec(dev, cfg, prof, (enum ff_precision)pi);
+}

@@ -1,0 +1,80 @@
+/*
+ * Arithmetic peak (FF_KERNEL_PEAK): each work-item runs ITERS steps of CHAINS independent
+ * multiply-add chains on VW-wide vectors, x = x * a + b, and writes every lane's final value.
+ *
+ * Host build options: -DPREC=0 (fp32), 1 (fp16, needs cl_khr_fp16), 2 (int8: chars widened to
+ * int, multiply-add in 32-bit unsigned wrap-around); -DVW=n vector width (2, 4, 8, 16).
+ * Lane j of work-item g is lane i = g * CHAINS * VW + c * VW + v (chain c, element v); its
+ * start value is (i & 63) for fp and i for int8, and out[i] its final value (fp16 widened to
+ * float, int8 as the uint). The chains are independent so the FMA units, not their latency,
+ * bound the rate; the host's reference repeats the same steps (bench/suite_peak.c).
+ */
+#define CHAINS 8
+
+#define CAT_(a, b) a##b
+#define CAT(a, b)  CAT_(a, b)
+
+#if PREC == 1
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#define VT           CAT(half, VW)
+#define START(i)     CAT(convert_, VT)((i) & 63)
+#define SCALAR(bits) as_half((ushort)(bits))
+#define STEP(x)      x = fma(x, av, bv)
+#define OUTV(x)      CAT(convert_float, VW)(x)
+typedef float OUT_T;
+#elif PREC == 2
+#define VT           CAT(uint, VW)
+#define START(i)     (i)
+#define SCALAR(bits) ((uint)(int)(char)(bits))
+#define STEP(x)      x = x * av + bv
+#define OUTV(x)      (x)
+typedef uint OUT_T;
+#else
+#define VT           CAT(float, VW)
+#define START(i)     CAT(convert_, VT)((i) & 63)
+#define SCALAR(bits) as_float((uint)(bits))
+#define STEP(x)      x = fma(x, av, bv)
+#define OUTV(x)      (x)
+typedef float OUT_T;
+#endif
+
+#if VW == 2
+#define LANES (uint2)(0, 1)
+#elif VW == 4
+#define LANES (uint4)(0, 1, 2, 3)
+#elif VW == 8
+#define LANES (uint8)(0, 1, 2, 3, 4, 5, 6, 7)
+#else
+#define LANES (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#endif
+#define UVT CAT(uint, VW)
+
+__kernel void peak(__global OUT_T *restrict out, uint iters, uint a, uint b)
+{
+    const uint base = (uint)get_global_id(0) * (CHAINS * VW);
+    const VT av = (VT)(SCALAR(a)), bv = (VT)(SCALAR(b));
+    const UVT lane = LANES;
+    VT x0 = START((UVT)(base + 0 * VW) + lane), x1 = START((UVT)(base + 1 * VW) + lane);
+    VT x2 = START((UVT)(base + 2 * VW) + lane), x3 = START((UVT)(base + 3 * VW) + lane);
+    VT x4 = START((UVT)(base + 4 * VW) + lane), x5 = START((UVT)(base + 5 * VW) + lane);
+    VT x6 = START((UVT)(base + 6 * VW) + lane), x7 = START((UVT)(base + 7 * VW) + lane);
+    for (uint r = 0; r < iters; r++) {
+        STEP(x0);
+        STEP(x1);
+        STEP(x2);
+        STEP(x3);
+        STEP(x4);
+        STEP(x5);
+        STEP(x6);
+        STEP(x7);
+    }
+    __global OUT_T *o = out + base;
+    CAT(vstore, VW)(OUTV(x0), 0, o);
+    CAT(vstore, VW)(OUTV(x1), 1, o);
+    CAT(vstore, VW)(OUTV(x2), 2, o);
+    CAT(vstore, VW)(OUTV(x3), 3, o);
+    CAT(vstore, VW)(OUTV(x4), 4, o);
+    CAT(vstore, VW)(OUTV(x5), 5, o);
+    CAT(vstore, VW)(OUTV(x6), 6, o);
+    CAT(vstore, VW)(OUTV(x7), 7, o);
+}
