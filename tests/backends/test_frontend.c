@@ -180,6 +180,36 @@ Test(frontend, bandwidth_kernels)
     ff_buf_destroy(&short_), ff_buf_destroy(&out), ff_buf_destroy(&out_short);
 }
 
+/* The peak kernel: a work-item count that is a positive multiple of 64, one out buffer of
+ * ff_kernel_out_words() words, three parameters (iters, a, b). */
+Test(frontend, peak_kernel)
+{
+    struct ff_kernel_desc d = {.id = FF_KERNEL_PEAK, .prec = FF_PREC_FP32, .n = 100};
+    struct ff_kernel *k = NULL;
+    cr_expect_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "multiple of 64") != NULL, "%s", err);
+    d = (struct ff_kernel_desc){.id = FF_KERNEL_PEAK, .prec = FF_PREC_BF16, .n = 64};
+    cr_expect_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect_null(k);
+
+    k = mkkernel(FF_KERNEL_PEAK, FF_PREC_FP32, 0, 64, 0);
+    uint64_t words = ff_kernel_out_words(k);
+    cr_assert(words >= 64 && words % 64 == 0, "%llu out words", (unsigned long long)words);
+    struct ff_buf *out = mkbuf(words * 4), *short_ = mkbuf(words * 4 - 4);
+    float one = 1.0f;
+    uint32_t p[3] = {8, 0, 0};
+    memcpy(&p[1], &one, 4);
+    memcpy(&p[2], &one, 4);
+    expect_refused(run(k, &out, 1, p, 2), "peak takes 1 buffer and 3 parameters, got 1 and 2");
+    expect_refused(run(k, &short_, 1, p, 3), "buffer 0 (out) holds");
+    cr_expect_eq(run(k, &out, 1, p, 3), FF_OK, "%s", err);
+    float first = 0;
+    cr_assert_eq(ff_buf_read(out, 0, &first, 4, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(first, 8.0f, "lane 0 starts at 0 and adds 1 eight times: %g", first);
+    ff_kernel_destroy(&k);
+    ff_buf_destroy(&out), ff_buf_destroy(&short_);
+}
+
 /* Every backend in the registry is in the name list, in order, and the list truncates like
  * snprintf. */
 Test(frontend, backend_names)
