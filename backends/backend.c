@@ -273,13 +273,12 @@ static const struct kernel_args {
     [FF_KERNEL_PEAK] = {"peak", 1, 3, {"out"}, {SZ_OUT}, false},
 };
 
-/* Bytes per matmul input and output element: int8 accumulates into int32. */
-static uint64_t in_bytes(enum ff_precision p)
+size_t ff_matmul_in_bytes(enum ff_precision p)
 {
     return p == FF_PREC_FP32 ? 4 : p == FF_PREC_FP16 ? 2 : 1;
 }
 
-static uint64_t out_bytes(enum ff_precision p)
+size_t ff_matmul_out_bytes(enum ff_precision p)
 {
     return p == FF_PREC_FP16 ? 2 : 4;
 }
@@ -291,16 +290,16 @@ static uint64_t need_bytes(const struct ff_kernel *k, uint32_t i, char *how, siz
     switch (kernel_args[d->id].sizes[i]) {
     case SZ_A:
         snprintf(how, n, "m*k = %ux%u elements of %" PRIu64 " bytes", d->m, d->k,
-                 in_bytes(d->prec));
-        return (uint64_t)d->m * d->k * in_bytes(d->prec);
+                 (uint64_t)ff_matmul_in_bytes(d->prec));
+        return (uint64_t)d->m * d->k * (uint64_t)ff_matmul_in_bytes(d->prec);
     case SZ_B:
         snprintf(how, n, "k*n = %ux%u elements of %" PRIu64 " bytes", d->k, d->n,
-                 in_bytes(d->prec));
-        return (uint64_t)d->k * d->n * in_bytes(d->prec);
+                 (uint64_t)ff_matmul_in_bytes(d->prec));
+        return (uint64_t)d->k * d->n * (uint64_t)ff_matmul_in_bytes(d->prec);
     case SZ_C:
         snprintf(how, n, "m*n = %ux%u elements of %" PRIu64 " bytes", d->m, d->n,
-                 out_bytes(d->prec));
-        return (uint64_t)d->m * d->n * out_bytes(d->prec);
+                 (uint64_t)ff_matmul_out_bytes(d->prec));
+        return (uint64_t)d->m * d->n * (uint64_t)ff_matmul_out_bytes(d->prec);
     case SZ_WORDS: snprintf(how, n, "n = %u words of 4 bytes", d->n); return (uint64_t)d->n * 4;
     case SZ_OUT:
         snprintf(how, n, "ff_kernel_out_words() = %" PRIu64 " words of 4 bytes", k->out_words);

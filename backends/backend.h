@@ -209,6 +209,10 @@ uint64_t ff_kernel_out_words(const struct ff_kernel *k);
  * reason for the formats without a kernel.
  */
 bool ff_matmul_has_kernel(enum ff_precision p);
+/* Bytes per matmul element of A and B, and of C (int8 accumulates into int32 outputs), for the
+ * formats with a kernel. */
+size_t ff_matmul_in_bytes(enum ff_precision p);
+size_t ff_matmul_out_bytes(enum ff_precision p);
 
 #define FF_MAX_BUFS 4
 

@@ -32,7 +32,7 @@ int ff_kcheck_init(struct ff_kcheck *kc, enum ff_precision p, uint32_t m, uint32
     kc->m = m;
     kc->n = n;
     kc->k = k;
-    size_t in = ff_prec_in_bytes(p), out = ff_prec_out_bytes(p), mn = (size_t)m * n;
+    size_t in = ff_matmul_in_bytes(p), out = ff_matmul_out_bytes(p), mn = (size_t)m * n;
     kc->a = malloc((size_t)m * k * in);
     kc->b = malloc((size_t)k * n * in);
     kc->c = malloc(mn * out);
@@ -57,7 +57,7 @@ error_alloc:
 
 int ff_kcheck_upload(struct ff_kcheck *kc, struct ff_device *dev, char *err, size_t errlen)
 {
-    uint64_t in = ff_prec_in_bytes(kc->prec), out = ff_prec_out_bytes(kc->prec);
+    uint64_t in = ff_matmul_in_bytes(kc->prec), out = ff_matmul_out_bytes(kc->prec);
     uint64_t bytes[3] = {(uint64_t)kc->m * kc->k * in, (uint64_t)kc->k * kc->n * in,
                          (uint64_t)kc->m * kc->n * out};
     int ret;
@@ -92,7 +92,7 @@ int ff_kcheck_compare(struct ff_kcheck *kc, const void *c, char *err, size_t err
 
 static uint64_t out_bytes(const struct ff_kcheck *kc)
 {
-    return (uint64_t)kc->m * kc->n * ff_prec_out_bytes(kc->prec);
+    return (uint64_t)kc->m * kc->n * ff_matmul_out_bytes(kc->prec);
 }
 
 struct timed {

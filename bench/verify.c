@@ -76,16 +76,6 @@ float ff_f16_to_f32(uint16_t h)
     return f;
 }
 
-size_t ff_prec_in_bytes(enum ff_precision p)
-{
-    return p == FF_PREC_FP32 ? 4 : p == FF_PREC_FP16 ? 2 : 1;
-}
-
-size_t ff_prec_out_bytes(enum ff_precision p)
-{
-    return p == FF_PREC_FP16 ? 2 : 4;
-}
-
 void ff_fill_random(enum ff_precision p, void *dst, size_t count, struct ff_rng *rng)
 {
     for (size_t i = 0; i < count; i++) {

@@ -42,9 +42,6 @@ uint64_t ff_rng_next(struct ff_rng *r);
 uint16_t ff_f32_to_f16(float f);
 float ff_f16_to_f32(uint16_t h);
 
-size_t ff_prec_in_bytes(enum ff_precision p);  /* bytes per input element */
-size_t ff_prec_out_bytes(enum ff_precision p); /* bytes per output element */
-
 /* Fresh random values, never all zero: floats in [-1, 1), int8 in [-128, 127]. */
 void ff_fill_random(enum ff_precision p, void *dst, size_t count, struct ff_rng *rng);
 /* Values a correct kernel never writes: NaN for floats, 0x7f7f7f7f for int32. */

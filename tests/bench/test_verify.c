@@ -146,7 +146,7 @@ static void simulate(const struct ff_kcheck *kc, enum lazy l, void *c)
 {
     const struct ff_ref *r = kc->ref;
     const struct ff_verify_plan *pl = &r->plan;
-    memcpy(c, kc->poison, (size_t)kc->m * kc->n * ff_prec_out_bytes(kc->prec));
+    memcpy(c, kc->poison, (size_t)kc->m * kc->n * ff_matmul_out_bytes(kc->prec));
     for (size_t q = 0; q < pl->n_rows; q++)
         for (uint32_t j = 0; j < kc->n; j++)
             if (writes(l, kc->m, kc->n, pl->rows[q], j))
@@ -349,7 +349,7 @@ Test(verify, poisoned_output_left_unwritten_is_caught)
         struct ff_kcheck kc;
         make(&kc, precs[pi], 16, 1);
         simulate(&kc, HONEST, kc.c);
-        size_t ob = ff_prec_out_bytes(precs[pi]);
+        size_t ob = ff_matmul_out_bytes(precs[pi]);
         memcpy((char *)kc.c + 255 * ob, kc.poison, ob); /* last element never written */
         char err[512] = "";
         cr_assert_eq(ff_kcheck_compare(&kc, kc.c, err, sizeof(err)), FF_ERR_VERIFY);
@@ -495,7 +495,7 @@ static void stale_output(struct ff_kcheck *kc, uint64_t seed)
 {
     const enum ff_precision p = kc->prec;
     const uint32_t n = kc->n;
-    size_t bytes = (size_t)n * n * ff_prec_in_bytes(p);
+    size_t bytes = (size_t)n * n * ff_matmul_in_bytes(p);
     void *pa = malloc(bytes), *pb = malloc(bytes);
     cr_assert(pa && pb);
     struct ff_rng rng;
@@ -523,7 +523,7 @@ static void lazy_suite(enum ff_precision p, const uint32_t *ns, size_t count)
         uint32_t n = ns[si];
         struct ff_kcheck kc;
         make(&kc, p, n, 1000 + n);
-        void *c = malloc((size_t)n * n * ff_prec_out_bytes(p));
+        void *c = malloc((size_t)n * n * ff_matmul_out_bytes(p));
         cr_assert_not_null(c);
         lazy_patterns(&kc, c);
         stale_output(&kc, 2000 + n);
