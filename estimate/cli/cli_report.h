@@ -39,7 +39,4 @@ extern const size_t ff_report_n_mem_terms;
 /* The figure of term t in m, bytes. */
 double ff_report_mem_bytes(const struct ff_memory *m, const struct ff_report_mem_term *t);
 
-/* "1.50 s" / "2.3 h" style into a caller buffer (bytes: ff_fmt_bytes in ff_util.h). */
-const char *ff_fmt_seconds(char *buf, size_t n, double s);
-
 #endif

@@ -5,11 +5,6 @@
 
 #include "cli_report.h"
 
-const char *ff_fmt_seconds(char *buf, size_t n, double s)
-{
-    return ff_fmt_duration(buf, n, s);
-}
-
 /* Token counts in words: "140 billion", "1.4 trillion", "6.74 million", "512". */
 static const char *words(char *buf, size_t n, double v)
 {
@@ -137,7 +132,7 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 : e->mfu_default            ? " default: Llama 2/3.1 and Megatron runs reach 38-46%"
                                             : "");
         fprintf(out, "  time:           %s on %lld GPU(s)\n",
-                ff_fmt_seconds(b1, sizeof(b1), e->seconds), (long long)e->gpus);
+                ff_fmt_duration(b1, sizeof(b1), e->seconds), (long long)e->gpus);
         fprintf(out, "  GPU-hours:      %s\n", ff_fmt_count(b1, sizeof(b1), e->gpu_hours));
         if (e->cost_usd >= 0)
             fprintf(out, "  cost:           %s at $%.2f per GPU-hour%s\n",
@@ -153,10 +148,10 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                                                                        : e->compute_precision),
                 e->mfu * 100.0, e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
         fprintf(out, "  time to first token (prefill, batch %lld): %s\n", (long long)e->serve_batch,
-                ff_fmt_seconds(b1, sizeof(b1), e->prefill_seconds));
+                ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
         fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
                 (long long)e->serve_batch,
-                ff_fmt_seconds(b2, sizeof(b2), e->decode_seconds_per_token));
+                ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
         fprintf(out, "  one sequence:                 %s tokens/s\n",
                 ff_fmt_count(b1, sizeof(b1), e->tokens_per_second));
         fprintf(out, "  batch %-6lld end to end:       %s output tokens/s\n",
@@ -215,7 +210,7 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
                 ff_fmt_count(hours, sizeof(hours), e->gpu_hours);
             fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %14s %16s\n", i + 1, r->device.slug,
                     e->fits ? "yes" : "no", (long long)e->min_gpus, (long long)e->gpus,
-                    e->fits ? ff_fmt_seconds(b1, sizeof(b1), e->seconds) : "-", hours,
+                    e->fits ? ff_fmt_duration(b1, sizeof(b1), e->seconds) : "-", hours,
                     e->fits ? cost : "-");
         }
     }
