@@ -136,8 +136,7 @@ static int set_one(struct ff_device_options *o, const struct opt *t, const char 
         return ff_parse_u32(what, value, 1, 86400, dst, err, errlen);
     }
     if (value[0] && t->check && !t->check(value))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected %s", value,
-                       what, t->d.format);
+        return ff_bad_value(err, errlen, what, value, t->d.format);
     if (strlen(value) >= t->size)
         return ff_errf(err, errlen, FF_ERR_INVALID, "value '%.40s...' for %s is too long", value,
                        what);

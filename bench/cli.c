@@ -104,12 +104,6 @@ void ff_bench_list_formats(FILE *f)
         fprintf(f, "%-10s %s\n", w->name, w->description);
 }
 
-static int bad(char *err, size_t errlen, const char *opt, const char *s, const char *accepted)
-{
-    return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected %s", s, opt,
-                   accepted);
-}
-
 /* Calls fn on each comma-separated item of list. */
 static int each_item(const char *opt, const char *list, char *err, size_t errlen,
                      int (*fn)(const char *opt, const char *item, void *ctx, char *err,
@@ -118,10 +112,7 @@ static int each_item(const char *opt, const char *list, char *err, size_t errlen
 {
     char buf[512];
     if (!list || !*list || strlen(list) >= sizeof(buf))
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "invalid value '%s' for %s: expected a "
-                       "comma-separated list",
-                       list ? list : "", opt);
+        return ff_bad_value(err, errlen, opt, list ? list : "", "a comma-separated list");
     snprintf(buf, sizeof(buf), "%s", list);
     char *save = NULL;
     int n = 0;
@@ -148,8 +139,9 @@ static int add_prec(const char *opt, const char *item, void *ctx, char *err, siz
         prec[p] = true;
         return FF_OK;
     }
-    return bad(err, errlen, opt, item,
-               "fp32, fp16, int8 (measured), bf16, fp8, int4, nf4 (reported unsupported) or all");
+    return ff_bad_value(
+        err, errlen, opt, item,
+        "fp32, fp16, int8 (measured), bf16, fp8, int4, nf4 (reported unsupported) or all");
 }
 
 static int add_family(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
@@ -167,7 +159,7 @@ static int add_family(const char *opt, const char *item, void *ctx, char *err, s
     char names[256], accepted[300];
     ff_family_names(names, sizeof(names), ", ");
     snprintf(accepted, sizeof(accepted), "%s or all", names);
-    return bad(err, errlen, opt, item, accepted);
+    return ff_bad_value(err, errlen, opt, item, accepted);
 }
 
 static int add_size(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
@@ -212,7 +204,7 @@ static int parse_device(const char *s, struct ff_bench_opts *o, char *err, size_
             char names[256], accepted[300];
             ff_bench_backend_names(names, sizeof(names), " or ", ":N");
             snprintf(accepted, sizeof(accepted), "N or %s", names);
-            return bad(err, errlen, "--device", s, accepted);
+            return ff_bad_value(err, errlen, "--device", s, accepted);
         }
         snprintf(o->device_backend, sizeof(o->device_backend), "%s", ff_backend_name(b));
         num = colon + 1;
@@ -232,7 +224,7 @@ static int parse_backend(const char *s, struct ff_bench_opts *o, char *err, size
         char names[256], accepted[300];
         ff_bench_backend_names(names, sizeof(names), ", ", "");
         snprintf(accepted, sizeof(accepted), "%s or all", names);
-        return bad(err, errlen, "--backend", s, accepted);
+        return ff_bad_value(err, errlen, "--backend", s, accepted);
     }
     snprintf(o->backend, sizeof(o->backend), "%s", ff_backend_name(b));
     return FF_OK;
@@ -245,7 +237,7 @@ static int parse_format(const char *s, struct ff_bench_opts *o, char *err, size_
         return FF_OK;
     char names[128];
     writer_names(names, sizeof(names), ", ");
-    return bad(err, errlen, "--format", s, names);
+    return ff_bad_value(err, errlen, "--format", s, names);
 }
 
 /* --override NAME=VALUE: one tuning option of the backends' table (ff_device_option_at). */
@@ -261,7 +253,7 @@ static int parse_override(const char *s, struct ff_bench_opts *o, char *err, siz
     if (!eq || eq == s || (size_t)(eq - s) >= 64) {
         char accepted[600];
         snprintf(accepted, sizeof(accepted), "NAME=VALUE with NAME one of %s", names);
-        return bad(err, errlen, "--override", s, accepted);
+        return ff_bad_value(err, errlen, "--override", s, accepted);
     }
     char name[64];
     snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
@@ -270,7 +262,7 @@ static int parse_override(const char *s, struct ff_bench_opts *o, char *err, siz
     if (ret == FF_ERR_NOT_FOUND) {
         char accepted[600];
         snprintf(accepted, sizeof(accepted), "NAME=VALUE with NAME one of %s", names);
-        return bad(err, errlen, "--override", s, accepted);
+        return ff_bad_value(err, errlen, "--override", s, accepted);
     }
     if (ret < 0)
         return ff_errf(err, errlen, FF_ERR_INVALID, "--override: %s", why);
@@ -386,18 +378,18 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 0);
             if (errno || *end || !isdigit((unsigned char)optarg[0]))
-                ret = bad(err, errlen, "--seed", optarg, "a whole number");
+                ret = ff_bad_value(err, errlen, "--seed", optarg, "a whole number");
             cfg->seed = v;
             break;
         }
         case OPT_OUTPUT:
             if (!*optarg)
-                ret = bad(err, errlen, "--output", optarg, "a file path");
+                ret = ff_bad_value(err, errlen, "--output", optarg, "a file path");
             o->output = optarg;
             break;
         case OPT_OUTPUT_DIR:
             if (!*optarg)
-                ret = bad(err, errlen, "--output-dir", optarg, "a folder path");
+                ret = ff_bad_value(err, errlen, "--output-dir", optarg, "a folder path");
             o->output_dir = optarg;
             break;
         case OPT_NO_SAVE: o->no_save = true; break;

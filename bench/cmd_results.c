@@ -221,7 +221,9 @@ static const struct option long_opts[] = {
 
 static int bad_value(const char *opt, const char *v, const char *accepted)
 {
-    fprintf(stderr, "flopfit results: invalid value '%s' for %s: expected %s\n", v, opt, accepted);
+    char err[768];
+    ff_bad_value(err, sizeof(err), opt, v, accepted);
+    fprintf(stderr, "flopfit results: %s\n", err);
     return EXIT_USAGE;
 }
 

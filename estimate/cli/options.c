@@ -161,10 +161,9 @@ static int parse_prec(const char *opt, const char *s, enum ff_precision *out, ch
 {
     enum ff_precision v;
     if (ff_precision_parse(s, &v) != FF_OK || v == FF_PREC_NF4 || v == FF_PREC_FP4)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "invalid value '%s' for %s: expected fp32, bf16, fp16, fp8, int8 or int4, "
-                       "or a 4/8-bit storage format mxfp4, nvfp4, q4_0, q4_k_m or q8_0",
-                       s, opt);
+        return ff_bad_value(err, errlen, opt, s,
+                            "fp32, bf16, fp16, fp8, int8 or int4, or a 4/8-bit storage format "
+                            "mxfp4, nvfp4, q4_0, q4_k_m or q8_0");
     *out = v;
     return FF_OK;
 }

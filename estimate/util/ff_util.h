@@ -63,6 +63,9 @@ const char *ff_fmt_duration(char *dst, size_t n, double s);
  * Each returns 0 and sets *out, or FF_ERR_INVALID with a message naming `opt`, the bad value
  * and what is accepted ("invalid value 'x' for --reps: expected a whole number from 1 to 1000").
  */
+/* The message every parser gives: "invalid value 'S' for OPT: expected ACCEPTED";
+ * returns FF_ERR_INVALID. For parsers of options outside this file (lists, names). */
+int ff_bad_value(char *err, size_t errlen, const char *opt, const char *s, const char *accepted);
 int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out,
                  char *err, size_t errlen);
 /* A finite decimal number in [min, max]. */

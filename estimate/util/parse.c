@@ -9,7 +9,7 @@
 
 #include "ff_util.h"
 
-static int bad(char *err, size_t errlen, const char *opt, const char *s, const char *accepted)
+int ff_bad_value(char *err, size_t errlen, const char *opt, const char *s, const char *accepted)
 {
     return ff_errf(err, errlen, FF_ERR_INVALID, "invalid value '%s' for %s: expected %s", s, opt,
                    accepted);
@@ -21,12 +21,12 @@ int ff_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uin
     char accepted[64];
     snprintf(accepted, sizeof(accepted), "a whole number from %u to %u", min, max);
     if (!s || !*s || !isdigit((unsigned char)s[0]))
-        return bad(err, errlen, opt, s ? s : "", accepted);
+        return ff_bad_value(err, errlen, opt, s ? s : "", accepted);
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || *end || v < min || v > max)
-        return bad(err, errlen, opt, s, accepted);
+        return ff_bad_value(err, errlen, opt, s, accepted);
     *out = (uint32_t)v;
     return FF_OK;
 }
@@ -56,7 +56,7 @@ static int parse_real(const char *opt, const char *s, double min, double max, bo
         snprintf(accepted, sizeof(accepted), "a number from %g to %g", min, max);
     double v;
     if (!real_of(s, &v) || v < min || (open_min && v <= min) || v > max)
-        return bad(err, errlen, opt, s ? s : "", accepted);
+        return ff_bad_value(err, errlen, opt, s ? s : "", accepted);
     *out = v;
     return FF_OK;
 }
@@ -80,20 +80,20 @@ int ff_parse_i64(const char *opt, const char *s, int64_t min, int64_t max, int64
     snprintf(accepted, sizeof(accepted), "a whole number from %lld to %lld", (long long)min,
              (long long)max);
     if (!s || !*s)
-        return bad(err, errlen, opt, "", accepted);
+        return ff_bad_value(err, errlen, opt, "", accepted);
     errno = 0;
     char *end;
     long long v = strtoll(s, &end, 10);
     if (*end == '\0' && errno == 0) {
         if (v < min || v > max)
-            return bad(err, errlen, opt, s, accepted);
+            return ff_bad_value(err, errlen, opt, s, accepted);
         *out = v;
         return FF_OK;
     }
     /* "7e9", "1e6": a real number that is whole. 2^63 itself does not fit an int64_t. */
     double d;
     if (!real_of(s, &d) || d != floor(d) || d < (double)min || d > (double)max || d >= 0x1p63)
-        return bad(err, errlen, opt, s, accepted);
+        return ff_bad_value(err, errlen, opt, s, accepted);
     *out = (int64_t)d;
     return FF_OK;
 }
@@ -120,7 +120,7 @@ int ff_parse_choice(const char *opt, const char *s, const struct ff_choice *choi
         snprintf(accepted + len, sizeof(accepted) - len, "%s%s", sep, choices[i].name);
         listed++;
     }
-    return bad(err, errlen, opt, s ? s : "", accepted);
+    return ff_bad_value(err, errlen, opt, s ? s : "", accepted);
 }
 
 int ff_parse_onoff(const char *opt, const char *s, bool *out, char *err, size_t errlen)
@@ -141,13 +141,13 @@ int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, 
 {
     const char *accepted = "a size in bytes, or with K, M, G, T (binary: 8G = 8 GiB)";
     if (!s || !isdigit((unsigned char)s[0]))
-        return bad(err, errlen, opt, s ? s : "", accepted);
+        return ff_bad_value(err, errlen, opt, s ? s : "", accepted);
     errno = 0;
     char *end;
     double v = strtod(s, &end);
     /* Plain decimal only: strtod would also take hex ("0x10") and exponents. */
     if (errno || !isfinite(v) || end != s + strspn(s, "0123456789."))
-        return bad(err, errlen, opt, s, accepted);
+        return ff_bad_value(err, errlen, opt, s, accepted);
     double mul = 1;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
@@ -155,18 +155,18 @@ int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, 
         case 'M': mul = 1024.0 * 1024; break;
         case 'G': mul = 1024.0 * 1024 * 1024; break;
         case 'T': mul = 1024.0 * 1024 * 1024 * 1024; break;
-        default: return bad(err, errlen, opt, s, accepted);
+        default: return ff_bad_value(err, errlen, opt, s, accepted);
         }
         end++;
         if (strcasecmp(end, "") != 0 && strcasecmp(end, "B") != 0 && strcasecmp(end, "iB") != 0)
-            return bad(err, errlen, opt, s, accepted);
+            return ff_bad_value(err, errlen, opt, s, accepted);
     }
     double bytes = v * mul;
     if (bytes < (double)min || bytes > 1.0e18) {
         char acc[128];
         snprintf(acc, sizeof(acc), "%s, at least %llu bytes and at most 1e18", accepted,
                  (unsigned long long)min);
-        return bad(err, errlen, opt, s, acc);
+        return ff_bad_value(err, errlen, opt, s, acc);
     }
     *out = (uint64_t)bytes;
     return FF_OK;
