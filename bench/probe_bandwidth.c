@@ -109,7 +109,7 @@ static void set_ok(struct bw_state *s, struct ff_result *r, uint64_t bytes_moved
     double t = r->t.dev_median_s > 0 ? r->t.dev_median_s : r->t.wall_median_s;
     r->value = (double)bytes_moved / t;
     ff_result_extra(r, "limit_bytes_per_s", s->limit, false);
-    ff_probe_implausible(r, r->value, s->limit, s->why);
+    ff_result_implausible(r, r->value, s->limit, s->why);
 }
 
 static int check_triad(const struct bw_state *s, char *err, size_t errlen)

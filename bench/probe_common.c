@@ -170,17 +170,6 @@ double ff_probe_bandwidth_limit(const struct ff_device_info *info, char *why, si
     return 10e12;
 }
 
-bool ff_probe_implausible(struct ff_result *r, double value, double limit, const char *why)
-{
-    if (!(value > limit))
-        return false;
-    bool verified = r->verified; /* the data was right; the figure is what is wrong */
-    ff_result_fail(r, FF_RES_FAILED, "implausible: %.4g %s above limit %.4g %s (%s)", value,
-                   r->unit, limit, r->unit, why);
-    r->verified = verified;
-    return true;
-}
-
 enum ff_res_status ff_probe_status_of(int ret)
 {
     return ret == FF_ERR_UNSUPPORTED ? FF_RES_UNSUPPORTED : FF_RES_FAILED;

@@ -38,12 +38,6 @@ double ff_probe_bandwidth_limit(const struct ff_device_info *info, char *why, si
 /* Host streaming read bandwidth in B/s (measured once, cached); 0 if unknown. */
 double ff_probe_host_read_bw(void);
 
-/*
- * Marks r failed with "implausible: X above limit Y (why)" and returns true
- * when value exceeds limit.
- */
-bool ff_probe_implausible(struct ff_result *r, double value, double limit, const char *why);
-
 /* FF_ERR_UNSUPPORTED -> unsupported, anything else -> failed. */
 enum ff_res_status ff_probe_status_of(int ret);
 

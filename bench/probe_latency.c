@@ -74,9 +74,9 @@ void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, str
                        "the device timer reported 0 for an empty kernel (resolution %.3g ns)",
                        ff_device_info(dev)->timer_resolution_ns);
     else
-        ff_probe_implausible(launch, t.dev_median_s, 1.0, "an empty kernel taking a second");
+        ff_result_implausible(launch, t.dev_median_s, 1.0, "an empty kernel taking a second");
     if (!(t.wall_median_s > 0))
         ff_result_fail(round, FF_RES_FAILED, "the host clock measured 0 for a launch");
     else
-        ff_probe_implausible(round, t.wall_median_s, 1.0, "an empty kernel taking a second");
+        ff_result_implausible(round, t.wall_median_s, 1.0, "an empty kernel taking a second");
 }

@@ -91,7 +91,7 @@ static void one_kind(size_t ki, struct ff_buf *buf, uint32_t *src, uint32_t *dst
     r->verified = true;
     r->status = FF_RES_OK;
     r->value = (double)bytes / r->t.wall_median_s;
-    ff_probe_implausible(r, r->value, limit, why);
+    ff_result_implausible(r, r->value, limit, why);
 }
 
 void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)

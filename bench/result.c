@@ -81,3 +81,14 @@ const char *ff_res_status_name(enum ff_res_status s)
     }
     return "?";
 }
+
+bool ff_result_implausible(struct ff_result *r, double value, double limit, const char *why)
+{
+    if (!(value > limit))
+        return false;
+    bool verified = r->verified; /* the data was right; the figure is what is wrong */
+    ff_result_fail(r, FF_RES_FAILED, "implausible: %.4g %s above limit %.4g %s (%s)", value,
+                   r->unit, limit, r->unit, why);
+    r->verified = verified;
+    return true;
+}

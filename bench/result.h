@@ -77,6 +77,12 @@ void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *
 
 /* Mark a test cut off by Ctrl-C; ff_run_drop_interrupted() removes it. */
 void ff_result_interrupted(struct ff_result *r);
+/*
+ * Marks r failed with "implausible: X above limit Y (why)" and returns true when value exceeds
+ * the device's physical limit; `verified` is kept (the data was right, the figure is wrong).
+ * Every family's figures go through it (matmul, peak, the probes).
+ */
+bool ff_result_implausible(struct ff_result *r, double value, double limit, const char *why);
 void ff_run_drop_interrupted(struct ff_run *p);
 
 const char *ff_res_status_name(enum ff_res_status s);

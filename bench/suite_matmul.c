@@ -91,7 +91,7 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     snprintf(res->unit, sizeof(res->unit), "%s", p == FF_PREC_INT8 ? "OP/s" : "FLOP/s");
     char why[200];
     double limit = ff_kcheck_rate_limit(ff_device_info(dev), p, why, sizeof(why));
-    if (ff_probe_implausible(res, res->value, limit, why))
+    if (ff_result_implausible(res, res->value, limit, why))
         return 0; /* a figure past physics: no larger size either */
     return t;
 }

@@ -224,7 +224,7 @@ static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     res->value = 2.0 * (double)words * PEAK_ITERS / t;
     char why[200];
     double limit = ff_kcheck_rate_limit(ff_device_info(dev), p, why, sizeof(why));
-    ff_probe_implausible(res, res->value, limit, why);
+    ff_result_implausible(res, res->value, limit, why);
 }
 
 void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof)

@@ -37,9 +37,9 @@ Test(probe_common, implausible_is_failed_not_published)
     r.status = FF_RES_OK;
     r.verified = true;
     r.value = 2e13;
-    cr_expect(!ff_probe_implausible(&r, 5e12, 10e12, "why"));
+    cr_expect(!ff_result_implausible(&r, 5e12, 10e12, "why"));
     cr_expect_eq(r.status, FF_RES_OK);
-    cr_expect(ff_probe_implausible(&r, 2e13, 10e12, "10 TB/s"));
+    cr_expect(ff_result_implausible(&r, 2e13, 10e12, "10 TB/s"));
     cr_expect_eq(r.status, FF_RES_FAILED);
     cr_expect_eq(r.value, 0);
     cr_expect(r.verified);
