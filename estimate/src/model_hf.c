@@ -184,11 +184,11 @@ static int get_dropout(struct reader *r, const char *a, double def_a, const char
 #define TRY(x) FF_TRY(x)
 
 /*
- * A layer count: an integer from 1 to LAYERS_MAX. The bound is far above any published model
- * (hundreds of layers) and keeps every per-layer loop of the readers and the estimator short:
+ * A layer count: an integer from 1 to LAYERS_MAX (2^20). The bound is far above any published
+ * model (hundreds of layers) and keeps every per-layer loop of the readers and the estimator short:
  * a config saying 26 billion layers is an error naming the field, not a hang.
  */
-#define LAYERS_MAX 65536
+#define LAYERS_MAX (1 << 20)
 
 static int get_layers_alt(struct reader *r, const char *const *names, bool required, int64_t def,
                           int64_t *out)
@@ -196,7 +196,7 @@ static int get_layers_alt(struct reader *r, const char *const *names, bool requi
     const char *used = names[0];
     TRY(get_int_alt(r, names, required, def, 1, out, &used));
     if (*out > LAYERS_MAX)
-        return bad(r, used, field(r, names, &used), "a layer count from 1 to 65536");
+        return bad(r, used, field(r, names, &used), "a layer count from 1 to 1048576 (2^20)");
     return FF_OK;
 }
 
@@ -373,6 +373,12 @@ static bool type_in(const char *type, const char *list)
     return false;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /*
  * Which blocks of a Qwen2-MoE / Qwen3-MoE model carry the sparse MoE block: layer i when i is
  * not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0 (Qwen2MoeDecoderLayer).
@@ -387,20 +393,27 @@ static int read_qwen_moe_layers(struct reader *r, struct ff_model *m)
              (long long)m->layers - 1);
     if (only && !json_object_is_type(only, json_type_array))
         return bad(r, "mlp_only_layers", only, expected);
-    int64_t moe = 0;
-    for (int64_t i = 0; i < m->layers; i++) {
-        bool dense = false;
-        for (size_t k = 0; only && k < json_object_array_length(only); k++) {
+    /* Layers (i + 1) % step == 0 are sparse: layers / step of them, less each listed index
+     * among them (counted once). Sorting the list keeps this O(K log K + 1) for any config. */
+    int64_t moe = m->layers / step;
+    size_t n_only = only ? json_object_array_length(only) : 0;
+    if (n_only) {
+        int64_t *idx = malloc(n_only * sizeof(*idx));
+        if (!idx)
+            return ff_errf(r->err, r->errlen, FF_ERR_NO_MEMORY, "%s: out of memory", r->label);
+        for (size_t k = 0; k < n_only; k++) {
             json_object *x = json_object_array_get_idx(only, k);
-            if (!x || !json_object_is_type(x, json_type_int))
+            if (!x || !json_object_is_type(x, json_type_int) ||
+                (idx[k] = json_object_get_int64(x)) < 0 || idx[k] >= m->layers) {
+                free(idx);
                 return bad(r, "mlp_only_layers", only, expected);
-            int64_t idx = json_object_get_int64(x);
-            if (idx < 0 || idx >= m->layers)
-                return bad(r, "mlp_only_layers", only, expected);
-            dense = dense || idx == i;
+            }
         }
-        if (!dense && (i + 1) % step == 0)
-            moe++;
+        qsort(idx, n_only, sizeof(*idx), cmp_i64);
+        for (size_t k = 0; k < n_only; k++)
+            if ((k == 0 || idx[k] != idx[k - 1]) && (idx[k] + 1) % step == 0)
+                moe--;
+        free(idx);
     }
     if (moe == 0)
         return bad(r, "decoder_sparse_step", lookup(r, "decoder_sparse_step"),
@@ -431,7 +444,7 @@ static int read_llama_like(struct reader *r, const char *type, struct ff_model *
     m->gated_ffn = true;
     /* Gemma 3's multimodal text_config lists only what differs from Gemma3TextConfig. */
     TRY(get_int(r, "hidden_size", !gemma3, 2304, 1, &m->hidden));
-    TRY(get_int(r, "num_hidden_layers", !gemma3, 26, 1, &m->layers));
+    TRY(get_layers(r, "num_hidden_layers", !gemma3, 26, &m->layers));
     TRY(get_int(r, "num_attention_heads", !gemma3, 8, 1, &m->heads));
     TRY(get_int(r, "num_key_value_heads", false, gemma3 ? 4 : m->heads, 1, &m->kv_heads));
     static const char *const head_dim[] = {"head_dim", NULL};

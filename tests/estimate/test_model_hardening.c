@@ -251,3 +251,22 @@ Test(model_hardening, only_regular_files_are_read, .timeout = 20)
     unlink(big);
     rmdir(dir);
 }
+
+Test(model_hardening, a_layer_count_past_any_model_is_an_error_not_a_hang)
+{
+    /* Fuzzing found configs with 26e9 layers that spun the per-layer loops (jamba, qwen2_moe). */
+    static const char *const types[] = {"llama", "qwen2_moe", "jamba", "mistral"};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        char json[512], err[512] = "";
+        snprintf(json, sizeof(json),
+                 "{\"model_type\": \"%s\", \"hidden_size\": 4096, \"intermediate_size\": 11008, "
+                 "\"num_hidden_layers\": 26299999999, \"num_attention_heads\": 32, "
+                 "\"num_key_value_heads\": 8, \"vocab_size\": 32000, \"num_experts\": 60, "
+                 "\"num_experts_per_tok\": 4, \"moe_intermediate_size\": 1408}",
+                 types[i]);
+        struct ff_model m;
+        cr_expect_eq(text(json, &m, err, sizeof(err)), FF_ERR_INVALID, "%s: %s", types[i], err);
+        cr_expect(strstr(err, "num_hidden_layers") && strstr(err, "1048576"), "%s: %s", types[i],
+                  err);
+    }
+}
