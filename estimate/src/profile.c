@@ -337,6 +337,15 @@ static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
     TRY(get_bool(&tc, t, FF_PF_TEST_TIME_LIMITED, &out->time_limited));
     TRY(get_num(&tc, t, FF_PF_TEST_LIMIT_BYTES_PER_S, 0.0, FF_PROFILE_MAX_BANDWIDTH,
                 "a bandwidth from 0 to 1e18 B/s", &out->limit_bytes_per_s, NULL));
+    TRY(get_str(&tc, t, FF_PF_TEST_SCOPE, false, &out->scope));
+    double ranks = 0;
+    TRY(get_num(&tc, t, FF_PF_TEST_RANKS, 0.0, 16777216.0, "a rank count from 0 to 2^24", &ranks,
+                NULL));
+    out->ranks = (uint64_t)ranks;
+    TRY(get_num(&tc, t, FF_PF_TEST_ALGBW_BYTES_PER_S, 0.0, FF_PROFILE_MAX_BANDWIDTH,
+                "a bandwidth from 0 to 1e18 B/s", &out->algbw_bytes_per_s, NULL));
+    TRY(get_num(&tc, t, FF_PF_TEST_LATENCY_S, 0.0, FF_PROFILE_MAX_SECONDS, "seconds from 0 to 1e9",
+                &out->latency_s, NULL));
     return FF_OK;
 }
 

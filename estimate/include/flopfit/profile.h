@@ -143,6 +143,13 @@ struct ff_profile_test {
     bool time_limited; /* the probe's time limit stopped it */
     /* bandwidth extra: the plausibility limit the probe checked against, B/s (0 absent) */
     double limit_bytes_per_s;
+    /* interconnect extras (family "interconnect": an MPI collective; value = bus bandwidth in
+     * B/s, nccl-tests' busbw). scope "intra_node" or "inter_node" (NULL absent), ranks taking
+     * part (0 absent), algorithm bandwidth bytes/time in B/s and the smallest message's time in
+     * seconds (0 absent). */
+    const char *scope;
+    uint64_t ranks;
+    double algbw_bytes_per_s, latency_s;
 };
 
 /*

@@ -99,22 +99,29 @@
 #define FF_PF_TEST_TIME_LIMITED      "time_limited"      /* memory/usable, boolean */
 #define FF_PF_TEST_PROBE_S           "probe_s"           /* memory/usable */
 #define FF_PF_TEST_LIMIT_BYTES_PER_S "limit_bytes_per_s" /* bandwidth */
+#define FF_PF_TEST_SCOPE             "scope"             /* interconnect: intra_node, inter_node */
+#define FF_PF_TEST_RANKS             "ranks"             /* interconnect: ranks taking part */
+#define FF_PF_TEST_ALGBW_BYTES_PER_S "algbw_bytes_per_s" /* interconnect: bytes / time */
+#define FF_PF_TEST_LATENCY_S         "latency_s"         /* interconnect: smallest-message time */
 
 /* ---- values of enumerated fields ---- */
-#define FF_PF_STATUS_OK          "ok"
-#define FF_PF_STATUS_UNSUPPORTED "unsupported"
-#define FF_PF_STATUS_FAILED      "failed"
-#define FF_PF_FAMILY_MATMUL      "matmul"
-#define FF_PF_FAMILY_MEMORY      "memory"
-#define FF_PF_FAMILY_BANDWIDTH   "bandwidth"
-#define FF_PF_FAMILY_TRANSFER    "transfer"
-#define FF_PF_FAMILY_LATENCY     "latency"
-#define FF_PF_FAMILY_PEAK        "peak"
-#define FF_PF_UNIT_FLOPS         "FLOP/s"
-#define FF_PF_UNIT_OPS           "OP/s"
-#define FF_PF_UNIT_BYTES_PER_S   "B/s"
-#define FF_PF_UNIT_BYTES         "B"
-#define FF_PF_UNIT_SECONDS       "s"
+#define FF_PF_STATUS_OK           "ok"
+#define FF_PF_STATUS_UNSUPPORTED  "unsupported"
+#define FF_PF_STATUS_FAILED       "failed"
+#define FF_PF_FAMILY_MATMUL       "matmul"
+#define FF_PF_FAMILY_MEMORY       "memory"
+#define FF_PF_FAMILY_BANDWIDTH    "bandwidth"
+#define FF_PF_FAMILY_TRANSFER     "transfer"
+#define FF_PF_FAMILY_LATENCY      "latency"
+#define FF_PF_FAMILY_PEAK         "peak"
+#define FF_PF_FAMILY_INTERCONNECT "interconnect"
+#define FF_PF_SCOPE_INTRA_NODE    "intra_node"
+#define FF_PF_SCOPE_INTER_NODE    "inter_node"
+#define FF_PF_UNIT_FLOPS          "FLOP/s"
+#define FF_PF_UNIT_OPS            "OP/s"
+#define FF_PF_UNIT_BYTES_PER_S    "B/s"
+#define FF_PF_UNIT_BYTES          "B"
+#define FF_PF_UNIT_SECONDS        "s"
 
 /* Every field name above, once: X(macro) for each. */
 #define FF_PF_FOREACH_FIELD(X)                                                                     \
@@ -185,6 +192,10 @@
     X(FF_PF_TEST_CHUNK_BYTES)                                                                      \
     X(FF_PF_TEST_TIME_LIMITED)                                                                     \
     X(FF_PF_TEST_PROBE_S)                                                                          \
-    X(FF_PF_TEST_LIMIT_BYTES_PER_S)
+    X(FF_PF_TEST_LIMIT_BYTES_PER_S)                                                                \
+    X(FF_PF_TEST_SCOPE)                                                                            \
+    X(FF_PF_TEST_RANKS)                                                                            \
+    X(FF_PF_TEST_ALGBW_BYTES_PER_S)                                                                \
+    X(FF_PF_TEST_LATENCY_S)
 
 #endif
