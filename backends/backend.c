@@ -387,6 +387,11 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
             record_options(&dev->info, &dev->opts, dev->backend->ops->name);
         }
     }
+    if (desc->tune.n) {
+        int pr = ff_kernel_point_check(dev, desc, err, errlen);
+        if (pr < 0)
+            return pr;
+    }
     int ret = dev->backend->ops->kernel_create(dev, desc, out, err, errlen);
     if (ret < 0)
         return ret;
@@ -403,6 +408,173 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
         ff_kernel_destroy(out);
         return FF_ERR_DEVICE;
     }
+    return FF_OK;
+}
+
+/* ---- tuning spaces ---- */
+
+uint64_t ff_tune_hash(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+int ff_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                    struct ff_tune_space *out, char *err, size_t errlen)
+{
+    if (!dev || !desc || !out)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no device, description or output");
+    if ((int)desc->id < 0 || desc->id >= FF_KERNEL_COUNT)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unknown kernel id %d", (int)desc->id);
+    memset(out, 0, sizeof(*out));
+    const struct ff_backend_ops *ops = dev->backend->ops;
+    const char *kname = kernel_args[desc->id].name;
+    if (!ops->kernel_space)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "the %s backend declares no tuning space for %s", ops->name, kname);
+    uint64_t h = FF_TUNE_HASH_INIT;
+    int ret = ops->kernel_space(dev, desc, out, &h, err, errlen);
+    if (ret < 0)
+        return ret;
+    /* The contract, checked here once for every backend: a bug is reported, not searched. */
+    bool bad =
+        out->n_params == 0 || out->n_params > FF_TUNE_MAX_PARAMS || out->dflt.n != out->n_params;
+    for (uint32_t i = 0; !bad && i < out->n_params; i++) {
+        const struct ff_tune_param *p = &out->param[i];
+        bad = !p->name[0] || p->n_values == 0 || p->n_values > FF_TUNE_MAX_VALUES;
+        for (uint32_t j = 1; !bad && j < p->n_values; j++)
+            bad = p->values[j] <= p->values[j - 1];
+        h = ff_tune_hash(h, p->name, strlen(p->name) + 1);
+        h = ff_tune_hash(h, p->values, p->n_values * sizeof(p->values[0]));
+    }
+    if (bad) {
+        memset(out, 0, sizeof(*out));
+        return ff_errf(err, errlen, FF_ERR_DEVICE,
+                       "%s backend declared a malformed tuning space for %s (a bug)", ops->name,
+                       kname);
+    }
+    snprintf(out->source_hash, sizeof(out->source_hash), "%016" PRIx64, h);
+    return FF_OK;
+}
+
+/* Is p a point of s: one value per parameter, each from its list? */
+static int point_in_space(const struct ff_tune_space *s, const struct ff_tune_point *p, char *err,
+                          size_t errlen)
+{
+    if (p->n != s->n_params)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "a tuning point gives %u values; the space has %u parameters", p->n,
+                       s->n_params);
+    for (uint32_t i = 0; i < s->n_params; i++) {
+        const struct ff_tune_param *q = &s->param[i];
+        bool found = false;
+        for (uint32_t j = 0; j < q->n_values && !found; j++)
+            found = q->values[j] == p->v[i];
+        if (!found) {
+            char list[160];
+            size_t o = 0;
+            for (uint32_t j = 0; j < q->n_values && o < sizeof(list); j++)
+                o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u", j ? ", " : "",
+                                      q->values[j]);
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "tuning parameter %s = %u is not in its space (accepted: %s)", q->name,
+                           p->v[i], list);
+        }
+    }
+    return FF_OK;
+}
+
+int ff_kernel_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
+                          size_t errlen)
+{
+    struct ff_tune_space s;
+    int ret = ff_kernel_space(dev, desc, &s, err, errlen);
+    if (ret < 0)
+        return ret;
+    ret = point_in_space(&s, &desc->tune, err, errlen);
+    if (ret < 0)
+        return ret;
+    const struct ff_backend_ops *ops = dev->backend->ops;
+    return ops->point_check ? ops->point_check(dev, desc, err, errlen) : FF_OK;
+}
+
+const struct ff_tune_point *ff_kernel_point(const struct ff_kernel *k)
+{
+    static const struct ff_tune_point none;
+    return k ? &k->point : &none;
+}
+
+size_t ff_tune_point_format(const struct ff_tune_space *s, const struct ff_tune_point *p, char *buf,
+                            size_t n)
+{
+    if (!p || p->n == 0 || !s || p->n != s->n_params)
+        return (size_t)snprintf(buf, n, "default");
+    size_t o = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        int w = snprintf(buf ? buf + (o < n ? o : n) : NULL, o < n ? n - o : 0, "%s%s=%u",
+                         i ? "," : "", s->param[i].name, p->v[i]);
+        o += w > 0 ? (size_t)w : 0;
+    }
+    return o;
+}
+
+int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct ff_tune_point *out,
+                        char *err, size_t errlen)
+{
+    if (!s || !text || !out)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no space, text or output");
+    struct ff_tune_point p = {.n = s->n_params};
+    bool seen[FF_TUNE_MAX_PARAMS] = {false};
+    const char *c = text;
+    while (*c) {
+        const char *eq = strchr(c, '=');
+        const char *end = strchr(c, ',');
+        if (!end)
+            end = c + strlen(c);
+        if (!eq || eq > end)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "tuning point \"%s\": expected name=value pairs separated by commas",
+                           text);
+        uint32_t i = 0;
+        while (i < s->n_params && (strlen(s->param[i].name) != (size_t)(eq - c) ||
+                                   strncmp(s->param[i].name, c, (size_t)(eq - c)) != 0))
+            i++;
+        if (i == s->n_params)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "tuning point \"%s\": unknown parameter \"%.*s\"", text, (int)(eq - c),
+                           c);
+        if (seen[i])
+            return ff_errf(err, errlen, FF_ERR_INVALID, "tuning point \"%s\": %s given twice", text,
+                           s->param[i].name);
+        char num[16];
+        size_t len = (size_t)(end - eq - 1);
+        if (len == 0 || len >= sizeof(num))
+            return ff_errf(err, errlen, FF_ERR_INVALID, "tuning point \"%s\": %s has no value",
+                           text, s->param[i].name);
+        memcpy(num, eq + 1, len);
+        num[len] = 0;
+        char *stop;
+        unsigned long v = strtoul(num, &stop, 10);
+        if (*stop || num[0] == '-' || v > UINT32_MAX)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "tuning point \"%s\": %s = \"%s\" is not a whole number", text,
+                           s->param[i].name, num);
+        p.v[i] = (uint32_t)v;
+        seen[i] = true;
+        c = *end ? end + 1 : end;
+    }
+    for (uint32_t i = 0; i < s->n_params; i++)
+        if (!seen[i])
+            return ff_errf(err, errlen, FF_ERR_INVALID, "tuning point \"%s\": %s is missing", text,
+                           s->param[i].name);
+    int ret = point_in_space(s, &p, err, errlen);
+    if (ret < 0)
+        return ret;
+    *out = p;
     return FF_OK;
 }
 

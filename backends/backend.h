@@ -71,10 +71,46 @@ enum ff_kernel_id {
     FF_KERNEL_COUNT
 };
 
+/* ---- tuning: each kernel's declared parameter space ------------------------ *
+ * A backend may declare, per kernel and device, the parameters it can build the kernel with
+ * (tile sizes, vector width, work-group shape, local memory on/off ...) and the values each may
+ * take. The tuner (bench/) searches that space; a point of it is passed in ff_kernel_desc.tune.
+ */
+#define FF_TUNE_MAX_PARAMS 12
+#define FF_TUNE_MAX_VALUES 16
+
+/* One tunable parameter: a short name ([a-z0-9_], "tm", "vw", "wg0") and the values the
+ * backend can build, ascending. On/off parameters take 0 and 1. */
+struct ff_tune_param {
+    char name[16];
+    uint32_t n_values;
+    uint32_t values[FF_TUNE_MAX_VALUES];
+};
+
+/* A point of a space: one value per parameter, in the space's order. n == 0 is "no point":
+ * the backend's own choice (its table, or a device option such as cl_matmul_tune). */
+struct ff_tune_point {
+    uint32_t n;
+    uint32_t v[FF_TUNE_MAX_PARAMS];
+};
+
+/* A kernel's parameter space on one device. */
+struct ff_tune_space {
+    uint32_t n_params;
+    struct ff_tune_param param[FF_TUNE_MAX_PARAMS];
+    struct ff_tune_point dflt; /* the point the backend builds when given none */
+    /* 16 hex digits over the kernel's source text and this space (names and values): part of
+     * a tuning-cache key, so a changed kernel or space never reuses an old entry. */
+    char source_hash[17];
+};
+
 struct ff_kernel_desc {
     enum ff_kernel_id id;
     enum ff_precision prec; /* matmul and peak */
     uint32_t m, n, k;       /* matmul shape; n = word count for MEM_*, work-items for PEAK */
+    /* A point of ff_kernel_space() (tune.n == 0: the backend's choice). Given, it wins over
+     * the device options and tables; the front-end checks it is in the space. */
+    struct ff_tune_point tune;
 };
 
 /* Free-form extra facts for `flopfit devices` (heaps, cooperative matrix shapes ...). */
@@ -213,6 +249,35 @@ bool ff_matmul_has_kernel(enum ff_precision p);
  * formats with a kernel. */
 size_t ff_matmul_in_bytes(enum ff_precision p);
 size_t ff_matmul_out_bytes(enum ff_precision p);
+
+/*
+ * The parameter space of desc's kernel (desc.tune ignored) on dev, with the backend's default
+ * point. FF_ERR_UNSUPPORTED (with the reason) when the backend declares none for that kernel.
+ */
+int ff_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                    struct ff_tune_space *out, char *err, size_t errlen);
+/*
+ * Whether desc.tune (a point of the space) can be built on dev: device limits (work-group
+ * size, local memory), divisibility against the shape, register budgets. Builds nothing, so a
+ * search can skip illegal points cheaply. FF_OK, FF_ERR_INVALID (not a point of the space:
+ * wrong count or a value not listed) or FF_ERR_UNSUPPORTED (legal in general, not here), with
+ * the reason. ff_kernel_create runs the same check.
+ */
+int ff_kernel_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
+                          size_t errlen);
+/* The point a built kernel used: desc.tune, or the backend's choice filled in; n == 0 when the
+ * kernel has no space. Never NULL for a kernel. */
+const struct ff_tune_point *ff_kernel_point(const struct ff_kernel *k);
+/* "tm=6,tn=16,vw=8" (names from the space) into buf, like snprintf; "default" for n == 0. */
+size_t ff_tune_point_format(const struct ff_tune_space *s, const struct ff_tune_point *p, char *buf,
+                            size_t n);
+/* The inverse of ff_tune_point_format: every parameter named once, values from its list.
+ * FF_ERR_INVALID naming the bad part and what is accepted. */
+int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct ff_tune_point *out,
+                        char *err, size_t errlen);
+/* FNV-1a, 64 bits, continuing from h (start with FF_TUNE_HASH_INIT): for source hashes. */
+#define FF_TUNE_HASH_INIT 0xcbf29ce484222325ull
+uint64_t ff_tune_hash(uint64_t h, const void *data, size_t n);
 
 #define FF_MAX_BUFS 4
 

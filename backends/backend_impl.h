@@ -42,6 +42,18 @@ struct ff_backend_ops {
     int (*kernel_create)(struct ff_device *dev, const struct ff_kernel_desc *desc,
                          struct ff_kernel **out, char *err, size_t errlen);
     void (*kernel_destroy)(struct ff_kernel *k);
+    /*
+     * (optional) The kernel's space on dev: fill out->n_params, out->param, out->dflt and
+     * *source_hash (ff_tune_hash over the kernel's source text; the front-end folds the space
+     * in and formats out->source_hash). FF_ERR_UNSUPPORTED when this kernel has none. NULL:
+     * no kernel of this backend has one.
+     */
+    int (*kernel_space)(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                        struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+    /* (optional) Whether desc->tune (already checked to be a point of the space) builds on
+     * dev; FF_ERR_UNSUPPORTED with the reason. NULL: every point of the space does. */
+    int (*point_check)(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
+                       size_t errlen);
     int (*kernel_run)(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                       const uint32_t *params, size_t n_params, uint64_t *device_ns,
                       uint64_t *wall_ns, char *err, size_t errlen);
@@ -72,6 +84,9 @@ struct ff_kernel {
     uint64_t out_words; /* MEM_READ: words written to the out buffer */
     uint32_t n_bufs;    /* buffers ff_kernel_run expects */
     uint32_t n_params;  /* params ff_kernel_run expects */
+    /* The point built: desc.tune when given, else the backend's choice (n == 0 when the
+     * kernel has no space). Filled by the backend. */
+    struct ff_tune_point point;
 };
 
 /*
