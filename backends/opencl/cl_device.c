@@ -247,6 +247,8 @@ static const struct ff_backend_ops cl_ops = {
     .buf_transfer_timed = ff_cl_buf_transfer_timed,
     .kernel_create = ff_cl_kernel_create,
     .kernel_destroy = ff_cl_kernel_destroy,
+    .kernel_space = ff_cl_kernel_space,
+    .point_check = ff_cl_point_check,
     .kernel_run = ff_cl_kernel_run,
 };
 

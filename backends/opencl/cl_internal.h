@@ -64,6 +64,21 @@ const char *ff_cl_errname(cl_int code);
 
 void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t);
 
+/* Tuning spaces (ff_kernel_space): the dispatch by kernel id (cl_space.c), the matmul space
+ * (cl_tuning.c) and the bandwidth kernels' space (cl_mem_tuning.c). */
+int ff_cl_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                       struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ff_cl_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
+                      size_t errlen);
+int ff_cl_matmul_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
+                       struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ff_cl_matmul_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
+                             size_t errlen);
+int ff_cl_mem_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
+                    struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ff_cl_mem_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
+                          size_t errlen);
+
 /* The ops, one file each for buffers and kernels. */
 int ff_cl_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
                      size_t errlen);

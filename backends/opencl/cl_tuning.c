@@ -92,3 +92,19 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
         t->why = "GPU fallback: 64x64 local tiles";
     }
 }
+
+/* The matmul kernel's tuning space. Not declared yet: matmul builds the table's choice. */
+int ff_cl_matmul_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
+                       struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen)
+{
+    (void)d, (void)desc, (void)out, (void)source_hash;
+    return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                   "the OpenCL matmul kernel declares no tuning space yet");
+}
+
+int ff_cl_matmul_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
+                             size_t errlen)
+{
+    (void)d, (void)desc, (void)err, (void)errlen;
+    return FF_OK;
+}

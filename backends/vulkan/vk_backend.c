@@ -17,6 +17,8 @@ static const struct ff_backend_ops vulkan_ops = {
     .buf_transfer_timed = ffvk_buf_transfer_timed,
     .kernel_create = ffvk_kernel_create,
     .kernel_destroy = ffvk_kernel_destroy,
+    .kernel_space = ffvk_kernel_space,
+    .point_check = ffvk_point_check,
     .kernel_run = ffvk_kernel_run,
 };
 

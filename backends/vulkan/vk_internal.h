@@ -246,6 +246,21 @@ enum ffvk_mm_path { FFVK_MM_STORAGE, FFVK_MM_TEXEL, FFVK_MM_SHARED };
 
 /* Register tiles for this device (table or vk_tiles), inside its work-group limits. */
 struct ffvk_mm_tiles ffvk_pick_tiles(const struct ffvk_device *d, enum ff_precision prec);
+
+/* Tuning spaces (ff_kernel_space): the dispatch by kernel id (vk_space.c), the matmul space
+ * (vk_tuning.c) and the bandwidth kernels' space (vk_mem_tuning.c). */
+int ffvk_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
+                      struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ffvk_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
+                     size_t errlen);
+int ffvk_matmul_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                      struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ffvk_matmul_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                            char *err, size_t errlen);
+int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                   struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc, char *err,
+                         size_t errlen);
 /* Which kernel runs desc (default per device kind or vk_matmul_path); *sh gets the shared
  * tiles when the answer is FFVK_MM_SHARED. */
 enum ffvk_mm_path ffvk_pick_path(const struct ffvk_device *d, const struct ff_kernel_desc *desc,

@@ -217,3 +217,19 @@ enum ffvk_mm_path ffvk_pick_path(const struct ffvk_device *d, const struct ff_ke
         return aligned && texel_ok(d, desc) ? FFVK_MM_TEXEL : FFVK_MM_STORAGE;
     return FFVK_MM_STORAGE;
 }
+
+/* The matmul kernels' tuning space. Not declared yet: matmul builds the tables' choice. */
+int ffvk_matmul_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                      struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen)
+{
+    (void)d, (void)desc, (void)out, (void)source_hash;
+    return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                   "the Vulkan matmul kernels declare no tuning space yet");
+}
+
+int ffvk_matmul_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                            char *err, size_t errlen)
+{
+    (void)d, (void)desc, (void)err, (void)errlen;
+    return FF_OK;
+}
