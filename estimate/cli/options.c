@@ -31,6 +31,8 @@ const char ff_estcli_usage_text[] =
     "  --kv-precision P       KV cache format (16-bit of --precision)\n"
     "  --grad-precision P     stored gradients fp32|bf16|fp16 (fp32)\n"
     "  --optimizer O          adamw adamw8bit sgd (adamw)\n"
+    "  --paged-optimizer      optimizer states paged to host (bitsandbytes paged_*): off the\n"
+    "                         forward/backward peak\n"
     "  --batch N              micro-batch / concurrent sequences (1)\n"
     "  --seq N                training sequence length (model context, at most 4096)\n"
     "  --accum N              gradient accumulation / pipeline micro-batches (1)\n"
@@ -66,6 +68,7 @@ enum {
     OPT_KV_PRECISION,
     OPT_GRAD_PRECISION,
     OPT_OPTIMIZER,
+    OPT_PAGED,
     OPT_BATCH,
     OPT_SEQ,
     OPT_ACCUM,
@@ -104,6 +107,7 @@ static const struct option long_opts[] = {
     {"kv-precision", required_argument, NULL, OPT_KV_PRECISION},
     {"grad-precision", required_argument, NULL, OPT_GRAD_PRECISION},
     {"optimizer", required_argument, NULL, OPT_OPTIMIZER},
+    {"paged-optimizer", no_argument, NULL, OPT_PAGED},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"seq", required_argument, NULL, OPT_SEQ},
     {"accum", required_argument, NULL, OPT_ACCUM},
@@ -182,6 +186,9 @@ static int check_combinations(const struct ff_estcli_opts *o, const struct ff_pl
     if (o->tokens_set && p->task == FF_TASK_SERVE)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--tokens applies to training; --serve uses --prompt/--generate");
+    if (p->paged_optimizer && p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--paged-optimizer applies to training and fine-tuning, not --serve");
     if (p->mfu > 0 && p->achieved_flops_per_s > 0)
         return ff_errf(err, errlen, FF_ERR_INVALID, "give either --mfu or --achieved-tflops");
     return FF_OK;
@@ -246,6 +253,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             if (rc == FF_OK)
                 p->optimizer = (enum ff_optimizer)w;
             break;
+        case OPT_PAGED: p->paged_optimizer = true; break;
         case OPT_BATCH:
             rc = ff_parse_i64("--batch", optarg, 1, (int64_t)1 << 30, &p->batch, err, errlen);
             break;

@@ -80,6 +80,9 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         const char *why = p->task == FF_TASK_SERVE && t->why_serve ? t->why_serve : t->why;
         row(out, t->label, ff_report_mem_bytes(&e->mem, t), why);
     }
+    if (e->mem.paged > 0)
+        fprintf(out, "  (of the optimizer, %s of states are paged to host: not in the total)\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->mem.paged));
     row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
     if (e->fits && e->tight)
         fprintf(out,

@@ -52,6 +52,18 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
  * the driver's reservation) are each of that order on an 80 GiB device. A flag only: it
  * changes no figure. */
 #define FF_TIGHT_FRACTION              0.05
+/* DeepSpeed ZeRO's defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig; the same
+ * in the DeepSpeed config-json docs), in parameters (elements):
+ * reduce_bucket_size: gradients are reduced through one contiguous 16-bit bucket of this many
+ * elements (contiguous_gradients on; a second bucket only with overlap_comm, which defaults
+ * to on for stage 3 only, and stage 3 keeps one flat bucket); ZeRO paper §6.3 "constant size
+ * buffers". stage3_prefetch_bucket_size: parameters fetched ahead of use.
+ * stage3_max_live_parameters: parameters resident before releasing.
+ * stage3_param_persistence_threshold: tensors smaller than this stay whole on every GPU. */
+#define FF_ZERO_REDUCE_BUCKET          5e8
+#define FF_ZERO3_PREFETCH_BUCKET       5e7
+#define FF_ZERO3_MAX_LIVE              1e9
+#define FF_ZERO3_PERSISTENCE_THRESHOLD 1e5
 
 /* What to estimate and how. ff_plan_init sets every default listed here. */
 struct ff_plan {
@@ -91,11 +103,22 @@ struct ff_plan {
                                          fastest layout of exactly `gpus` GPUs that fits
                                          (tp in powers of two within an 8-GPU node first,
                                          then pp); default false */
+    bool paged_optimizer;   /* training: the optimizer states live in paged (unified)
+                                         memory that bitsandbytes' paged optimizers page to
+                                         host under pressure; they count only at the step,
+                                         not in the forward/backward peak; default false */
 };
 
 /* Memory per GPU, bytes. */
 struct ff_memory {
     double weights, gradients, optimizer, activations, kv_cache, overhead, total;
+    /* Added in the second pass. */
+    double paged;                  /* of `optimizer`, the states a paged optimizer keeps off
+                                      the device at the forward/backward peak (total is the
+                                      larger of that peak and the step's) */
+    double overhead_runtime;       /* of `overhead`: context, kernels, library workspaces */
+    double overhead_nccl;          /* of `overhead`: NCCL buffers (more than one GPU) */
+    double overhead_fragmentation; /* of `overhead`: the caching allocator's reserve */
 };
 
 #define FF_MAX_SUGGESTIONS 10
@@ -183,7 +206,14 @@ FF_API int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, i
 /*
  * Model-state bytes per GPU (weights, gradients, optimizer) for `params` parameters on this
  * GPU's model-parallel shard, ZeRO `stage` over `dp` ranks (ZeRO paper Fig. 1):
- * w, g, k bytes per parameter; largest_layer is kept resident under stage 3 (DeepSpeed).
+ * w, g, k bytes per parameter, with DeepSpeed's working buffers at its defaults:
+ * stage 2 adds one w-byte reduce bucket of FF_ZERO_REDUCE_BUCKET elements to the gradients
+ * (gradients are reduced bucket by bucket, not held whole in 16 bits); stage 3 adds the
+ * gathered parameters, min(largest_module + FF_ZERO3_PREFETCH_BUCKET, FF_ZERO3_MAX_LIVE)
+ * but at least largest_module and at most `params`, in w bytes to the weights, and the
+ * reduce bucket plus the largest module's own 16-bit gradient to the gradients.
+ * largest_module: the largest single module gathered at once (one weight matrix or the
+ * embedding), in parameters.
  */
 FF_API void ff_est_model_state(double params, double largest_layer, int stage, double dp, double w,
                                double g, double k, struct ff_memory *out);

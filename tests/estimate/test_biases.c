@@ -1,0 +1,180 @@
+/*
+ * tests/estimate/test_biases.c — the modelling biases of issue 11, each with hand-computed
+ * figures: DeepSpeed ZeRO's working sets, QLoRA's adapters, dequantisation buffer and paged
+ * optimizer, and the QLoRA paper's published memory figures.
+ */
+#include "common.h"
+
+/* Llama-2-7B: N = 6,738,415,616; largest module = the 32000 x 4096 embedding (131,072,000
+ * > gate/up 4096 x 11008 = 45,088,768); 32 blocks of two RMSNorms of 4096 (262,144 small
+ * parameters ZeRO-3 keeps whole). */
+#define L2_7B_N     6738415616.0
+#define L2_7B_EMBED 131072000.0
+
+/* ZeRO-2 on 8 GPUs: weights 2N, gradients fp32 4N/8 plus one 16-bit reduce bucket of 5e8
+ * elements (not a whole 2N copy), optimizer 12N/8. */
+Test(biases, zero2_bucketed_gradients)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.zero = 2;
+    struct ff_memory mem;
+    cr_assert_eq(ff_est_memory(&m, &p, 8, 1, &mem), FF_OK);
+    cr_expect_eq(mem.weights, 2.0 * L2_7B_N);
+    cr_expect_eq(mem.gradients, 4.0 * L2_7B_N / 8.0 + 1e9, "gradients %.0f", mem.gradients);
+    cr_expect_eq(mem.optimizer, 12.0 * L2_7B_N / 8.0);
+}
+
+/* ZeRO-3 on 8 GPUs: weights 2N/8 + the gathered set (embedding 131,072,000 + prefetch
+ * 5e7 = 181,072,000 parameters, under max_live 1e9) in 16 bits + 262,144 persistent norm
+ * weights in 16 bits; gradients 4N/8 + the reduce bucket (5e8) and the embedding's 16-bit
+ * gradient; optimizer 12N/8. */
+Test(biases, zero3_live_parameters)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.zero = 3;
+    struct ff_memory mem;
+    cr_assert_eq(ff_est_memory(&m, &p, 8, 1, &mem), FF_OK);
+    expect_within(mem.weights, 2.0 * L2_7B_N / 8.0 + 2.0 * 181072000.0 + 2.0 * 262144.0, 1e-9,
+                  "ZeRO-3 weights");
+    expect_within(mem.gradients, 4.0 * L2_7B_N / 8.0 + 2.0 * (5e8 + L2_7B_EMBED), 1e-12,
+                  "ZeRO-3 gradients");
+    expect_within(mem.optimizer, 12.0 * L2_7B_N / 8.0, 1e-12, "ZeRO-3 optimizer");
+}
+
+/* The live set is capped: a module over stage3_max_live_parameters is still gathered whole,
+ * and nothing exceeds the shard. */
+Test(biases, zero3_live_cap)
+{
+    struct ff_memory z;
+    ff_est_model_state(1e10, 9.8e8, 3, 1, 2.0, 2.0, 12.0, &z);
+    cr_expect_eq(z.weights, 2.0 * 1e10 + 2.0 * 1e9, "capped at max_live: %.0f", z.weights);
+    ff_est_model_state(1e10, 2e9, 3, 1, 2.0, 2.0, 12.0, &z);
+    cr_expect_eq(z.weights, 2.0 * 1e10 + 2.0 * 2e9, "one module over the cap");
+    ff_est_model_state(1e6, 5e5, 3, 1, 2.0, 2.0, 12.0, &z);
+    cr_expect_eq(z.weights, 2.0 * 1e6 + 2.0 * 1e6, "never more than the shard");
+}
+
+/* QLoRA on Llama-2-7B, rank 16 on all linear layers: per block 16·(4096+4096) for each of
+ * q, k, v, o and 16·(4096+11008) for gate, up, down = 1,249,280, x32 = 39,976,960 adapter
+ * parameters, 16-bit with 16-bit gradients and fp32 AdamW states (8 B), no master copy
+ * (qlora.py). The dequantisation buffer is the largest NF4 matrix, 4096 x 11008, in 16 bits. */
+Test(biases, qlora_adapters_and_dequant)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_QLORA;
+    p.seq = 512;
+    struct ff_memory mem;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 1, &mem), FF_OK);
+    double adapters = 39976960.0;
+    /* (to 1e-6: the block count is blocks / largest block, which the final norm's 4096
+     * weights nudge past 32) */
+    expect_within(mem.gradients, 2.0 * adapters, 1e-6, "QLoRA adapter gradients");
+    expect_within(mem.optimizer, 8.0 * adapters, 1e-6, "QLoRA adapter optimizer states");
+    /* The same plan with flash attention off and no recompute differs only in scores; the
+     * dequantised matrix is part of the activations: check it against plain LoRA. */
+    struct ff_plan lora = p;
+    lora.task = FF_TASK_LORA;
+    struct ff_memory lm;
+    cr_assert_eq(ff_est_memory(&m, &lora, 1, 1, &lm), FF_OK);
+    cr_expect_eq(mem.activations - lm.activations, 2.0 * 4096.0 * 11008.0, "dequant buffer %.0f",
+                 mem.activations - lm.activations);
+    /* LoRA (PEFT under autocast) keeps the fp32 master copy and fp32 gradients. */
+    expect_within(lm.gradients, 4.0 * adapters, 1e-6, "LoRA gradients");
+    expect_within(lm.optimizer, 12.0 * adapters, 1e-6, "LoRA optimizer");
+}
+
+/* A paged optimizer's states are off the device at the forward/backward peak and page in one
+ * parameter at a time at the step. */
+Test(biases, paged_optimizer)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_QLORA;
+    p.seq = 2048;
+    p.batch = 4;
+    struct ff_memory base, paged;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 4, &base), FF_OK);
+    p.paged_optimizer = true;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 4, &paged), FF_OK);
+    cr_expect_eq(paged.paged, base.optimizer, "AdamW's states are all paged (no master)");
+    cr_expect_eq(paged.total, base.total - base.optimizer, "forward/backward is the peak");
+    cr_expect_eq(paged.optimizer, base.optimizer, "the states are still reported");
+    /* Full training: only the states page, the fp32 master copy (4 B) stays. */
+    ff_plan_init(&p);
+    p.seq = 16;
+    p.paged_optimizer = true;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 1, &paged), FF_OK);
+    cr_expect_eq(paged.paged, 8.0 * L2_7B_N);
+    expect_within(paged.total,
+                  paged.weights + paged.gradients + paged.optimizer - paged.paged +
+                      paged.activations + paged.overhead,
+                  1e-12, "the master copy stays");
+}
+
+/* LLaMA-65B (huggyllama/llama-65b config.json: L80 h8192 a64 ffn 22016 V32000, 2048
+ * context, untied head). */
+static struct ff_model llama_65b(void)
+{
+    struct ff_model m = preset("llama-2-70b");
+    m.kv_heads = 64;
+    m.ffn = 22016;
+    m.max_positions = 2048;
+    return m;
+}
+
+/* QLoRA (Dettmers et al. 2023), abstract and §1: finetuning a 65B model fits "a single
+ * 48GB GPU", where regular 16-bit finetuning needs "more than 780 GB". Setup of its Guanaco
+ * 65B run (artidoro/qlora scripts/finetune_guanaco_65b.sh): rank 64 on all linear layers,
+ * batch 4, 16 + 512 tokens, gradient checkpointing, paged 32-bit AdamW, bf16. Band: fits
+ * 48 GiB (the 48 GB cards report 47.99 GiB), above the NF4 weights alone (34 GiB); and the
+ * 16-bit full finetune above 780 GB. */
+Test(published, qlora_65b_on_48gb)
+{
+    struct ff_model m = llama_65b();
+    struct ff_param_count pc = params_of(&m);
+    expect_within((double)pc.total, 65.2e9, 0.005, "LLaMA-65B parameters");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_QLORA;
+    p.lora_rank = 64;
+    p.batch = 4;
+    p.seq = 528;
+    p.recompute = FF_RECOMPUTE_FULL;
+    p.paged_optimizer = true;
+    struct ff_memory mem;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 4, &mem), FF_OK);
+    cr_expect(mem.total < 48.0 * GIB && mem.total > 34.0 * GIB, "65B QLoRA %.2f GiB",
+              mem.total / GIB);
+    struct ff_spec d = device("rtx-a6000");
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect(e.fits && e.gpus == 1, "fits one 48 GB card: total %.2f of %.2f GiB",
+              e.mem.total / GIB, e.usable_bytes / GIB);
+    /* Paging takes the states of the 0.80B adapter parameters (8 B each) off the peak. */
+    struct ff_memory unpaged;
+    p.paged_optimizer = false;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 4, &unpaged), FF_OK);
+    expect_within(unpaged.total - mem.total, 8.0 * 64.0 * 156160.0 * 80.0, 1e-3,
+                  "paged states of the adapters");
+
+    ff_plan_init(&p);
+    p.precision = FF_PREC_BF16;
+    p.seq = 528;
+    cr_assert_eq(ff_est_memory(&m, &p, 1, 1, &mem), FF_OK);
+    cr_expect(mem.total > 780e9, "16-bit finetune %.0f GB", mem.total / 1e9);
+}
+
+/* QLoRA §2: double quantisation leaves 0.127 bit of constants per parameter against 0.5,
+ * "saving approximately 3 GB for a 65B model" (0.373 bit x 65.2B / 8 = 3.04 GB). */
+Test(published, qlora_double_quant_saving)
+{
+    double nf4 = ff_precision_bytes(FF_PREC_NF4);
+    double saving = (0.5 + 0.5 / 8.0 - nf4) * 65.2e9;
+    expect_within(saving, 3.0e9, 0.05, "double quantisation saving");
+}
