@@ -51,7 +51,8 @@ const char ff_estcli_usage_text[] =
     "  --achieved-tflops X    achieved hardware TFLOP/s per GPU instead of --mfu\n"
     "  --bw-fraction F        achieved fraction of memory bandwidth (0.70; profile 1.0)\n"
     "  --price USD            $ per GPU-hour (the catalog's typical rate)\n"
-    "  --overhead-gib G       fixed runtime overhead per GPU (1)\n"
+    "  --overhead-gib G       fixed runtime overhead per GPU: context, kernels, workspaces,\n"
+    "                         NCCL (1, +0.5 with more than one GPU)\n"
     "output:\n"
     "  --json                 machine-readable\n"
     "  --list-models, --list-devices, --help\n";

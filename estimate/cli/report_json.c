@@ -105,6 +105,11 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
             num(ff_report_mem_bytes(&e->mem, &ff_report_mem_terms[i])));
     ADD(mem, "per_gpu_bytes", per);
     ADD(mem, "paged_optimizer_bytes", num(e->mem.paged));
+    json_object *ov = json_object_new_object();
+    ADD(ov, "runtime", num(e->mem.overhead_runtime));
+    ADD(ov, "nccl", num(e->mem.overhead_nccl));
+    ADD(ov, "fragmentation", num(e->mem.overhead_fragmentation));
+    ADD(mem, "overhead_bytes", ov);
     ADD(mem, "usable_bytes", num(e->usable_bytes));
     ADD(mem, "margin_bytes", num(e->margin_bytes));
     ADD(o, "memory", mem);

@@ -83,7 +83,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     if (e->mem.paged > 0)
         fprintf(out, "  (of the optimizer, %s of states are paged to host: not in the total)\n",
                 ff_fmt_bytes(b1, sizeof(b1), e->mem.paged));
-    row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
+    row(out, "usable", e->usable_bytes,
+        d->measured ? "measured" : "datasheet less 1% the driver keeps");
     if (e->fits && e->tight)
         fprintf(out,
                 "verdict: FITS, TIGHT: margin %s, %.1f%% of usable (under %.0f%%: the "

@@ -228,17 +228,29 @@ static double lora_params_per_layer(const struct ff_model *m, const struct ff_pl
     return w;
 }
 
-static void add_overhead(const struct ff_plan *p, struct ff_memory *mem)
+/* `gpus` > 1 adds NCCL's buffers. An explicit --overhead-gib replaces the fixed terms
+ * (context, kernels, workspaces, NCCL); the fragmentation reserve stays. */
+static void add_overhead(const struct ff_plan *p, double gpus, struct ff_memory *mem)
 {
     double sum = mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->kv_cache;
-    double fixed = p->overhead_bytes >= 0.0 ? p->overhead_bytes : FF_DEFAULT_OVERHEAD_BYTES;
     double frac = p->overhead_fraction >= 0.0 ? p->overhead_fraction : FF_DEFAULT_OVERHEAD_FRACTION;
+    if (p->overhead_bytes >= 0.0) {
+        mem->overhead_runtime = p->overhead_bytes;
+        mem->overhead_nccl = 0.0;
+    } else {
+        mem->overhead_runtime = FF_DEFAULT_OVERHEAD_BYTES;
+        mem->overhead_nccl = gpus > 1.0 ? FF_DEFAULT_NCCL_BYTES : 0.0;
+    }
     /* Model states and a paged KV cache are allocated once; the caching allocator's
      * fragmentation comes from the churn of transient activations. */
-    mem->overhead_runtime = fixed;
     mem->overhead_fragmentation = frac * mem->activations;
-    mem->overhead = mem->overhead_runtime + mem->overhead_fragmentation;
+    mem->overhead = mem->overhead_runtime + mem->overhead_nccl + mem->overhead_fragmentation;
     mem->total = sum + mem->overhead;
+}
+
+double ff_usable_bytes(const struct ff_spec *d)
+{
+    return d->measured ? d->mem_bytes : d->mem_bytes * (1.0 - FF_DEFAULT_DRIVER_RESERVE);
 }
 
 /* The largest single module DeepSpeed ZeRO-3 gathers at once (its hooks fetch each
@@ -294,7 +306,7 @@ static void page_optimizer(struct ff_memory *mem, double states)
 
 static void train_stage(const struct ff_model *m, const struct ff_plan *p,
                         const struct ff_param_count *pc, double blocks, double other,
-                        double in_flight, bool last, double tp, double dp, double b,
+                        double in_flight, bool last, double tp, double pp, double dp, double b,
                         struct ff_memory *mem)
 {
     double wb, ob;
@@ -355,7 +367,7 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
          * dtype for its matmul (forward and backward) and frees it after. */
         act += 2.0 * largest_matrix(m, false) / tp;
     mem->activations = act;
-    add_overhead(p, mem);
+    add_overhead(p, tp * pp * dp, mem);
     if (p->paged_optimizer)
         page_optimizer(mem, states);
 }
@@ -369,13 +381,13 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     if (p->task != FF_TASK_SERVE) {
         double in_flight = pp > 1.0 ? fmin(pp, (double)p->accum) : 1.0;
         struct ff_memory first, last;
-        train_stage(m, p, pc, st.blocks_first, st.other_first, in_flight, pp <= 1.0, tp, dp, b,
+        train_stage(m, p, pc, st.blocks_first, st.other_first, in_flight, pp <= 1.0, tp, pp, dp, b,
                     &first);
         if (pp <= 1.0) {
             *out = first;
             return FF_OK;
         }
-        train_stage(m, p, pc, st.blocks_last, st.other_last, 1.0, true, tp, dp, b, &last);
+        train_stage(m, p, pc, st.blocks_last, st.other_last, 1.0, true, tp, pp, dp, b, &last);
         *out = first.total >= last.total ? first : last;
         return FF_OK;
     }
@@ -403,7 +415,7 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     double act_elem = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     mem.activations = b * (double)p->prompt * act_elem * (2.0 * h + fmax(qkv, wide)) / tp +
                       b * (double)m->vocab * 4.0 / tp;
-    add_overhead(p, &mem);
+    add_overhead(p, tp * pp * dp, &mem);
     *out = mem;
     return FF_OK;
 }

@@ -178,3 +178,33 @@ Test(published, qlora_double_quant_saving)
     double saving = (0.5 + 0.5 / 8.0 - nf4) * 65.2e9;
     expect_within(saving, 3.0e9, 0.05, "double quantisation saving");
 }
+
+/* Usable memory: a datasheet's 80 GiB less the 1% the driver keeps (PyTorch reports 79.25
+ * GiB on an A100 80GB); a measured profile's figure is already what the driver exposes and
+ * is not reduced again. */
+Test(biases, usable_memory_and_runtime_terms)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_spec d = device("a100-80gb");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_SERVE;
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect_eq(e.usable_bytes, 80.0 * GIB * 0.99, "usable %.4f GiB", e.usable_bytes / GIB);
+    cr_expect_eq(e.mem.overhead_nccl, 0.0, "one GPU: no NCCL buffers");
+    cr_expect_eq(e.mem.overhead_runtime, GIB);
+    cr_expect_eq(e.mem.overhead, e.mem.overhead_runtime + e.mem.overhead_fragmentation);
+    struct ff_spec measured = d;
+    measured.measured = true;
+    e = run(&m, &measured, &p);
+    cr_expect_eq(e.usable_bytes, 80.0 * GIB, "measured: as measured");
+    /* Two GPUs: NCCL's 512 MiB; an explicit --overhead-gib replaces context and NCCL. */
+    p.tp = 2;
+    p.gpus = 2;
+    e = run(&m, &d, &p);
+    cr_expect_eq(e.mem.overhead_nccl, 512.0 * 1048576.0);
+    p.overhead_bytes = 0.25 * GIB;
+    e = run(&m, &d, &p);
+    cr_expect_eq(e.mem.overhead_nccl, 0.0);
+    cr_expect_eq(e.mem.overhead_runtime, 0.25 * GIB);
+}

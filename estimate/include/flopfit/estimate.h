@@ -36,12 +36,32 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
 /* Defaults. The published figures behind them (README.md, "Assumptions"): Llama 2's GPU-hours
  * imply 42-46% MFU, Llama 3.1 405B reports 38-43%, Megatron 42-54%; kipply's 13B serving
  * measurements imply ~66% prefill MFU and ~75% of datasheet bandwidth, llama.cpp 32-72%. */
-#define FF_DEFAULT_MFU_TRAIN           0.40         /* training; the cautious end of 38-54% */
-#define FF_DEFAULT_MFU_SERVE           0.60         /* serving prefill */
-#define FF_DEFAULT_BW_FRACTION         0.70         /* of datasheet bandwidth (a profile's: 1.0) */
-#define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
-#define FF_DEFAULT_OVERHEAD_FRACTION   0.10         /* of activations: allocator fragmentation */
-#define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6        /* one small NCCL all-reduce on NVLink */
+#define FF_DEFAULT_MFU_TRAIN           0.40 /* training; the cautious end of 38-54% */
+#define FF_DEFAULT_MFU_SERVE           0.60 /* serving prefill */
+#define FF_DEFAULT_BW_FRACTION         0.70 /* of datasheet bandwidth (a profile's: 1.0) */
+/* Runtime overhead per GPU, each term sourced (README "Assumptions"):
+ * the CUDA/ROCm context with its loaded kernels and library workspaces: a process holding
+ * one tiny tensor occupies 1,343 MB (Hugging Face Transformers docs, "Model training
+ * anatomy"); lazy module loading (CUDA 11.7+, PyTorch's default) loads fewer kernels, and
+ * cuBLAS adds its workspaces (PyTorch's default CUBLAS_WORKSPACE_CONFIG :4096:8 on Hopper,
+ * 32 MiB per handle): 1 GiB is taken. */
+#define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0
+/* The caching allocator's reserve: freed activation blocks are cached and split, so reserved
+ * memory runs ahead of what is allocated (PyTorch CUDA semantics, "memory management";
+ * expandable_segments exists to cut it): 10% of the activations, the only churning term. */
+#define FF_DEFAULT_OVERHEAD_FRACTION   0.10
+/* NCCL's buffers, with more than one GPU: NCCL_BUFFSIZE 4 MiB per channel and peer for the
+ * Simple protocol plus an LL128 buffer of about the same, send and receive, over up to 32
+ * channels (NCCL environment-variable docs: NCCL_BUFFSIZE, NCCL_MAX_NCHANNELS): about
+ * 2 x 2 x 32 x 4 MiB = 512 MiB per process. */
+#define FF_DEFAULT_NCCL_BYTES          536870912.0
+/* Datasheet memory the driver keeps (ECC, page tables, reserved regions): what PyTorch
+ * reports as a GPU's "total capacity" is 79.25 GiB on an A100 80GB, 39.59 GiB on an A100
+ * 40GB and 23.68 GiB on an RTX 4090 24GB (their CUDA out-of-memory messages in
+ * levihsu/OOTDiffusion#235, raoyongming/DenseCLIP#52, zai-org/CogVideo#36): 0.9-1.3% less.
+ * 1% of a datasheet figure is taken off; a measured profile's figure is already usable. */
+#define FF_DEFAULT_DRIVER_RESERVE      0.01
+#define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6 /* one small NCCL all-reduce on NVLink */
 /* FP8 training's speed-up over BF16 at the default MFU: NVIDIA Transformer Engine reaches
  * about 1.28x BF16 Megatron-LM and FP8-LM 1.75x on GPT-175B/H100 (Peng et al. 2023,
  * abstract: 75% faster than BF16, 37% faster than Transformer Engine); 1.4x is taken, i.e.
@@ -93,7 +113,8 @@ struct ff_plan {
     double achieved_flops_per_s;      /* hardware FLOP/s per GPU; overrides mfu when > 0 */
     double bw_fraction;               /* 0 = default (0.70 datasheet, 1.0 measured) */
     double price_per_hour;            /* USD per GPU-hour; 0 = the device's */
-    double overhead_bytes;            /* fixed runtime overhead per GPU; < 0 = default */
+    double overhead_bytes;            /* fixed runtime overhead per GPU (context, kernels,
+                                          workspaces and NCCL); < 0 = the defaults */
     double overhead_fraction;         /* of the activations; < 0 = default */
     /* Added in the second pass. */
     bool weights_as_stored; /* serving: weights take the model's stored_bytes (a
@@ -145,7 +166,8 @@ struct ff_estimate {
     /* Memory at the plan: --gpus as given (tp, pp as given), or else the layout with the
      * fewest GPUs that fit (gpus_chosen); when nothing fits, the plan's tp·pp. */
     struct ff_memory mem;
-    double usable_bytes; /* device memory planned with, per GPU */
+    double usable_bytes; /* device memory planned with, per GPU: a datasheet's less
+                            FF_DEFAULT_DRIVER_RESERVE, a profile's as measured */
     bool fits;
     double margin_bytes;            /* usable - total (negative: short by) */
     int64_t max_batch;              /* largest micro-batch that fits (0: none) */
