@@ -205,7 +205,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
     optind = 0; /* glibc: full re-initialisation, ff_cmd_estimate may run more than once */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
         const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
         switch (c) {
         case OPT_MODEL: o->model_arg = optarg; break;
@@ -335,14 +335,17 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
         case OPT_LIST_MODELS: o->list_models = true; break;
         case OPT_LIST_DEVICES: o->list_devices = true; break;
         case OPT_HELP: o->help = true; break;
-        case ':': rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s needs a value", opt); break;
-        default: rc = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option %s", opt); break;
+        case ':': rc = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
+        default:
+            rc = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
+            break;
         }
         if (rc != FF_OK)
             return rc;
     }
     if (optind < argc)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument \"%s\"", argv[optind]);
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument '%s' (see --help)",
+                       argv[optind]);
     /* --gpus alone: the tool chooses tp and pp for that many GPUs. */
     p->auto_layout = p->gpus > 0 && !o->tp_set && !o->pp_set;
     return check_combinations(o, p, err, errlen);
