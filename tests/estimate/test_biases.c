@@ -208,3 +208,111 @@ Test(biases, usable_memory_and_runtime_terms)
     cr_expect_eq(e.mem.overhead_nccl, 0.0);
     cr_expect_eq(e.mem.overhead_runtime, 0.25 * GIB);
 }
+
+/* ---- Serving at high concurrency and single-stream latency, against TensorRT-LLM's
+ * performance.md (v0.6.1 peak-throughput tables: static batches, output tokens/s per GPU;
+ * v0.5 first-token latency at batch 1). H100 and L40S rows ran FP8 weights with an FP8 KV
+ * cache (--enable_fp8 --fp8_kv_cache in its build commands). ---- */
+
+struct trt_case {
+    const char *model, *device;
+    enum ff_precision prec;
+    int64_t batch, tp, in, out;
+    double published; /* output tokens/s per GPU, or first-token ms */
+};
+
+static struct ff_estimate serve_case(const struct trt_case *c, int64_t batch, int64_t out)
+{
+    struct ff_model m = preset(c->model);
+    struct ff_spec d = device(c->device);
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_SERVE;
+    p.precision = c->prec;
+    if (c->prec == FF_PREC_FP8) {
+        p.kv_precision = FF_PREC_FP8;
+        p.kv_precision_set = true;
+    }
+    p.batch = batch;
+    p.tp = p.gpus = c->tp;
+    p.prompt = c->in;
+    p.generate = out;
+    return run(&m, &d, &p);
+}
+
+/* Throughput on three model/device pairs (and 70B with TP). Band ±20%: across the 16 runs
+ * used (estimate.h, FF_DEFAULT_KV_BW_FRACTION) the estimate lands 0.82-1.05 of the
+ * published figure. Left out: Llama-2-70B with 2048 generated tokens (A100 TP4 and H100
+ * TP2/TP4), where v0.6.1 came out 1.7-2.3x below this estimate; that release's decode
+ * attention read the KV cache once per query head, and those rows are what 8 query heads
+ * per KV head (GQA) re-reading it give; TensorRT-LLM's later XQA kernel reads it once per
+ * group, as assumed here. */
+Test(published, trtllm_high_concurrency_throughput)
+{
+    static const struct trt_case cases[] = {
+        {"llama-2-7b", "a100-80gb", FF_PREC_FP16, 384, 1, 128, 128, 5586},
+        {"llama-2-7b", "a100-80gb", FF_PREC_FP16, 60, 1, 128, 2048, 1928},
+        {"llama-2-7b", "a100-80gb", FF_PREC_FP16, 52, 1, 2048, 128, 591},
+        {"llama-2-7b", "a100-80gb", FF_PREC_FP16, 64, 2, 2048, 2048, 782},
+        {"llama-2-70b", "a100-80gb", FF_PREC_FP16, 1280, 4, 128, 128, 670},
+        {"llama-2-70b", "a100-80gb", FF_PREC_FP16, 120, 4, 2048, 128, 79},
+        {"llama-2-7b", "h100-sxm", FF_PREC_FP8, 768, 1, 128, 128, 19694},
+        {"llama-2-7b", "h100-sxm", FF_PREC_FP8, 112, 1, 128, 2048, 6818},
+        {"llama-2-7b", "h100-sxm", FF_PREC_FP8, 80, 1, 2048, 128, 2244},
+        {"llama-2-7b", "h100-sxm", FF_PREC_FP8, 48, 1, 2048, 2048, 2740},
+        {"llama-2-70b", "h100-sxm", FF_PREC_FP8, 1024, 2, 128, 128, 2657},
+        {"llama-2-70b", "h100-sxm", FF_PREC_FP8, 96, 2, 2048, 128, 306},
+        {"llama-2-7b", "l40s", FF_PREC_FP8, 64, 1, 128, 128, 3240},
+        {"llama-2-7b", "l40s", FF_PREC_FP8, 64, 1, 128, 2048, 1622},
+        {"llama-2-7b", "l40s", FF_PREC_FP8, 32, 1, 2048, 128, 581},
+        {"llama-2-7b", "l40s", FF_PREC_FP8, 16, 1, 2048, 2048, 531},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct trt_case *c = &cases[i];
+        struct ff_estimate e = serve_case(c, c->batch, c->out);
+        char what[96];
+        snprintf(what, sizeof(what), "%s %s b%lld tp%lld %lld/%lld", c->model, c->device,
+                 (long long)c->batch, (long long)c->tp, (long long)c->in, (long long)c->out);
+        cr_expect(e.fits, "%s fits", what);
+        expect_within(e.batch_tokens_per_second / (double)c->tp, c->published, 0.20, what);
+    }
+}
+
+/* Single-stream latency: first-token latency of a 2048-token prompt at batch 1 (v0.5),
+ * compute-bound, on four model/device pairs. Band ±20%. Left out: the 128-token prompts,
+ * which sit at the roofline's ridge where neither bound is reached and come out 0.4-0.8
+ * of the published figure, and L40S (1.3x: its FP8 reached more than FF_DEFAULT_FP8_SPEEDUP
+ * over BF16). kipply's 13B decode latency is P10. */
+Test(published, trtllm_single_stream_latency)
+{
+    static const struct trt_case cases[] = {
+        {"llama-2-7b", "a100-80gb", FF_PREC_FP16, 1, 1, 2048, 1, 133},
+        {"llama-2-70b", "a100-80gb", FF_PREC_FP16, 1, 4, 2048, 1, 377},
+        {"llama-2-7b", "h100-sxm", FF_PREC_FP8, 1, 1, 2048, 1, 36},
+        {"llama-2-70b", "h100-sxm", FF_PREC_FP8, 1, 4, 2048, 1, 109},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct trt_case *c = &cases[i];
+        struct ff_estimate e = serve_case(c, 1, 1);
+        char what[96];
+        snprintf(what, sizeof(what), "%s %s tp%lld first token", c->model, c->device,
+                 (long long)c->tp);
+        expect_within(e.prefill_seconds * 1e3, c->published, 0.20, what);
+    }
+}
+
+/* The decode step's structure, hand-computed on Llama-2-7B fp16, A100 80GB, batch 384,
+ * 128 + 128 tokens (mean context 192): GEMMs max(384·2·6,607,343,616 FLOPs / (312e12·0.6),
+ * 13.48 GB / (2039e9·0.7)) then attention max(its FLOPs, 384·192·524,288 B / (2039e9·0.8))
+ * plus 0.3 ms: the two kernel classes add, they do not overlap. */
+Test(biases, decode_kernel_classes_add)
+{
+    struct trt_case c = {"llama-2-7b", "a100-80gb", FF_PREC_FP16, 384, 1, 128, 128, 0};
+    struct ff_estimate e = serve_case(&c, 384, 128);
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_param_count p7 = params_of(&m);
+    double gemm = 384.0 * 2.0 * (double)p7.matmul_active / (312e12 * 0.6);
+    double kv = 384.0 * 192.0 * 524288.0 / (2039e9 * 0.8);
+    cr_expect(gemm > 2.0 * 13.48e9 / (2039e9 * 0.7), "GEMMs compute-bound at 384");
+    expect_within(e.decode_seconds_per_token, gemm + kv + 3e-4, 0.01, "decode step");
+}

@@ -67,6 +67,23 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
  * abstract: 75% faster than BF16, 37% faster than Transformer Engine); 1.4x is taken, i.e.
  * FP8 training plans at 0.40 x 1.4 x bf16/fp8 peak = 28% of an H100's FP8 peak. */
 #define FF_DEFAULT_FP8_SPEEDUP         1.4
+/* Serving, decode (serve.c). Checked against the 16 runs of TensorRT-LLM's performance.md
+ * (v0.6.1 peak-throughput tables: Llama-2-7B on A100 FP16, H100 FP8 and L40S FP8, Llama-2-70B
+ * TP2/TP4 on A100 and H100, 128/2048 tokens in and out; tests/estimate/test_biases.c):
+ * - KV-cache reads by the attention kernels reach 80% of datasheet bandwidth: the
+ *   KV-dominated Llama-2-7B runs (2048 in or out, 16-80 sequences) come out 0.79-0.93 of
+ *   the published throughput at the 70% that weight streaming reaches, 0.82-1.05 at 80%.
+ *   vLLM's first PagedAttention kernel was 20-26% slower than FasterTransformer's (Kwon et
+ *   al. 2023 §7.1): the 70% default is that class of kernel.
+ * - Decode GEMMs run at the serving MFU: the compute-bound runs (A100 FP16 at 384 and H100
+ *   FP8 at 768 sequences, 128/128) come out 0.89 and 1.01 with it; a lower decode MFU moves
+ *   the first away, a higher one the second.
+ * - Per-step engine overhead (launches, scheduling, sampling) of 0.3 ms: up to this the
+ *   runs' mean error is unchanged, 1 ms already worsens it; TensorRT-LLM's C++ runtime is
+ *   the low end, Python schedulers pay more (vLLM v0.6.0 release blog: the CPU overhead it
+ *   removed had left the GPU idle much of each step). */
+#define FF_DEFAULT_KV_BW_FRACTION      0.80
+#define FF_DEFAULT_STEP_OVERHEAD_S     3e-4
 /* A plan that fits with less than this fraction of usable memory to spare is reported as
  * tight: the terms the estimate approximates (runtime overhead, allocator fragmentation,
  * the driver's reservation) are each of that order on an 80 GiB device. A flag only: it
