@@ -42,12 +42,17 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
                 ff_precision_name(e->kv_precision), (long long)p->batch, (long long)p->prompt,
                 (long long)p->generate);
     } else {
+        char paged_name[48];
+        snprintf(paged_name, sizeof(paged_name), "%s (paged)", ff_optimizer_name(p->optimizer));
         fprintf(out,
                 ", %s grads, %s, micro-batch %lld, accum %lld, recompute %s, flash %s, "
                 "ZeRO-%d",
-                p->precision == FF_PREC_FP32 ? "fp32" : ff_precision_name(p->grad_precision),
-                ff_optimizer_name(p->optimizer), (long long)p->batch, (long long)p->accum,
-                ff_recompute_name(p->recompute), p->flash_attention ? "on" : "off", p->zero);
+                p->precision == FF_PREC_FP32 ? "fp32"
+                : p->task == FF_TASK_QLORA   ? ff_precision_name(e->compute_precision)
+                                             : ff_precision_name(p->grad_precision),
+                p->paged_optimizer ? paged_name : ff_optimizer_name(p->optimizer),
+                (long long)p->batch, (long long)p->accum, ff_recompute_name(p->recompute),
+                p->flash_attention ? "on" : "off", p->zero);
         if (p->task != FF_TASK_TRAIN)
             fprintf(out, ", LoRA rank %lld (%s)", (long long)p->lora_rank,
                     p->lora_all_linear ? "all linear layers" : "Wq, Wv");
