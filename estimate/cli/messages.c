@@ -1,4 +1,6 @@
-/* estimate/cli/messages.c — the only places `flopfit estimate` writes its errors (stderr). */
+/* estimate/cli/messages.c — the only places `flopfit estimate` writes its errors (stderr), in
+ * bench's style: "flopfit estimate: <message>" on one line; option errors name the option,
+ * the bad value and what is accepted (ff_bad_value) and point at --help themselves. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -10,7 +12,7 @@ int ff_estcli_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     fprintf(stderr, "flopfit estimate: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see flopfit estimate --help)\n");
+    fputc('\n', stderr);
     va_end(ap);
     return FF_ESTCLI_EXIT_USAGE;
 }

@@ -31,6 +31,8 @@ const char ff_estcli_usage_text[] =
     "  --kv-precision P       KV cache format (16-bit of --precision)\n"
     "  --grad-precision P     stored gradients fp32|bf16|fp16 (fp32)\n"
     "  --optimizer O          adamw adamw8bit sgd (adamw)\n"
+    "  --paged-optimizer      optimizer states paged to host (bitsandbytes paged_*): off the\n"
+    "                         forward/backward peak\n"
     "  --batch N              micro-batch / concurrent sequences (1)\n"
     "  --seq N                training sequence length (model context, at most 4096)\n"
     "  --accum N              gradient accumulation / pipeline micro-batches (1)\n"
@@ -49,7 +51,8 @@ const char ff_estcli_usage_text[] =
     "  --achieved-tflops X    achieved hardware TFLOP/s per GPU instead of --mfu\n"
     "  --bw-fraction F        achieved fraction of memory bandwidth (0.70; profile 1.0)\n"
     "  --price USD            $ per GPU-hour (the catalog's typical rate)\n"
-    "  --overhead-gib G       fixed runtime overhead per GPU (1)\n"
+    "  --overhead-gib G       fixed runtime overhead per GPU: context, kernels, workspaces,\n"
+    "                         NCCL (1, +0.5 with more than one GPU)\n"
     "output:\n"
     "  --json                 machine-readable\n"
     "  --list-models, --list-devices, --help\n";
@@ -66,6 +69,7 @@ enum {
     OPT_KV_PRECISION,
     OPT_GRAD_PRECISION,
     OPT_OPTIMIZER,
+    OPT_PAGED,
     OPT_BATCH,
     OPT_SEQ,
     OPT_ACCUM,
@@ -104,6 +108,7 @@ static const struct option long_opts[] = {
     {"kv-precision", required_argument, NULL, OPT_KV_PRECISION},
     {"grad-precision", required_argument, NULL, OPT_GRAD_PRECISION},
     {"optimizer", required_argument, NULL, OPT_OPTIMIZER},
+    {"paged-optimizer", no_argument, NULL, OPT_PAGED},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"seq", required_argument, NULL, OPT_SEQ},
     {"accum", required_argument, NULL, OPT_ACCUM},
@@ -182,6 +187,9 @@ static int check_combinations(const struct ff_estcli_opts *o, const struct ff_pl
     if (o->tokens_set && p->task == FF_TASK_SERVE)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--tokens applies to training; --serve uses --prompt/--generate");
+    if (p->paged_optimizer && p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--paged-optimizer applies to training and fine-tuning, not --serve");
     if (p->mfu > 0 && p->achieved_flops_per_s > 0)
         return ff_errf(err, errlen, FF_ERR_INVALID, "give either --mfu or --achieved-tflops");
     return FF_OK;
@@ -197,7 +205,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
     optind = 0; /* glibc: full re-initialisation, ff_cmd_estimate may run more than once */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
         const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
         switch (c) {
         case OPT_MODEL: o->model_arg = optarg; break;
@@ -246,6 +254,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             if (rc == FF_OK)
                 p->optimizer = (enum ff_optimizer)w;
             break;
+        case OPT_PAGED: p->paged_optimizer = true; break;
         case OPT_BATCH:
             rc = ff_parse_i64("--batch", optarg, 1, (int64_t)1 << 30, &p->batch, err, errlen);
             break;
@@ -326,14 +335,17 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
         case OPT_LIST_MODELS: o->list_models = true; break;
         case OPT_LIST_DEVICES: o->list_devices = true; break;
         case OPT_HELP: o->help = true; break;
-        case ':': rc = ff_errf(err, errlen, FF_ERR_INVALID, "%s needs a value", opt); break;
-        default: rc = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option %s", opt); break;
+        case ':': rc = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
+        default:
+            rc = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
+            break;
         }
         if (rc != FF_OK)
             return rc;
     }
     if (optind < argc)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument \"%s\"", argv[optind]);
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument '%s' (see --help)",
+                       argv[optind]);
     /* --gpus alone: the tool chooses tp and pp for that many GPUs. */
     p->auto_layout = p->gpus > 0 && !o->tp_set && !o->pp_set;
     return check_combinations(o, p, err, errlen);

@@ -16,7 +16,8 @@ const struct ff_report_mem_term ff_report_mem_terms[] = {
          "one prefill's transients + last-token logits"),
     TERM("KV cache", "kv_cache", kv_cache, "",
          "prompt + generate tokens per sequence (SSM blocks: their fixed state)"),
-    TERM("overhead", "overhead", overhead, "runtime 1 GiB + 10% of activations (default)", NULL),
+    TERM("overhead", "overhead", overhead,
+         "context+kernels 1 GiB, NCCL 0.5 GiB (>1 GPU), 10% of activations", NULL),
     TERM("total", "total", total, "", NULL),
 };
 const size_t ff_report_n_mem_terms = sizeof(ff_report_mem_terms) / sizeof(ff_report_mem_terms[0]);

@@ -71,6 +71,7 @@ static json_object *plan_json(const struct ff_plan *p)
     ADD(o, "precision", json_object_new_string(ff_precision_name(p->precision)));
     ADD(o, "grad_precision", json_object_new_string(ff_precision_name(p->grad_precision)));
     ADD(o, "optimizer", json_object_new_string(ff_optimizer_name(p->optimizer)));
+    ADD(o, "paged_optimizer", json_object_new_boolean(p->paged_optimizer));
     ADD(o, "batch", json_object_new_int64(p->batch));
     ADD(o, "seq", json_object_new_int64(p->seq));
     ADD(o, "accum", json_object_new_int64(p->accum));
@@ -103,6 +104,12 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
         ADD(per, ff_report_mem_terms[i].key,
             num(ff_report_mem_bytes(&e->mem, &ff_report_mem_terms[i])));
     ADD(mem, "per_gpu_bytes", per);
+    ADD(mem, "paged_optimizer_bytes", num(e->mem.paged));
+    json_object *ov = json_object_new_object();
+    ADD(ov, "runtime", num(e->mem.overhead_runtime));
+    ADD(ov, "nccl", num(e->mem.overhead_nccl));
+    ADD(ov, "fragmentation", num(e->mem.overhead_fragmentation));
+    ADD(mem, "overhead_bytes", ov);
     ADD(mem, "usable_bytes", num(e->usable_bytes));
     ADD(mem, "margin_bytes", num(e->margin_bytes));
     ADD(o, "memory", mem);

@@ -42,12 +42,17 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
                 ff_precision_name(e->kv_precision), (long long)p->batch, (long long)p->prompt,
                 (long long)p->generate);
     } else {
+        char paged_name[48];
+        snprintf(paged_name, sizeof(paged_name), "%s (paged)", ff_optimizer_name(p->optimizer));
         fprintf(out,
                 ", %s grads, %s, micro-batch %lld, accum %lld, recompute %s, flash %s, "
                 "ZeRO-%d",
-                p->precision == FF_PREC_FP32 ? "fp32" : ff_precision_name(p->grad_precision),
-                ff_optimizer_name(p->optimizer), (long long)p->batch, (long long)p->accum,
-                ff_recompute_name(p->recompute), p->flash_attention ? "on" : "off", p->zero);
+                p->precision == FF_PREC_FP32 ? "fp32"
+                : p->task == FF_TASK_QLORA   ? ff_precision_name(e->compute_precision)
+                                             : ff_precision_name(p->grad_precision),
+                p->paged_optimizer ? paged_name : ff_optimizer_name(p->optimizer),
+                (long long)p->batch, (long long)p->accum, ff_recompute_name(p->recompute),
+                p->flash_attention ? "on" : "off", p->zero);
         if (p->task != FF_TASK_TRAIN)
             fprintf(out, ", LoRA rank %lld (%s)", (long long)p->lora_rank,
                     p->lora_all_linear ? "all linear layers" : "Wq, Wv");
@@ -80,7 +85,11 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         const char *why = p->task == FF_TASK_SERVE && t->why_serve ? t->why_serve : t->why;
         row(out, t->label, ff_report_mem_bytes(&e->mem, t), why);
     }
-    row(out, "usable", e->usable_bytes, d->measured ? "measured" : "datasheet");
+    if (e->mem.paged > 0)
+        fprintf(out, "  (of the optimizer, %s of states are paged to host: not in the total)\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->mem.paged));
+    row(out, "usable", e->usable_bytes,
+        d->measured ? "measured" : "datasheet less 1% the driver keeps");
     if (e->fits && e->tight)
         fprintf(out,
                 "verdict: FITS, TIGHT: margin %s, %.1f%% of usable (under %.0f%%: the "

@@ -30,12 +30,15 @@ static bool is_dir(const char *s)
     return stat(s, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* An unknown name, the close matches found (near, may be empty) and where to look. */
-static int unknown(const char *what, const char *name, const char *near, const char *hint)
+/* An unknown name for option `opt`, what it accepts and the close matches found (near, may
+ * be empty), in the bad-value form bench uses (ff_bad_value). */
+static int unknown(const char *opt, const char *name, const char *accepted, const char *near)
 {
-    fprintf(stderr, "flopfit estimate: unknown %s \"%s\"%s%s%s\n  (flopfit estimate %s)\n", what,
-            name, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "", hint);
-    return FF_ESTCLI_EXIT_USAGE;
+    char what[512], err[1024];
+    snprintf(what, sizeof(what), "%s%s%s%s", accepted, near[0] ? "; did you mean " : "", near,
+             near[0] ? "?" : "");
+    ff_bad_value(err, sizeof(err), opt, name, what);
+    return ff_estcli_usage_error("%s", err);
 }
 
 int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
@@ -63,8 +66,8 @@ int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
     }
     char near[256];
     ff_model_suggest(o->model_arg, near, sizeof(near), 4);
-    return unknown("model", o->model_arg, near,
-                   "--list-models shows all; a config.json or a model folder also works");
+    return unknown("--model", o->model_arg,
+                   "a preset (--list-models shows all), a config.json or a model folder", near);
 }
 
 int ff_estcli_profile(const char *path, struct ff_spec *d)
@@ -82,6 +85,8 @@ int ff_estcli_device(const struct ff_estcli_opts *o, struct ff_spec *d)
         return 0;
     char near[256];
     ff_spec_suggest(o->device_arg, near, sizeof(near), 4);
-    return unknown("device", o->device_arg, near,
-                   "--list-devices shows all; --profile FILE reads a measured one");
+    return unknown("--device", o->device_arg,
+                   "a catalog device (--list-devices shows all) or all; --profile FILE reads a "
+                   "measured one",
+                   near);
 }

@@ -66,8 +66,8 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
             FF_OK)
         return rc;
 
-    struct ff_fit_ctx c = {m, &e->params, d->mem_bytes};
-    e->usable_bytes = d->mem_bytes;
+    struct ff_fit_ctx c = {m, &e->params, ff_usable_bytes(d)};
+    e->usable_bytes = c.usable;
     e->bandwidth_bytes_per_s = d->bandwidth_bytes_per_s;
     e->bw_fraction =
         p->bw_fraction > 0.0 ? p->bw_fraction : (d->measured ? 1.0 : FF_DEFAULT_BW_FRACTION);

@@ -36,6 +36,10 @@ int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p);
 int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct ff_param_count *pc,
                  double tp, double pp, double dp, double b, struct ff_memory *out);
 
+/* Memory a device offers the plan: a datasheet figure less the driver's reserve
+ * (FF_DEFAULT_DRIVER_RESERVE), a measured profile's as measured (memory.c). */
+double ff_usable_bytes(const struct ff_spec *d);
+
 /* Serving with weights_as_stored: the stored size over the computed weight bytes (1 when not
  * applicable), which scales every weight figure (memory.c). */
 double ff_stored_scale(const struct ff_model *m, const struct ff_param_count *pc,

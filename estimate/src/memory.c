@@ -2,9 +2,10 @@
  * estimate/src/memory.c — memory per GPU: weights, gradients, optimizer states,
  * activations, KV cache and runtime overhead.
  *
- * Sources: ZeRO (Rajbhandari et al. 2020) §3.1 and Fig. 1 for model states; DeepSpeed
- * docs memory.rst for the ZeRO-3 resident layer and ZeRO-2's 16-bit gradient buffer;
- * Korthikanti et al. 2022 Table 2 for activations; Megatron-LM theoretical_memory_usage.py
+ * Sources: ZeRO (Rajbhandari et al. 2020) §3.1 and Fig. 1 for model states; DeepSpeed's
+ * ZeRO defaults (zero/config.py) and its stage_1_and_2.py / stage3.py buffers for the
+ * working sets; QLoRA (Dettmers et al. 2023) and its qlora.py for adapters, the
+ * dequantisation buffer and paged optimizers; Korthikanti et al. 2022 Table 2 for activations; Megatron-LM theoretical_memory_usage.py
  * for pipeline stages (the first stage holds min(pp, micro-batches) in flight).
  */
 #include <math.h>
@@ -14,7 +15,17 @@
 #include "flopfit/status.h"
 #include "internal.h"
 
-void ff_est_model_state(double params, double largest_layer, int stage, double dp, double w,
+/* Parameters DeepSpeed ZeRO-3 holds gathered at once: the module in use plus what it
+ * prefetches, released past stage3_max_live_parameters (config.py; ZeRO paper §5.3: only the
+ * parameters of the layer being computed are needed). A module larger than the limit is
+ * still gathered whole; never more than the shard itself. */
+static double zero3_live(double params, double largest_module)
+{
+    double live = fmin(largest_module + FF_ZERO3_PREFETCH_BUCKET, FF_ZERO3_MAX_LIVE);
+    return fmin(fmax(live, largest_module), params);
+}
+
+void ff_est_model_state(double params, double largest_module, int stage, double dp, double w,
                         double g, double k, struct ff_memory *out)
 {
     memset(out, 0, sizeof(*out));
@@ -25,21 +36,23 @@ void ff_est_model_state(double params, double largest_layer, int stage, double d
     out->optimizer = k * params;
     switch (stage) {
     case 1: /* P_os: 4Ψ + KΨ/N_d with 2-byte weights and grads */ out->optimizer /= dp; break;
-    case 2: /* P_os+g: 2Ψ + (2+K)Ψ/N_d */
-        out->gradients /= dp;
-        out->optimizer /= dp;
-        /* Gradients kept wider than the weights (fp32): backward still writes 16-bit
-         * gradients for the whole shard before the reduce-scatter (DeepSpeed's estimate
-         * 4Ψ + 16Ψ/N_d, docs memory.rst). */
-        if (g > w)
-            out->gradients += w * params;
-        break;
-    case 3: /* P_os+g+p: (2+2+K)Ψ/N_d, plus the largest layer gathered in 16 bits with its
-             * gradients (DeepSpeed: 4 bytes × largest layer) */
-        out->weights = out->weights / dp + w * largest_layer;
-        out->gradients = out->gradients / dp + w * largest_layer;
+    case 2: /* P_os+g: 2Ψ + (2+K)Ψ/N_d. DeepSpeed (stage_1_and_2.py) copies each gradient
+             * as backward produces it into one reduce bucket of reduce_bucket_size 16-bit
+             * elements and keeps only its own partition, so the whole-model 16-bit gradient
+             * copy of DeepSpeed's older estimator (4Ψ + 16Ψ/N_d, docs memory.rst) is never
+             * resident: the bucket is. */
+        out->gradients = out->gradients / dp + w * FF_ZERO_REDUCE_BUCKET;
         out->optimizer /= dp;
         break;
+    case 3: { /* P_os+g+p: (2+2+K)Ψ/N_d, plus the gathered parameters (zero3_live) and in
+               * backward the reduce bucket (stage3.py's flat ipg buffer, allocated whole) and
+               * the module's freshly computed 16-bit gradient before it is copied there;
+               * DeepSpeed's estimator keeps 4 bytes x largest layer for the last two. */
+        out->weights = out->weights / dp + w * zero3_live(params, largest_module);
+        out->gradients = out->gradients / dp + w * (FF_ZERO_REDUCE_BUCKET + largest_module);
+        out->optimizer /= dp;
+        break;
+    }
     default: break;
     }
 }
@@ -215,46 +228,127 @@ static double lora_params_per_layer(const struct ff_model *m, const struct ff_pl
     return w;
 }
 
-static void add_overhead(const struct ff_plan *p, struct ff_memory *mem)
+/* `gpus` > 1 adds NCCL's buffers. An explicit --overhead-gib replaces the fixed terms
+ * (context, kernels, workspaces, NCCL); the fragmentation reserve stays. */
+static void add_overhead(const struct ff_plan *p, double gpus, struct ff_memory *mem)
 {
     double sum = mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->kv_cache;
-    double fixed = p->overhead_bytes >= 0.0 ? p->overhead_bytes : FF_DEFAULT_OVERHEAD_BYTES;
     double frac = p->overhead_fraction >= 0.0 ? p->overhead_fraction : FF_DEFAULT_OVERHEAD_FRACTION;
+    if (p->overhead_bytes >= 0.0) {
+        mem->overhead_runtime = p->overhead_bytes;
+        mem->overhead_nccl = 0.0;
+    } else {
+        mem->overhead_runtime = FF_DEFAULT_OVERHEAD_BYTES;
+        mem->overhead_nccl = gpus > 1.0 ? FF_DEFAULT_NCCL_BYTES : 0.0;
+    }
     /* Model states and a paged KV cache are allocated once; the caching allocator's
      * fragmentation comes from the churn of transient activations. */
-    mem->overhead = fixed + frac * mem->activations;
+    mem->overhead_fragmentation = frac * mem->activations;
+    mem->overhead = mem->overhead_runtime + mem->overhead_nccl + mem->overhead_fragmentation;
     mem->total = sum + mem->overhead;
+}
+
+double ff_usable_bytes(const struct ff_spec *d)
+{
+    return d->measured ? d->mem_bytes : d->mem_bytes * (1.0 - FF_DEFAULT_DRIVER_RESERVE);
+}
+
+/* The largest single module DeepSpeed ZeRO-3 gathers at once (its hooks fetch each
+ * submodule's own parameters): one weight matrix of a block, or the embedding / LM head
+ * when this stage holds them (`embed`). Projections and FFN matrices separate, as in the
+ * Hugging Face implementations (q/k/v/o, gate/up/down, one module per expert). */
+static double largest_matrix(const struct ff_model *m, bool embed)
+{
+    double h = (double)m->hidden;
+    double f = (double)m->ffn;
+    if (m->experts > 0) {
+        double w = (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn);
+        double shared = (double)(m->shared_ffn > 0 ? m->shared_ffn : 0);
+        f = fmax(m->dense_layers > 0 || m->moe_layers > 0 ? f : 0.0, fmax(w, shared));
+    }
+    double big = m->ffn_absent ? 0.0 : h * f;
+    big = fmax(big, h * (double)m->heads * (double)m->head_dim);
+    if (m->ssm_layers > 0)
+        big = fmax(big, h * 2.0 * (double)m->ssm_inner); /* Mamba in_proj */
+    if (embed)
+        big = fmax(big, (double)m->vocab * (double)(m->embed_proj ? m->embed_proj : m->hidden));
+    return big;
+}
+
+/* Parameters per block in tensors under stage3_param_persistence_threshold elements, which
+ * ZeRO-3 keeps whole on every GPU: the norms' weights (and LayerNorm biases). */
+static double persistent_per_layer(const struct ff_model *m)
+{
+    double h = (double)m->hidden;
+    if (h >= FF_ZERO3_PERSISTENCE_THRESHOLD)
+        return 0.0;
+    return (double)m->norms_per_layer * h * (m->norm == FF_NORM_LAYERNORM ? 2.0 : 1.0);
+}
+
+/* Optimizer state bytes per trainable parameter without a master copy: AdamW's fp32
+ * momentum and variance, 8-bit Adam's two 8-bit states (Dettmers et al. 2022), SGD's fp32
+ * momentum. */
+static double optimizer_states_bytes(enum ff_optimizer opt)
+{
+    return ff_est_optimizer_bytes(opt, 4.0);
+}
+
+/* bitsandbytes' paged optimizers keep their states in CUDA unified memory, which the driver
+ * evicts to host memory under pressure and pages back on access (QLoRA §3 "Paged
+ * Optimizers"); the step updates one parameter at a time (prefetching its states), so the
+ * states never need to be resident together and are off the device at the
+ * forward/backward peak. A fp32 master copy is an ordinary tensor and stays. */
+static void page_optimizer(struct ff_memory *mem, double states)
+{
+    mem->paged = states;
+    mem->total -= states;
 }
 
 static void train_stage(const struct ff_model *m, const struct ff_plan *p,
                         const struct ff_param_count *pc, double blocks, double other,
-                        double in_flight, bool last, double tp, double dp, double b,
+                        double in_flight, bool last, double tp, double pp, double dp, double b,
                         struct ff_memory *mem)
 {
     double wb, ob;
     weight_bytes(p, &wb, &ob);
-    double largest = (double)pc->per_layer_max / tp;
+    double module = largest_matrix(m, other > 0.0) / tp;
     double w16 = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     double g = p->precision == FF_PREC_FP32 ? 4.0 : ff_precision_bytes(p->grad_precision);
+    double layers = blocks / (double)pc->per_layer_max;
+    double states; /* optimizer state bytes on this GPU, the part a paged optimizer pages */
     if (p->task == FF_TASK_TRAIN) {
         double k = ff_est_optimizer_bytes(p->optimizer, w16);
-        ff_est_model_state((blocks + other) / tp, largest, p->zero, dp, w16, g, k, mem);
+        double n = (blocks + other) / tp;
+        ff_est_model_state(n, module, p->zero, dp, w16, g, k, mem);
+        states = optimizer_states_bytes(p->optimizer) * n / (p->zero >= 1 ? dp : 1.0);
     } else {
-        /* Frozen base (sharded only by ZeRO-3) + trainable adapters with full states. */
+        /* Frozen base (sharded only by ZeRO-3, then gathered module by module like the
+         * trainable weights) + trainable adapters. */
         double frozen = (blocks * wb + other * ob) / tp;
         if (p->zero == 3)
-            frozen = frozen / dp + largest * w16;
-        double adapters = lora_params_per_layer(m, p) * (blocks / (double)pc->per_layer_max) / tp;
-        double k = ff_est_optimizer_bytes(p->optimizer, w16);
-        ff_est_model_state(adapters, 0.0, p->zero, dp, w16, g, k, mem);
+            frozen = frozen / dp + w16 * zero3_live((blocks + other) / tp, module);
+        double adapters = lora_params_per_layer(m, p) * layers / tp;
+        double aw = w16, ag = g, k = ff_est_optimizer_bytes(p->optimizer, w16);
+        if (p->task == FF_TASK_QLORA) {
+            /* QLoRA's reference code (artidoro/qlora, qlora.py) casts the LoRA layers to
+             * the 16-bit compute dtype, so their gradients are 16-bit too, and its paged
+             * 32-bit AdamW (bitsandbytes) updates them in place: no fp32 master copy. The
+             * paper counts them so: 0.2% of LLaMA-7B's weights "take up only 26 MB"
+             * (QLoRA §3), i.e. 2 bytes each. */
+            ag = aw;
+            k = optimizer_states_bytes(p->optimizer);
+        }
+        ff_est_model_state(adapters, 0.0, p->zero, dp, aw, ag, k, mem);
         mem->weights += frozen;
+        states = optimizer_states_bytes(p->optimizer) * adapters / (p->zero >= 1 ? dp : 1.0);
     }
+    if (p->zero == 3 && p->task == FF_TASK_TRAIN)
+        mem->weights += w16 * persistent_per_layer(m) * layers / tp;
     double s = (double)ff_plan_seq(m, p);
     double tokens = s * b;
     double per_layer = act_per_token(m, p, s, tp, NULL) * tokens;
     double e = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     double sp = (tp > 1.0 && p->sequence_parallel) ? tp : 1.0;
-    double layers = blocks / (double)pc->per_layer_max;
     if (layers < 1.0)
         layers = 1.0;
     double act;
@@ -269,9 +363,13 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
     else
         act += 4.0 * (double)m->vocab * tokens / tp; /* fp32 logits for the loss */
     if (p->task == FF_TASK_QLORA)
-        act += 2.0 * largest; /* one layer dequantised to 16 bits at a time */
+        /* bitsandbytes dequantises one NF4 weight matrix at a time into the 16-bit compute
+         * dtype for its matmul (forward and backward) and frees it after. */
+        act += 2.0 * largest_matrix(m, false) / tp;
     mem->activations = act;
-    add_overhead(p, mem);
+    add_overhead(p, tp * pp * dp, mem);
+    if (p->paged_optimizer)
+        page_optimizer(mem, states);
 }
 
 static int memory_at(const struct ff_model *m, const struct ff_plan *p,
@@ -283,13 +381,13 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     if (p->task != FF_TASK_SERVE) {
         double in_flight = pp > 1.0 ? fmin(pp, (double)p->accum) : 1.0;
         struct ff_memory first, last;
-        train_stage(m, p, pc, st.blocks_first, st.other_first, in_flight, pp <= 1.0, tp, dp, b,
+        train_stage(m, p, pc, st.blocks_first, st.other_first, in_flight, pp <= 1.0, tp, pp, dp, b,
                     &first);
         if (pp <= 1.0) {
             *out = first;
             return FF_OK;
         }
-        train_stage(m, p, pc, st.blocks_last, st.other_last, 1.0, true, tp, dp, b, &last);
+        train_stage(m, p, pc, st.blocks_last, st.other_last, 1.0, true, tp, pp, dp, b, &last);
         *out = first.total >= last.total ? first : last;
         return FF_OK;
     }
@@ -317,7 +415,7 @@ static int memory_at(const struct ff_model *m, const struct ff_plan *p,
     double act_elem = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     mem.activations = b * (double)p->prompt * act_elem * (2.0 * h + fmax(qkv, wide)) / tp +
                       b * (double)m->vocab * 4.0 / tp;
-    add_overhead(p, &mem);
+    add_overhead(p, tp * pp * dp, &mem);
     *out = mem;
     return FF_OK;
 }

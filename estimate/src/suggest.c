@@ -1,7 +1,8 @@
 /*
  * estimate/src/suggest.c — what would make a plan that does not fit fit: each change the CLI
- * could be given (smaller batch, recomputation, flash attention, ZeRO, 8-bit Adam, QLoRA,
- * narrower weights or KV cache, more GPUs), with the per-GPU total it leads to.
+ * could be given (smaller batch, recomputation, flash attention, ZeRO, 8-bit Adam, a paged
+ * optimizer, QLoRA, narrower weights or KV cache, more GPUs), with the per-GPU total it
+ * leads to.
  */
 #include <stdio.h>
 
@@ -66,6 +67,11 @@ void ff_est_suggestions(struct ff_estimate *e, const struct ff_fit_ctx *c, const
         q = *p;
         q.optimizer = FF_OPT_ADAMW8BIT;
         try_plan(e, c, &q, dp, "--optimizer adamw8bit");
+    }
+    if (p->task != FF_TASK_SERVE && !p->paged_optimizer) {
+        q = *p;
+        q.paged_optimizer = true;
+        try_plan(e, c, &q, dp, "--paged-optimizer");
     }
     if (p->task == FF_TASK_TRAIN || p->task == FF_TASK_LORA) {
         q = *p;

@@ -36,22 +36,71 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
 /* Defaults. The published figures behind them (README.md, "Assumptions"): Llama 2's GPU-hours
  * imply 42-46% MFU, Llama 3.1 405B reports 38-43%, Megatron 42-54%; kipply's 13B serving
  * measurements imply ~66% prefill MFU and ~75% of datasheet bandwidth, llama.cpp 32-72%. */
-#define FF_DEFAULT_MFU_TRAIN           0.40         /* training; the cautious end of 38-54% */
-#define FF_DEFAULT_MFU_SERVE           0.60         /* serving prefill */
-#define FF_DEFAULT_BW_FRACTION         0.70         /* of datasheet bandwidth (a profile's: 1.0) */
-#define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0 /* 1 GiB: context, BLAS/NCCL workspaces */
-#define FF_DEFAULT_OVERHEAD_FRACTION   0.10         /* of activations: allocator fragmentation */
-#define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6        /* one small NCCL all-reduce on NVLink */
+#define FF_DEFAULT_MFU_TRAIN           0.40 /* training; the cautious end of 38-54% */
+#define FF_DEFAULT_MFU_SERVE           0.60 /* serving prefill */
+#define FF_DEFAULT_BW_FRACTION         0.70 /* of datasheet bandwidth (a profile's: 1.0) */
+/* Runtime overhead per GPU, each term sourced (README "Assumptions"):
+ * the CUDA/ROCm context with its loaded kernels and library workspaces: a process holding
+ * one tiny tensor occupies 1,343 MB (Hugging Face Transformers docs, "Model training
+ * anatomy"); lazy module loading (CUDA 11.7+, PyTorch's default) loads fewer kernels, and
+ * cuBLAS adds its workspaces (PyTorch's default CUBLAS_WORKSPACE_CONFIG :4096:8 on Hopper,
+ * 32 MiB per handle): 1 GiB is taken. */
+#define FF_DEFAULT_OVERHEAD_BYTES      1073741824.0
+/* The caching allocator's reserve: freed activation blocks are cached and split, so reserved
+ * memory runs ahead of what is allocated (PyTorch CUDA semantics, "memory management";
+ * expandable_segments exists to cut it): 10% of the activations, the only churning term. */
+#define FF_DEFAULT_OVERHEAD_FRACTION   0.10
+/* NCCL's buffers, with more than one GPU: NCCL_BUFFSIZE 4 MiB per channel and peer for the
+ * Simple protocol plus an LL128 buffer of about the same, send and receive, over up to 32
+ * channels (NCCL environment-variable docs: NCCL_BUFFSIZE, NCCL_MAX_NCHANNELS): about
+ * 2 x 2 x 32 x 4 MiB = 512 MiB per process. */
+#define FF_DEFAULT_NCCL_BYTES          536870912.0
+/* Datasheet memory the driver keeps (ECC, page tables, reserved regions): what PyTorch
+ * reports as a GPU's "total capacity" is 79.25 GiB on an A100 80GB, 39.59 GiB on an A100
+ * 40GB and 23.68 GiB on an RTX 4090 24GB (their CUDA out-of-memory messages in
+ * levihsu/OOTDiffusion#235, raoyongming/DenseCLIP#52, zai-org/CogVideo#36): 0.9-1.3% less.
+ * 1% of a datasheet figure is taken off; a measured profile's figure is already usable. */
+#define FF_DEFAULT_DRIVER_RESERVE      0.01
+#define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6 /* one small NCCL all-reduce on NVLink */
 /* FP8 training's speed-up over BF16 at the default MFU: NVIDIA Transformer Engine reaches
  * about 1.28x BF16 Megatron-LM and FP8-LM 1.75x on GPT-175B/H100 (Peng et al. 2023,
  * abstract: 75% faster than BF16, 37% faster than Transformer Engine); 1.4x is taken, i.e.
  * FP8 training plans at 0.40 x 1.4 x bf16/fp8 peak = 28% of an H100's FP8 peak. */
 #define FF_DEFAULT_FP8_SPEEDUP         1.4
+/* Serving, decode (serve.c). Checked against the 16 runs of TensorRT-LLM's performance.md
+ * (v0.6.1 peak-throughput tables: Llama-2-7B on A100 FP16, H100 FP8 and L40S FP8, Llama-2-70B
+ * TP2/TP4 on A100 and H100, 128/2048 tokens in and out; tests/estimate/test_biases.c):
+ * - KV-cache reads by the attention kernels reach 80% of datasheet bandwidth: the
+ *   KV-dominated Llama-2-7B runs (2048 in or out, 16-80 sequences) come out 0.79-0.93 of
+ *   the published throughput at the 70% that weight streaming reaches, 0.82-1.05 at 80%.
+ *   vLLM's first PagedAttention kernel was 20-26% slower than FasterTransformer's (Kwon et
+ *   al. 2023 §7.1): the 70% default is that class of kernel.
+ * - Decode GEMMs run at the serving MFU: the compute-bound runs (A100 FP16 at 384 and H100
+ *   FP8 at 768 sequences, 128/128) come out 0.89 and 1.01 with it; a lower decode MFU moves
+ *   the first away, a higher one the second.
+ * - Per-step engine overhead (launches, scheduling, sampling) of 0.3 ms: up to this the
+ *   runs' mean error is unchanged, 1 ms already worsens it; TensorRT-LLM's C++ runtime is
+ *   the low end, Python schedulers pay more (vLLM v0.6.0 release blog: the CPU overhead it
+ *   removed had left the GPU idle much of each step). */
+#define FF_DEFAULT_KV_BW_FRACTION      0.80
+#define FF_DEFAULT_STEP_OVERHEAD_S     3e-4
 /* A plan that fits with less than this fraction of usable memory to spare is reported as
  * tight: the terms the estimate approximates (runtime overhead, allocator fragmentation,
  * the driver's reservation) are each of that order on an 80 GiB device. A flag only: it
  * changes no figure. */
 #define FF_TIGHT_FRACTION              0.05
+/* DeepSpeed ZeRO's defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig; the same
+ * in the DeepSpeed config-json docs), in parameters (elements):
+ * reduce_bucket_size: gradients are reduced through one contiguous 16-bit bucket of this many
+ * elements (contiguous_gradients on; a second bucket only with overlap_comm, which defaults
+ * to on for stage 3 only, and stage 3 keeps one flat bucket); ZeRO paper §6.3 "constant size
+ * buffers". stage3_prefetch_bucket_size: parameters fetched ahead of use.
+ * stage3_max_live_parameters: parameters resident before releasing.
+ * stage3_param_persistence_threshold: tensors smaller than this stay whole on every GPU. */
+#define FF_ZERO_REDUCE_BUCKET          5e8
+#define FF_ZERO3_PREFETCH_BUCKET       5e7
+#define FF_ZERO3_MAX_LIVE              1e9
+#define FF_ZERO3_PERSISTENCE_THRESHOLD 1e5
 
 /* What to estimate and how. ff_plan_init sets every default listed here. */
 struct ff_plan {
@@ -81,7 +130,8 @@ struct ff_plan {
     double achieved_flops_per_s;      /* hardware FLOP/s per GPU; overrides mfu when > 0 */
     double bw_fraction;               /* 0 = default (0.70 datasheet, 1.0 measured) */
     double price_per_hour;            /* USD per GPU-hour; 0 = the device's */
-    double overhead_bytes;            /* fixed runtime overhead per GPU; < 0 = default */
+    double overhead_bytes;            /* fixed runtime overhead per GPU (context, kernels,
+                                          workspaces and NCCL); < 0 = the defaults */
     double overhead_fraction;         /* of the activations; < 0 = default */
     /* Added in the second pass. */
     bool weights_as_stored; /* serving: weights take the model's stored_bytes (a
@@ -91,11 +141,22 @@ struct ff_plan {
                                          fastest layout of exactly `gpus` GPUs that fits
                                          (tp in powers of two within an 8-GPU node first,
                                          then pp); default false */
+    bool paged_optimizer;   /* training: the optimizer states live in paged (unified)
+                                         memory that bitsandbytes' paged optimizers page to
+                                         host under pressure; they count only at the step,
+                                         not in the forward/backward peak; default false */
 };
 
 /* Memory per GPU, bytes. */
 struct ff_memory {
     double weights, gradients, optimizer, activations, kv_cache, overhead, total;
+    /* Added in the second pass. */
+    double paged;                  /* of `optimizer`, the states a paged optimizer keeps off
+                                      the device at the forward/backward peak (total is the
+                                      larger of that peak and the step's) */
+    double overhead_runtime;       /* of `overhead`: context, kernels, library workspaces */
+    double overhead_nccl;          /* of `overhead`: NCCL buffers (more than one GPU) */
+    double overhead_fragmentation; /* of `overhead`: the caching allocator's reserve */
 };
 
 #define FF_MAX_SUGGESTIONS 10
@@ -122,7 +183,8 @@ struct ff_estimate {
     /* Memory at the plan: --gpus as given (tp, pp as given), or else the layout with the
      * fewest GPUs that fit (gpus_chosen); when nothing fits, the plan's tp·pp. */
     struct ff_memory mem;
-    double usable_bytes; /* device memory planned with, per GPU */
+    double usable_bytes; /* device memory planned with, per GPU: a datasheet's less
+                            FF_DEFAULT_DRIVER_RESERVE, a profile's as measured */
     bool fits;
     double margin_bytes;            /* usable - total (negative: short by) */
     int64_t max_batch;              /* largest micro-batch that fits (0: none) */
@@ -183,7 +245,14 @@ FF_API int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, i
 /*
  * Model-state bytes per GPU (weights, gradients, optimizer) for `params` parameters on this
  * GPU's model-parallel shard, ZeRO `stage` over `dp` ranks (ZeRO paper Fig. 1):
- * w, g, k bytes per parameter; largest_layer is kept resident under stage 3 (DeepSpeed).
+ * w, g, k bytes per parameter, with DeepSpeed's working buffers at its defaults:
+ * stage 2 adds one w-byte reduce bucket of FF_ZERO_REDUCE_BUCKET elements to the gradients
+ * (gradients are reduced bucket by bucket, not held whole in 16 bits); stage 3 adds the
+ * gathered parameters, min(largest_module + FF_ZERO3_PREFETCH_BUCKET, FF_ZERO3_MAX_LIVE)
+ * but at least largest_module and at most `params`, in w bytes to the weights, and the
+ * reduce bucket plus the largest module's own 16-bit gradient to the gradients.
+ * largest_module: the largest single module gathered at once (one weight matrix or the
+ * embedding), in parameters.
  */
 FF_API void ff_est_model_state(double params, double largest_layer, int stage, double dp, double w,
                                double g, double k, struct ff_memory *out);
