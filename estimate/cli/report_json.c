@@ -89,6 +89,52 @@ static json_object *plan_json(const struct ff_plan *p)
     return o;
 }
 
+/* The step breakdown: seconds per step per term; a term that does not apply is
+ * {"applies": false, "why": ...}, never 0 seconds; an unknown one has "seconds": null. */
+static json_object *step_json(const struct ff_step *st)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "seconds", num(st->seconds));
+    ADD(o, "steps", num(st->steps));
+    ADD(o, "global_batch_sequences", num(st->sequences));
+    ADD(o, "micro_batches", json_object_new_int64(st->micro_batches));
+    ADD(o, "gpus_per_node", json_object_new_int64(st->gpus_per_node));
+    ADD(o, "nodes", json_object_new_int64(st->nodes));
+    ADD(o, "compute_efficiency", num(st->compute_efficiency));
+    ADD(o, "implied_mfu", num(st->mfu));
+    ADD(o, "time_from_breakdown", json_object_new_boolean(st->modelled));
+    ADD(o, "dominant", json_object_new_string(ff_step_term_name(st->dominant)));
+    json_object *net = json_object_new_object();
+    ADD(net, "intra_node_busbw_bytes_per_s",
+        st->intra_busbw_bytes_per_s > 0 ? num(st->intra_busbw_bytes_per_s) : NULL);
+    ADD(net, "intra_node_measured", json_object_new_boolean(st->intra_measured));
+    ADD(net, "inter_node_busbw_bytes_per_s",
+        st->inter_busbw_bytes_per_s > 0 ? num(st->inter_busbw_bytes_per_s) : NULL);
+    ADD(net, "inter_node_measured", json_object_new_boolean(st->inter_measured));
+    ADD(o, "network", net);
+    json_object *terms = json_object_new_object();
+    for (int i = 0; i < FF_STEP_TERMS; i++) {
+        const struct ff_step_part *t = &st->term[i];
+        json_object *x = json_object_new_object();
+        ADD(x, "applies", json_object_new_boolean(t->applies));
+        if (t->applies) {
+            ADD(x, "known", json_object_new_boolean(t->known));
+            ADD(x, "seconds", t->known ? num(t->seconds) : NULL);
+            ADD(x, "seconds_before_overlap", t->known ? num(t->total_seconds) : NULL);
+            if (i != FF_TERM_COMPUTE && i != FF_TERM_BUBBLE && i != FF_TERM_MOE_IMBALANCE) {
+                ADD(x, "bytes_per_gpu", num(t->bytes));
+                ADD(x, "inter_node", json_object_new_boolean(t->inter_node));
+            }
+            ADD(x, "fraction_of_step",
+                t->known && st->seconds > 0 ? num(t->seconds / st->seconds) : NULL);
+        }
+        ADD(x, t->applies ? "note" : "why", json_object_new_string(t->note));
+        ADD(terms, ff_step_term_name(i), x);
+    }
+    ADD(o, "terms", terms);
+    return o;
+}
+
 static json_object *estimate_json(const struct ff_plan *p, const struct ff_estimate *e)
 {
     json_object *o = json_object_new_object();
@@ -167,6 +213,8 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
         ADD(s, "cost_per_million_tokens", cost_or_null(e->cost_per_million_tokens));
         ADD(o, "serve", s);
     }
+    if (e->step.valid)
+        ADD(o, "step", step_json(&e->step));
     json_object *sug = json_object_new_array();
     for (size_t i = 0; i < e->n_suggestions; i++) {
         json_object *x = json_object_new_object();
