@@ -188,5 +188,8 @@ int ff_cmd_estimate(int argc, char **argv)
     struct ff_spec dev;
     if ((rc = ff_estcli_device(&o, &dev)) != 0)
         return rc;
+    if (o.plan_best)
+        return ff_estcli_best(&o, &model, &dev, &plan);
+    ff_estcli_apply_nodes(&o, &dev, &plan);
     return run_one(&o, &model, &dev, &plan);
 }

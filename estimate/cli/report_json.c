@@ -60,6 +60,11 @@ static json_object *device_json(const struct ff_spec *d)
         ADD(r, ff_precision_name((enum ff_precision)i),
             d->flops_per_s[i] > 0 ? json_object_new_double(d->flops_per_s[i]) : NULL);
     ADD(o, "matmul_flops_per_s", r);
+    ADD(o, "link_name", d->link_name ? json_object_new_string(d->link_name) : NULL);
+    ADD(o, "link_bytes_per_s", d->link_bytes_per_s > 0 ? num(d->link_bytes_per_s) : NULL);
+    ADD(o, "gpus_per_node", d->gpus_per_node > 0 ? json_object_new_int(d->gpus_per_node) : NULL);
+    ADD(o, "inter_node_bytes_per_s",
+        d->inter_node_bytes_per_s > 0 ? num(d->inter_node_bytes_per_s) : NULL);
     ADD(o, "notes", json_object_new_string(d->notes));
     return o;
 }
@@ -80,6 +85,12 @@ static json_object *plan_json(const struct ff_plan *p)
     ADD(o, "tp", json_object_new_int64(p->tp));
     ADD(o, "pp", json_object_new_int64(p->pp));
     ADD(o, "gpus", json_object_new_int64(p->gpus));
+    ADD(o, "gpus_per_node", p->gpus_per_node > 0 ? json_object_new_int64(p->gpus_per_node) : NULL);
+    ADD(o, "inter_node_bytes_per_s",
+        p->inter_node_bytes_per_s > 0 ? num(p->inter_node_bytes_per_s) : NULL);
+    ADD(o, "ep", json_object_new_int64(p->ep));
+    ADD(o, "pp_chunks", json_object_new_int64(p->pp_chunks));
+    ADD(o, "dp_overlap", json_object_new_boolean(p->dp_overlap));
     if (p->task == FF_TASK_SERVE) {
         ADD(o, "prompt", json_object_new_int64(p->prompt));
         ADD(o, "generate", json_object_new_int64(p->generate));
@@ -272,5 +283,31 @@ int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_pla
         json_object_array_add(arr, x);
     }
     ADD(o, "ranking", arr);
+    return emit(out, o);
+}
+
+int ff_report_best_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
+                        const struct ff_plan *p, const struct ff_estimate *e,
+                        const struct ff_plan_choice *c, size_t n)
+{
+    json_object *o = estimate_json(p, e);
+    if (!o)
+        return FF_ERR_NO_MEMORY;
+    ADD(o, "model", model_json(m));
+    ADD(o, "device", device_json(d));
+    ADD(o, "plan", plan_json(n > 0 ? &c[0].plan : p));
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *x = json_object_new_object();
+        ADD(x, "rank", json_object_new_int64((int64_t)i + 1));
+        ADD(x, "plan", plan_json(&c[i].plan));
+        ADD(x, "dp", json_object_new_int64(c[i].dp));
+        ADD(x, "seconds", num(c[i].seconds));
+        ADD(x, "days", num(c[i].seconds / 86400.0));
+        ADD(x, "memory_per_gpu_bytes", num(c[i].mem.total));
+        ADD(x, "step", step_json(&c[i].step));
+        json_object_array_add(arr, x);
+    }
+    ADD(o, "best_plans", arr);
     return emit(out, o);
 }

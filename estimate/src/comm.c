@@ -96,8 +96,8 @@ static struct tier intra_tier(const struct ff_spec *d)
 
 static struct tier inter_tier(const struct ff_spec *d, const struct ff_plan *p)
 {
-    double rate = p->inter_node_bytes_per_s > 0.0 ? p->inter_node_bytes_per_s
-                                                  : d->inter_node_bytes_per_s;
+    double rate =
+        p->inter_node_bytes_per_s > 0.0 ? p->inter_node_bytes_per_s : d->inter_node_bytes_per_s;
     struct tier t = {rate * FF_COMM_INTER_FRACTION, FF_COMM_INTER_STEP_LATENCY_S, false};
     if (p->inter_node_bytes_per_s <= 0.0 && d->inter_busbw_bytes_per_s > 0.0) {
         t.busbw = d->inter_busbw_bytes_per_s;
@@ -122,9 +122,8 @@ static void na(struct ff_step_part *t, const char *why)
 }
 
 /* A communication term over a group of n ranks with stride `stride` in the rank order. */
-static const struct tier *group_tier(struct ff_step_part *t, double n, double stride,
-                                     double node, const struct tier *intra,
-                                     const struct tier *inter)
+static const struct tier *group_tier(struct ff_step_part *t, double n, double stride, double node,
+                                     const struct tier *intra, const struct tier *inter)
 {
     t->applies = true;
     t->inter_node = n * stride > node;
@@ -142,7 +141,8 @@ static double expert_share(const struct ff_model *m, const struct ff_param_count
 {
     if (m->experts <= 0 || pc->expert == 0 || pc->matmul_active == 0)
         return 0.0;
-    double n_moe = m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+    double n_moe =
+        m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
     double routed = n_moe * (double)m->experts_active * (double)pc->expert;
     double share = routed / (double)pc->matmul_active;
     return share > 1.0 ? 1.0 : share;
@@ -154,7 +154,7 @@ static double lora_params(const struct ff_model *m, const struct ff_plan *p)
     double h = (double)m->hidden, r = (double)p->lora_rank, hd = (double)m->head_dim;
     double q = (double)m->heads * hd, kv = (double)m->kv_heads * hd;
     double f = (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn);
-    double per = r * ((h + q) + (h + kv));                  /* Wq, Wv */
+    double per = r * ((h + q) + (h + kv)); /* Wq, Wv */
     if (p->lora_all_linear)
         per += r * ((h + kv) + (q + h) + 3.0 * (h + f)); /* Wk, Wo, gate, up, down */
     return per * (double)m->layers;
@@ -170,7 +170,8 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     double rate = ff_spec_rate(d, ff_plan_compute_precision(p));
     if (!(rate > 0.0))
         return FF_ERR_UNSUPPORTED;
-    double eff = p->compute_efficiency > 0.0 ? p->compute_efficiency : FF_DEFAULT_COMPUTE_EFFICIENCY;
+    double eff =
+        p->compute_efficiency > 0.0 ? p->compute_efficiency : FF_DEFAULT_COMPUTE_EFFICIENCY;
     if (ff_plan_compute_precision(p) == FF_PREC_FP8 && p->compute_efficiency <= 0.0) {
         /* FP8 runs nowhere near twice BF16 (FF_DEFAULT_FP8_SPEEDUP over the BF16 rate). */
         double bf16 = d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16] : rate / 2.0;
@@ -288,8 +289,8 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     } else {
         const struct tier *tr = group_tier(&T[FF_TERM_DP], dp, tp, node, &intra, &inter);
         if (p->zero < 3) {
-            na(&T[FF_TERM_ZERO3], p->zero == 0 ? "ZeRO-0: parameters replicated"
-                                               : "ZeRO-1/2: parameters replicated");
+            na(&T[FF_TERM_ZERO3],
+               p->zero == 0 ? "ZeRO-0: parameters replicated" : "ZeRO-1/2: parameters replicated");
             double c = ff_coll_seconds(FF_COLL_ALL_REDUCE, dp, gbytes, tr->busbw, tr->step_latency);
             double window = p->dp_overlap ? t_bwd : 0.0;
             double tail = gbytes > 0.0 ? c * fmin(1.0, FF_COMM_DDP_BUCKET_BYTES / gbytes) : 0.0;
@@ -305,7 +306,8 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
             /* Per micro-batch: gather forward (hidden under forward but one layer's share),
              * gather + reduce-scatter backward (hidden under backward likewise). */
             group_tier(&T[FF_TERM_ZERO3], dp, tp, node, &intra, &inter);
-            double ag = ff_coll_seconds(FF_COLL_ALL_GATHER, dp, wbytes, tr->busbw, tr->step_latency);
+            double ag =
+                ff_coll_seconds(FF_COLL_ALL_GATHER, dp, wbytes, tr->busbw, tr->step_latency);
             double rs =
                 ff_coll_seconds(FF_COLL_REDUCE_SCATTER, dp, gbytes, tr->busbw, tr->step_latency);
             double lay = Lst > 0 ? 1.0 / Lst : 1.0;

@@ -76,8 +76,8 @@ int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, 
  * speed (training 1/step time, serving output tokens/s over its dp replicas). False when
  * none fits. */
 bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
-                        double (*rate)(const struct ff_plan *q, int64_t dp, void *ctx),
-                        void *ctx, int64_t *btp, int64_t *bpp);
+                        double (*rate)(const struct ff_plan *q, int64_t dp, void *ctx), void *ctx,
+                        int64_t *btp, int64_t *bpp);
 
 /* ---- communication (comm.c) ---- */
 

@@ -146,19 +146,38 @@ bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
 
 /* ---- --plan best: the fastest plans on exactly p->gpus GPUs ---- */
 
+/* A step with a term of unknown time (no link rate) is a lower bound: it ranks after every
+ * fully known one. */
+static bool all_known(const struct ff_step *st)
+{
+    for (int i = 0; i < FF_STEP_TERMS; i++)
+        if (st->term[i].applies && !st->term[i].known)
+            return false;
+    return true;
+}
+
+static bool better(const struct ff_plan_choice *a, const struct ff_plan_choice *b)
+{
+    bool ka = all_known(&a->step), kb = all_known(&b->step);
+    if (ka != kb)
+        return ka;
+    return a->seconds < b->seconds * (1.0 - 1e-12);
+}
+
 /* Keep the `max` fastest candidates in out[0..*n), best first. A candidate that ties an
- * earlier one differing only in the ZeRO stage is the same plan with more sharding: skip. */
+ * earlier one of the same layout and micro-batch differs only by more sharding or more
+ * recomputation that costs nothing here (selective with flash attention): skip it. */
 static void keep_best(struct ff_plan_choice *out, size_t max, size_t *n,
                       const struct ff_plan_choice *c)
 {
     for (size_t i = 0; i < *n; i++) {
         const struct ff_plan *q = &out[i].plan;
         if (fabs(out[i].seconds - c->seconds) <= 1e-9 * c->seconds && q->tp == c->plan.tp &&
-            q->pp == c->plan.pp && q->batch == c->plan.batch && q->recompute == c->plan.recompute)
+            q->pp == c->plan.pp && q->batch == c->plan.batch)
             return;
     }
     size_t at = *n;
-    while (at > 0 && c->seconds < out[at - 1].seconds * (1.0 - 1e-12))
+    while (at > 0 && better(c, &out[at - 1]))
         at--;
     if (at >= max)
         return;
@@ -195,13 +214,16 @@ int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const s
     if ((rc = ff_model_params(m, &pc)) != FF_OK)
         return ff_errf(err, errlen, rc, "%s: parameter count out of range", m->name);
     if (!(ff_spec_rate(d, ff_plan_compute_precision(p)) > 0.0) || !(d->mem_bytes > 0.0))
-        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s lacks a matrix rate or memory figure",
-                       d->slug);
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "%s (%s) has no %s matrix rate or no memory "
+                       "figure",
+                       d->slug, d->name, ff_precision_name(ff_plan_compute_precision(p)));
     int64_t node = ff_comm_node_size(d, p);
     struct ff_fit_ctx c = {m, &pc, d->mem_bytes, node};
     double seq = (double)ff_plan_seq(m, p);
-    int64_t G = p->global_batch > 0 ? p->global_batch
-                                    : (int64_t)fmax(1.0, floor(FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq));
+    int64_t G = p->global_batch > 0
+                    ? p->global_batch
+                    : (int64_t)fmax(1.0, floor(FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq));
     double tokens = p->tokens > 0.0            ? p->tokens
                     : p->task == FF_TASK_TRAIN ? 20.0 * (double)pc.total
                                                : 1e8;

@@ -38,7 +38,8 @@ static const struct ff_spec catalog[] = {
      RATES(67, 989.4, 989.4, 1978.9, 1978.9),
      .link_bytes_per_s = 450e9,
      .link_name = "NVLink 4 (NVSwitch)",
-     .gpus_per_node = 8, /* DGX H100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
+     .gpus_per_node =
+         8, /* DGX H100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 2.99,
      .price_source = "typical on-demand (Lambda, 2024)"},
@@ -51,7 +52,8 @@ static const struct ff_spec catalog[] = {
      RATES(67, 989.4, 989.4, 1978.9, 1978.9),
      .link_bytes_per_s = 450e9,
      .link_name = "NVLink 4 (NVSwitch)",
-     .gpus_per_node = 8, /* DGX H200 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
+     .gpus_per_node =
+         8, /* DGX H200 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 3.50,
      .price_source = "typical on-demand (2025)"},
@@ -64,7 +66,8 @@ static const struct ff_spec catalog[] = {
      RATES(19.5, 312, 312, 0, 624),
      .link_bytes_per_s = 300e9,
      .link_name = "NVLink 3 (NVSwitch)",
-     .gpus_per_node = 8, /* DGX A100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-6 200 Gb/s HDR (one per GPU) */
+     .gpus_per_node =
+         8, /* DGX A100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-6 200 Gb/s HDR (one per GPU) */
      .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 1.79,
      .price_source = "typical on-demand (Lambda, 2024)"},
@@ -77,7 +80,8 @@ static const struct ff_spec catalog[] = {
      RATES(19.5, 312, 312, 0, 624),
      .link_bytes_per_s = 300e9,
      .link_name = "NVLink 3 (NVSwitch)",
-     .gpus_per_node = 8, /* DGX A100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-6 200 Gb/s HDR (one per GPU) */
+     .gpus_per_node =
+         8, /* DGX A100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-6 200 Gb/s HDR (one per GPU) */
      .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 1.29,
      .price_source = "typical on-demand (Lambda, 2024)"},
@@ -117,7 +121,8 @@ static const struct ff_spec catalog[] = {
      RATES(163.4, 1307.4, 1307.4, 2614.9, 2614.9),
      .link_bytes_per_s = 448e9,
      .link_name = "Infinity Fabric xGMI (7 links)",
-     .gpus_per_node = 8, /* AMD MI300X platform: 8 OAM GPUs fully connected; Azure ND MI300X v5: 8x 400 Gb/s InfiniBand per VM, one per GPU */
+     .gpus_per_node =
+         8, /* AMD MI300X platform: 8 OAM GPUs fully connected; Azure ND MI300X v5: 8x 400 Gb/s InfiniBand per VM, one per GPU */
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 2.50,
      .price_source = "typical on-demand (2025), estimate"},
@@ -154,7 +159,8 @@ static const struct ff_spec catalog[] = {
      RATES(52.4, 838.9, 838.9, 0, 1677.7),
      .link_bytes_per_s = 64e9,
      .link_name = "Xe Link",
-     .gpus_per_node = 6, /* ALCF Aurora node: 6 Max 1550 on Xe Link, 8x HPE Slingshot-11 200 Gb/s per node = 33.3 GB/s per GPU */
+     .gpus_per_node =
+         6, /* ALCF Aurora node: 6 Max 1550 on Xe Link, 8x HPE Slingshot-11 200 Gb/s per node = 33.3 GB/s per GPU */
      .inter_node_bytes_per_s = 33.3e9,
      .price_per_hour = 0},
     /* ---- added in the second pass: dense rates (half the vendors' sparse figures);
@@ -169,7 +175,8 @@ static const struct ff_spec catalog[] = {
      RATES(51, 756, 756, 1513, 1513),
      .link_bytes_per_s = 64e9,
      .link_name = "PCIe Gen5 x16",
-     .gpus_per_node = 8, /* 8-GPU PCIe servers are usual; the NVLink bridge joins pairs only; no standard network */
+     .gpus_per_node =
+         8, /* 8-GPU PCIe servers are usual; the NVLink bridge joins pairs only; no standard network */
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 2.49,
      .price_source = "Lambda on-demand H100 PCIe, 2024"},
@@ -182,7 +189,8 @@ static const struct ff_spec catalog[] = {
      RATES(60, 835, 835, 1671, 1671),
      .link_bytes_per_s = 300e9,
      .link_name = "NVLink bridge (pairs; PCIe Gen5 beyond)",
-     .gpus_per_node = 8, /* NVL cards are bridged in pairs in 8-GPU PCIe servers; no standard network */
+     .gpus_per_node =
+         8, /* NVL cards are bridged in pairs in 8-GPU PCIe servers; no standard network */
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
     {.slug = "b200",
@@ -195,7 +203,8 @@ static const struct ff_spec catalog[] = {
      RATES4(75, 2250, 2250, 4500, 4500, 9000),
      .link_bytes_per_s = 900e9,
      .link_name = "NVLink 5 (NVSwitch)",
-     .gpus_per_node = 8, /* DGX B200 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
+     .gpus_per_node =
+         8, /* DGX B200 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 4.99,
      .price_source = "Lambda on-demand B200 (HGX), 2025, approximate"},
@@ -248,7 +257,8 @@ static const struct ff_spec catalog[] = {
      RATES(15.7, 0, 125, 0, 62.8),
      .link_bytes_per_s = 150e9,
      .link_name = "NVLink 2 (hybrid cube mesh)",
-     .gpus_per_node = 8, /* AWS p3dn.24xlarge / DGX-1: 8 V100 on NVLink 2, 100 Gb/s per instance = 12.5 Gb/s per GPU */
+     .gpus_per_node =
+         8, /* AWS p3dn.24xlarge / DGX-1: 8 V100 on NVLink 2, 100 Gb/s per instance = 12.5 Gb/s per GPU */
      .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 3.06,
      .price_source = "AWS p3.2xlarge on-demand, us-east-1, 2024"},
@@ -318,7 +328,8 @@ static const struct ff_spec catalog[] = {
      RATES(95.7, 383, 383, 0, 383),
      .link_bytes_per_s = 400e9,
      .link_name = "Infinity Fabric xGMI",
-     .gpus_per_node = 4, /* OLCF Frontier node: 4 MI250X on Infinity Fabric, 4x HPE Slingshot 200 Gb/s (one per MI250X) */
+     .gpus_per_node =
+         4, /* OLCF Frontier node: 4 MI250X on Infinity Fabric, 4x HPE Slingshot 200 Gb/s (one per MI250X) */
      .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 0},
     {.slug = "mi325x",
@@ -330,7 +341,8 @@ static const struct ff_spec catalog[] = {
      RATES(163.4, 1307.4, 1307.4, 2614.9, 2614.9),
      .link_bytes_per_s = 448e9,
      .link_name = "Infinity Fabric xGMI (7 links)",
-     .gpus_per_node = 8, /* AMD MI325X platform: 8 OAM GPUs; reference design with a 400 Gb/s NIC per GPU (AMD Pensando Pollara 400) */
+     .gpus_per_node =
+         8, /* AMD MI325X platform: 8 OAM GPUs; reference design with a 400 Gb/s NIC per GPU (AMD Pensando Pollara 400) */
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 0},
 };

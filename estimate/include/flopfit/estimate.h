@@ -141,9 +141,9 @@ enum ff_step_term {
 
 #define FF_STEP_NOTE_MAX 96
 struct ff_step_part {
-    bool applies;   /* false: the term does not apply to this plan (note says why) */
-    bool known;     /* false: a link rate is unknown; the term is not in seconds */
-    bool inter_node; /* communication crosses nodes (the network, not the node's links) */
+    bool applies;         /* false: the term does not apply to this plan (note says why) */
+    bool known;           /* false: a link rate is unknown; the term is not in seconds */
+    bool inter_node;      /* communication crosses nodes (the network, not the node's links) */
     double seconds;       /* time added to the step, s */
     double total_seconds; /* before overlap, s (= seconds when nothing overlaps) */
     double bytes;         /* bytes each GPU sends per step */
@@ -151,12 +151,12 @@ struct ff_step_part {
 };
 
 struct ff_step {
-    bool valid;          /* computed (training tasks) */
-    bool modelled;       /* the run's time is steps x step time (no --mfu / --achieved) */
+    bool valid;    /* computed (training tasks) */
+    bool modelled; /* the run's time is steps x step time (no --mfu / --achieved) */
     struct ff_step_part term[FF_STEP_TERMS];
-    double seconds;      /* sum of the known terms, s */
-    double steps;        /* optimizer steps for the run's tokens */
-    double sequences;    /* global batch: sequences per step (micro-batch x accum x dp) */
+    double seconds;        /* sum of the known terms, s */
+    double steps;          /* optimizer steps for the run's tokens */
+    double sequences;      /* global batch: sequences per step (micro-batch x accum x dp) */
     int64_t micro_batches; /* per pipeline per step (accum) */
     int64_t gpus_per_node, nodes;
     double intra_busbw_bytes_per_s, inter_busbw_bytes_per_s; /* achieved bus bandwidth used */
@@ -288,35 +288,39 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * Megatron-LM 44% HFU for 1.7B on 32 A100 with no model parallelism and 52% for 1T on 3072
  * (Narayanan et al. 2021, Table 1), 56% HFU for 530B (Korthikanti et al. 2022, Table 5),
  * PaLM 57.8% HFU (Chowdhery et al. 2022, App. B). 0.55 sits inside that spread. */
-#define FF_DEFAULT_COMPUTE_EFFICIENCY 0.55
+#define FF_DEFAULT_COMPUTE_EFFICIENCY  0.55
 /* Achieved bus bandwidth (nccl-tests busbw) over the link line rate: inside a node ~200-208
  * of 300 GB/s on A100 NVLink 3 (nccl-tests issues #149, #178) and ~370 of 450 GB/s on H100
  * ring (NCCL developer, nccl-tests #212): 0.68-0.82, taken 0.75; across nodes 46-48 of 50
  * GB/s per 400 Gb/s NDR NIC (NCCL developer, nccl-tests #290) and ~41 at 32 MB (#232):
  * taken 0.90. A measured profile replaces both. */
-#define FF_COMM_INTRA_FRACTION 0.75
-#define FF_COMM_INTER_FRACTION 0.90
+#define FF_COMM_INTRA_FRACTION         0.75
+#define FF_COMM_INTER_FRACTION         0.90
 /* Latency per algorithm step: an 8-GPU NVLink all-reduce's smallest message takes ~10 us
  * (FF_DEFAULT_ALLREDUCE_LATENCY_S) over 2*log2(8) = 6 tree steps; a network hop (NIC +
  * switch) a few us. NCCL runs latency-bound sizes as trees (log-depth), bandwidth-bound
  * ones as rings (nccl-tests #196), so steps are log-depth and volumes ring. */
-#define FF_COMM_INTRA_STEP_LATENCY_S 1.7e-6
-#define FF_COMM_INTER_STEP_LATENCY_S 5e-6
+#define FF_COMM_INTRA_STEP_LATENCY_S   1.7e-6
+#define FF_COMM_INTER_STEP_LATENCY_S   5e-6
 /* The gradient bucket that cannot overlap backward: it is reduced after the last layer's
  * backward (PyTorch DDP bucket_cap_mb = 25, Li et al. 2020 §3.2.3). */
-#define FF_COMM_DDP_BUCKET_BYTES 25e6
+#define FF_COMM_DDP_BUCKET_BYTES       25e6
 /* MoE load imbalance: the most loaded expert rank over the mean. Switch Transformer trains
  * at capacity factor 1.0-1.25 (Fedus et al. 2021, Table 1 and §2.2), GShard at 2.0 as an
  * upper bound (Lepikhin et al. 2020 §2.2), DeepSpeed-MoE at 1.0-1.25; dropless routers with
  * balancing losses (Mixtral, DeepSeek-V3) measure max/mean loads of about 1.1-1.3: 1.25. */
-#define FF_DEFAULT_MOE_IMBALANCE 1.25
+#define FF_DEFAULT_MOE_IMBALANCE       1.25
 /* --plan best's global batch when none is given: about 4M tokens per step (Llama 2 and
  * Llama 3: 4M; GPT-3 175B: 3.2M; Chinchilla 1.5M-3M). */
 #define FF_DEFAULT_GLOBAL_BATCH_TOKENS 4194304.0
 
 /* Collectives (nccl-tests doc/PERFORMANCE.md: algbw = S/t, busbw = algbw x factor). */
-enum ff_collective { FF_COLL_ALL_REDUCE = 0, FF_COLL_ALL_GATHER, FF_COLL_REDUCE_SCATTER,
-                     FF_COLL_ALL_TO_ALL };
+enum ff_collective {
+    FF_COLL_ALL_REDUCE = 0,
+    FF_COLL_ALL_GATHER,
+    FF_COLL_REDUCE_SCATTER,
+    FF_COLL_ALL_TO_ALL
+};
 /* The bus factor: all-reduce 2(n-1)/n, the others (n-1)/n. 0 for n <= 1. */
 FF_API double ff_coll_bus_factor(enum ff_collective c, double n);
 /* Seconds for a collective of S bytes per rank over n ranks at bus bandwidth busbw (B/s)
