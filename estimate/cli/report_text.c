@@ -110,8 +110,9 @@ static void step_block(FILE *out, const struct ff_plan *p, const struct ff_estim
         ff_fmt_si(net, sizeof(net), st->inter_busbw_bytes_per_s, "B/s");
     fprintf(out, "    bus bandwidth: node links %s%s, network %s per GPU%s (%s)\n", in,
             st->intra_measured ? " measured" : "", net, st->inter_measured ? " measured" : "",
-            p->inter_node_bytes_per_s > 0 ? "network from --inter-node-gbps x 90%"
-                                          : "line rates x 75% in a node, x 90% across");
+            st->intra_measured && st->inter_measured ? "measured by flopfit bench --mpi"
+            : p->inter_node_bytes_per_s > 0          ? "network from --inter-node-gbps x 90%"
+                                                     : "line rates x 75% in a node, x 90% across");
 }
 
 void ff_report_best_text(FILE *out, const struct ff_plan_choice *c, size_t n)
