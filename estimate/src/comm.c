@@ -27,7 +27,8 @@
  *    prefetched, each overlapping its pass but for one layer's share.
  *  - pipeline: 1F1B's bubble is (p-1)/m of the pipelined work with m micro-batches, i.e.
  *    (p-1)/(m+p-1) of the step; interleaved with v chunks per stage (p-1)/(v·m) (Narayanan
- *    et al. 2021 §2.2).
+ *    et al. 2021 §2.2); plus each micro-batch's activation and gradient sends between stages
+ *    (v times with interleaving), b·s·h·a/tp bytes each (§4.1), on the critical path.
  *  - MoE with expert parallelism e: 2 all-to-alls of the routed tokens (b·s·k·h·a) per MoE
  *    layer forward and 2 backward (GShard, Lepikhin et al. 2020; DeepSpeed-MoE, Rajbhandari
  *    et al. 2022), scaled by the load imbalance, which also stretches the expert compute of
@@ -264,17 +265,34 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
                  "most loaded rank %.2fx the mean on %.0f%% expert compute", imb, share * 100.0);
     }
 
-    /* Pipeline bubble over the pipelined work (compute + TP + EP). */
+    /* Pipeline: the bubble over the pipelined work (compute + TP + EP), plus the stage-to-
+     * stage sends: per micro-batch the activations forward and their gradients backward,
+     * b·s·h·a/tp bytes each (Megatron's scatter/gather over the tp ranks, Narayanan §4.1),
+     * over the network when a stage boundary crosses nodes (tp·dp ranks per stage). */
     if (p->pp <= 1) {
         na(&T[FF_TERM_BUBBLE], "pp 1: no pipeline");
     } else {
         double v = p->pp_chunks > 1 ? (double)p->pp_chunks : 1.0;
         double work = mb * (t_mb + t_tp_mb + t_ep_mb + t_imb_mb);
-        T[FF_TERM_BUBBLE].applies = T[FF_TERM_BUBBLE].known = true;
-        T[FF_TERM_BUBBLE].seconds = T[FF_TERM_BUBBLE].total_seconds = (pp - 1.0) / (v * mb) * work;
-        snprintf(T[FF_TERM_BUBBLE].note, sizeof(T[0].note), "(p-1)/(v*m) = %lld/(%lld*%lld)%s",
-                 (long long)(p->pp - 1), (long long)v, (long long)p->accum,
-                 v > 1 ? ", interleaved" : ", 1F1B");
+        double bubble = (pp - 1.0) / (v * mb) * work;
+        struct ff_step_part *B = &T[FF_TERM_BUBBLE];
+        B->applies = true;
+        B->inter_node = tp * dp * pp > node; /* some boundary crosses: it bounds the rest */
+        const struct tier *tr = B->inter_node ? &inter : &intra;
+        B->known = tr->busbw > 0.0;
+        double S = b * s * h * act / tp;
+        double send = B->known ? tr->step_latency + S / tr->busbw : 0.0;
+        double p2p = 2.0 * mb * v * send;
+        B->bytes = 2.0 * mb * v * S;
+        B->seconds = B->total_seconds = bubble + p2p;
+        if (B->known)
+            snprintf(B->note, sizeof(B->note), "(p-1)/(v*m) = %lld/(%lld*%lld)%s + stage sends",
+                     (long long)(p->pp - 1), (long long)v, (long long)p->accum,
+                     v > 1 ? ", interleaved" : ", 1F1B");
+        else
+            snprintf(B->note, sizeof(B->note), "%s",
+                     "unknown: stage sends cross nodes with no inter-node rate "
+                     "(--inter-node-gbps)");
     }
 
     /* Data parallel: 16-bit gradients of this GPU's shard (ZeRO §7: 2Ψ bytes); LoRA/QLoRA

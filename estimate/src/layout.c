@@ -253,12 +253,13 @@ int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const s
                     int64_t per_rank = (G + dp - 1) / dp;
                     for (int64_t b = 1; b <= per_rank; b *= 2) {
                         q.batch = b;
+                        q.accum = (per_rank + b - 1) / b; /* pipeline stages hold in-flight
+                                                             micro-batches: before the fit */
+                        q.gpus = gpus;
                         struct ff_plan_choice ch;
                         memset(&ch, 0, sizeof(ch));
                         if (!ff_layout_fits(&c, &q, tp, pp, dp, b, &ch.mem))
                             break; /* memory grows with b */
-                        q.accum = (per_rank + b - 1) / b;
-                        q.gpus = gpus;
                         if (ff_comm_step(m, d, &q, &pc, dp, &ch.step) != FF_OK)
                             continue;
                         ch.plan = q;
