@@ -230,8 +230,8 @@ Test(comm, moe_all_to_all_and_imbalance)
     struct ff_param_count pc = params_of(&m);
     double share = 32.0 * 2.0 * (double)pc.expert / (double)pc.matmul_active;
     expect_within(st.term[FF_TERM_MOE_IMBALANCE].seconds,
-                  (FF_DEFAULT_MOE_IMBALANCE - 1.0) * share * st.term[FF_TERM_COMPUTE].seconds,
-                  1e-9, "imbalance");
+                  (FF_DEFAULT_MOE_IMBALANCE - 1.0) * share * st.term[FF_TERM_COMPUTE].seconds, 1e-9,
+                  "imbalance");
     /* A dense model: neither applies. */
     struct ff_model g = small_gpt();
     struct ff_plan q = base_plan();
@@ -306,11 +306,11 @@ Test(comm_published, megatron_table1_weak_scaling)
         int64_t L, h, a, tp, pp, n, B;
         double tflops;
     } rows[] = {
-        {24, 2304, 24, 1, 1, 32, 512, 137},          {30, 3072, 32, 2, 1, 64, 512, 138},
-        {36, 4096, 32, 4, 1, 128, 512, 142},         {40, 6144, 48, 8, 1, 256, 1024, 135},
-        {48, 8192, 64, 8, 2, 512, 1536, 138},        {60, 10240, 80, 8, 4, 1024, 1792, 140},
-        {80, 12288, 96, 8, 8, 1536, 2304, 148},      {96, 16384, 128, 8, 16, 1920, 2160, 155},
-        {105, 20480, 128, 8, 35, 2520, 2520, 163},   {128, 25600, 160, 8, 64, 3072, 3072, 163},
+        {24, 2304, 24, 1, 1, 32, 512, 137},        {30, 3072, 32, 2, 1, 64, 512, 138},
+        {36, 4096, 32, 4, 1, 128, 512, 142},       {40, 6144, 48, 8, 1, 256, 1024, 135},
+        {48, 8192, 64, 8, 2, 512, 1536, 138},      {60, 10240, 80, 8, 4, 1024, 1792, 140},
+        {80, 12288, 96, 8, 8, 1536, 2304, 148},    {96, 16384, 128, 8, 16, 1920, 2160, 155},
+        {105, 20480, 128, 8, 35, 2520, 2520, 163}, {128, 25600, 160, 8, 64, 3072, 3072, 163},
     };
     struct ff_spec d = device("a100-80gb");
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -530,8 +530,8 @@ static struct out *cli(const char *first, ...)
 
 Test(comm_cli, options_are_validated)
 {
-    struct out *o = cli("--model", "llama-2-7b", "--device", "h100", "--nodes", "2", "--gpus",
-                        "16", NULL);
+    struct out *o =
+        cli("--model", "llama-2-7b", "--device", "h100", "--nodes", "2", "--gpus", "16", NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "--nodes"), "%s", o->err);
     o = cli("--model", "llama-2-7b", "--device", "h100", "--inter-node-gbps", "5000", NULL);
@@ -586,8 +586,8 @@ Test(comm_cli, nodes_and_breakdown_in_text_and_json)
 
 Test(comm_cli, plan_best_text_json_and_ranking)
 {
-    struct out *o = cli("--model", "llama-2-70b", "--device", "a100", "--gpus", "256", "--plan",
-                        "best", NULL);
+    struct out *o =
+        cli("--model", "llama-2-70b", "--device", "a100", "--gpus", "256", "--plan", "best", NULL);
     cr_expect_eq(o->code, 0, "%s", o->err);
     cr_expect(strstr(o->out, "best plans"), "%s", o->out);
     o = cli("--model", "llama-2-70b", "--device", "a100", "--gpus", "256", "--plan", "best",
