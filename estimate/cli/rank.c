@@ -1,13 +1,23 @@
 /*
  * estimate/cli/rank.c — `flopfit estimate --device all` (or several --profile): the plan on
- * every device, ranked: fits first, then the known cost (training: the run; serving: per
- * million tokens), then time (serving: the larger throughput).
+ * every device, ranked: fits first, then times that are not lower bounds (a link rate
+ * unknown), then the known cost (training: the run; serving: per million tokens), then time
+ * (serving: the larger throughput). With --plan best each device runs its own best plan.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli_report.h"
 #include "estcli.h"
+
+static bool lower_bound(const struct ff_estimate *e)
+{
+    for (int i = 0; i < FF_STEP_TERMS; i++)
+        if (e->step.valid && e->step.modelled && e->step.term[i].applies &&
+            !e->step.term[i].known)
+            return true;
+    return false;
+}
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -19,6 +29,10 @@ static int cmp_rows(const void *a, const void *b)
     const struct ff_estimate *e = &x->est, *f = &y->est;
     if (e->fits != f->fits)
         return e->fits ? -1 : 1;
+    /* A time with a term left out for an unknown link rate is a lower bound: after the rest. */
+    bool le = lower_bound(e), lf = lower_bound(f);
+    if (le != lf)
+        return le ? 1 : -1;
     bool serve = e->serve_batch > 0;
     double ce = serve ? e->cost_per_million_tokens : e->cost_usd;
     double cf = serve ? f->cost_per_million_tokens : f->cost_usd;
