@@ -13,8 +13,7 @@
 static bool lower_bound(const struct ff_estimate *e)
 {
     for (int i = 0; i < FF_STEP_TERMS; i++)
-        if (e->step.valid && e->step.modelled && e->step.term[i].applies &&
-            !e->step.term[i].known)
+        if (e->step.valid && e->step.modelled && e->step.term[i].applies && !e->step.term[i].known)
             return true;
     return false;
 }
