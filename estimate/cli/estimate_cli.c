@@ -78,6 +78,13 @@ static int list_devices(FILE *out, bool json)
                                            json_object_new_double(d[i].flops_per_s[k]));
             json_object_object_add(o, "matmul_flops_per_s", r);
             json_object_object_add(o, "link_bytes_per_s", rate_or_null(d[i].link_bytes_per_s));
+            json_object_object_add(o, "link_name",
+                                   d[i].link_name ? json_object_new_string(d[i].link_name) : NULL);
+            json_object_object_add(o, "gpus_per_node",
+                                   d[i].gpus_per_node > 0 ? json_object_new_int(d[i].gpus_per_node)
+                                                          : NULL);
+            json_object_object_add(o, "inter_node_bytes_per_s",
+                                   rate_or_null(d[i].inter_node_bytes_per_s));
             json_object_object_add(o, "price_per_hour", rate_or_null(d[i].price_per_hour));
             json_object_object_add(o, "price_source",
                                    d[i].price_source ? json_object_new_string(d[i].price_source)

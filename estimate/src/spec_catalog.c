@@ -6,6 +6,11 @@
  * capacities are GiB: "80 GB" HBM3 = 80 GiB); the driver's reservation is part of the
  * runtime overhead the estimate adds. Prices are typical on-demand cloud rates per GPU-hour
  * (2024-2025, rounded); 0 = no public rate: pass --price.
+ * Network (multi-GPU plans, comm.c): link_bytes_per_s is the GPU-to-GPU line rate inside a
+ * node per direction (half the vendors' bidirectional NVLink/xGMI figure), link_name what
+ * carries it; gpus_per_node and inter_node_bytes_per_s (per GPU, per direction) describe the
+ * usual platform named beside each entry (DGX/HGX, a cloud instance, an HPC node); 0 =
+ * unknown (no standard multi-node platform: pass --gpus-per-node / --inter-node-gbps).
  */
 #include <string.h>
 
