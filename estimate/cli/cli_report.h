@@ -25,6 +25,12 @@ int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
 int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                         const struct ff_rank_row *rows, size_t n);
 
+/* --plan best: the chosen plan's report (e, from choices[0]) and the n best plans. */
+void ff_report_best_text(FILE *out, const struct ff_plan_choice *choices, size_t n);
+int ff_report_best_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
+                        const struct ff_plan *p, const struct ff_estimate *e,
+                        const struct ff_plan_choice *choices, size_t n);
+
 /* The per-GPU memory terms in report order, read by both writers (report.c): the text
  * label, the JSON key, where the figure is in struct ff_memory, and the text report's note
  * (why_serve, when not NULL, replaces why under --serve). */

@@ -26,6 +26,10 @@ struct ff_estcli_opts {
     bool json, list_models, list_devices, help;
     int tasks; /* task options seen (more than one is an error) */
     bool lora_rank_set, serve_opts_set, tokens_set, precision_set, tp_set, pp_set;
+    /* multi-GPU plans */
+    bool plan_best; /* --plan best */
+    int64_t nodes;  /* --nodes; 0 = not given */
+    bool gpus_set;  /* --gpus given */
 };
 
 /* ---- options.c ---- */
@@ -48,7 +52,15 @@ int ff_estcli_profile(const char *path, struct ff_spec *d);
 /* The one device: --profile FILE or a catalog --device NAME. */
 int ff_estcli_device(const struct ff_estcli_opts *o, struct ff_spec *d);
 
+/* --nodes N without --gpus-per-node: N x the device's node size (8 when unknown). */
+void ff_estcli_apply_nodes(const struct ff_estcli_opts *o, const struct ff_spec *d,
+                           struct ff_plan *p);
+
 /* ---- rank.c ---- */
+
+/* --plan best on one device: the fastest plans, the best one's report. Exit code. */
+int ff_estcli_best(const struct ff_estcli_opts *o, const struct ff_model *m,
+                   const struct ff_spec *d, const struct ff_plan *p);
 
 /* Estimate on the profiles and (with --device all) every catalog device, best first, and print
  * the ranking. Exit code 0 when something fits, 1 when nothing does, 2 on a usage error. */

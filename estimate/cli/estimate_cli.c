@@ -78,6 +78,13 @@ static int list_devices(FILE *out, bool json)
                                            json_object_new_double(d[i].flops_per_s[k]));
             json_object_object_add(o, "matmul_flops_per_s", r);
             json_object_object_add(o, "link_bytes_per_s", rate_or_null(d[i].link_bytes_per_s));
+            json_object_object_add(o, "link_name",
+                                   d[i].link_name ? json_object_new_string(d[i].link_name) : NULL);
+            json_object_object_add(o, "gpus_per_node",
+                                   d[i].gpus_per_node > 0 ? json_object_new_int(d[i].gpus_per_node)
+                                                          : NULL);
+            json_object_object_add(o, "inter_node_bytes_per_s",
+                                   rate_or_null(d[i].inter_node_bytes_per_s));
             json_object_object_add(o, "price_per_hour", rate_or_null(d[i].price_per_hour));
             json_object_object_add(o, "price_source",
                                    d[i].price_source ? json_object_new_string(d[i].price_source)
@@ -188,5 +195,8 @@ int ff_cmd_estimate(int argc, char **argv)
     struct ff_spec dev;
     if ((rc = ff_estcli_device(&o, &dev)) != 0)
         return rc;
+    if (o.plan_best)
+        return ff_estcli_best(&o, &model, &dev, &plan);
+    ff_estcli_apply_nodes(&o, &dev, &plan);
     return run_one(&o, &model, &dev, &plan);
 }

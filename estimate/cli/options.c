@@ -42,6 +42,16 @@ const char ff_estcli_usage_text[] =
     "  --tp N --pp N          tensor / pipeline parallel (1, 1)\n"
     "  --gpus N               GPUs in all; data parallel = gpus/(tp*pp) (the fewest that fit);\n"
     "                         without --tp/--pp the fastest layout of N GPUs that fits\n"
+    "multi-GPU:\n"
+    "  --gpus-per-node G      GPUs per node (the device's platform, else 8); tp stays in one\n"
+    "  --nodes N              whole nodes: --gpus = N x GPUs per node\n"
+    "  --inter-node-gbps X    network per GPU, Gb/s (the catalog's: 400 on DGX H100)\n"
+    "  --ep N                 MoE expert-parallel ranks (1)   --pp-chunks V interleaved (1)\n"
+    "  --dp-overlap on|off    gradient sync overlaps backward (on)\n"
+    "  --plan best            search tp x pp x dp x ZeRO x micro-batch x recompute for the\n"
+    "                         fastest plan on the GPUs; --global-batch N sequences per step\n"
+    "                         (4M tokens / seq)\n"
+    "  --compute-efficiency F the compute alone, fraction of peak (0.55)\n"
     "device:\n"
     "  --device NAME|all      catalog device (see --list-devices); all = rank every one\n"
     "  --profile FILE         measured profile from `flopfit bench` (repeatable)\n"
@@ -94,6 +104,15 @@ enum {
     OPT_LIST_MODELS,
     OPT_LIST_DEVICES,
     OPT_HELP,
+    OPT_GPUS_PER_NODE,
+    OPT_NODES,
+    OPT_INTER_NODE,
+    OPT_EP,
+    OPT_PP_CHUNKS,
+    OPT_DP_OVERLAP,
+    OPT_PLAN,
+    OPT_GLOBAL_BATCH,
+    OPT_COMPUTE_EFF,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +152,15 @@ static const struct option long_opts[] = {
     {"list-models", no_argument, NULL, OPT_LIST_MODELS},
     {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
     {"help", no_argument, NULL, OPT_HELP},
+    {"gpus-per-node", required_argument, NULL, OPT_GPUS_PER_NODE},
+    {"nodes", required_argument, NULL, OPT_NODES},
+    {"inter-node-gbps", required_argument, NULL, OPT_INTER_NODE},
+    {"ep", required_argument, NULL, OPT_EP},
+    {"pp-chunks", required_argument, NULL, OPT_PP_CHUNKS},
+    {"dp-overlap", required_argument, NULL, OPT_DP_OVERLAP},
+    {"plan", required_argument, NULL, OPT_PLAN},
+    {"global-batch", required_argument, NULL, OPT_GLOBAL_BATCH},
+    {"compute-efficiency", required_argument, NULL, OPT_COMPUTE_EFF},
     {NULL, 0, NULL, 0},
 };
 
@@ -156,6 +184,10 @@ static const struct ff_choice recompute_choices[] = {
     {"none", FF_RECOMPUTE_NONE, false},
     {"selective", FF_RECOMPUTE_SELECTIVE, false},
     {"full", FF_RECOMPUTE_FULL, false},
+};
+static const struct ff_choice plan_choices[] = {
+    {"given", 0, false},
+    {"best", 1, false},
 };
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -192,6 +224,26 @@ static int check_combinations(const struct ff_estcli_opts *o, const struct ff_pl
                        "--paged-optimizer applies to training and fine-tuning, not --serve");
     if (p->mfu > 0 && p->achieved_flops_per_s > 0)
         return ff_errf(err, errlen, FF_ERR_INVALID, "give either --mfu or --achieved-tflops");
+    if (o->nodes > 0 && o->gpus_set)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "give either --nodes N (with --gpus-per-node) or --gpus N, not both");
+    if (o->plan_best && p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--plan best plans training, not --serve");
+    if (o->plan_best && (o->tp_set || o->pp_set))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--plan best chooses tp and pp itself; drop --tp/--pp or --plan best");
+    if (p->global_batch > 0 && !o->plan_best)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--global-batch applies to --plan best (otherwise the global batch is "
+                       "--batch x --accum x data-parallel ranks)");
+    if (o->plan_best && !o->gpus_set && o->nodes <= 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--plan best needs the GPUs to plan on: --gpus N or --nodes N");
+    if (p->gpus_per_node > 0 && o->tp_set && p->tp > p->gpus_per_node)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--tp %lld is more than --gpus-per-node %lld: tensor parallelism stays "
+                       "within a node",
+                       (long long)p->tp, (long long)p->gpus_per_node);
     return FF_OK;
 }
 
@@ -289,7 +341,42 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             o->pp_set = true;
             rc = ff_parse_i64("--pp", optarg, 1, 1 << 16, &p->pp, err, errlen);
             break;
+        case OPT_GPUS_PER_NODE:
+            rc =
+                ff_parse_i64("--gpus-per-node", optarg, 1, 1 << 16, &p->gpus_per_node, err, errlen);
+            break;
+        case OPT_NODES:
+            rc = ff_parse_i64("--nodes", optarg, 1, 1 << 20, &o->nodes, err, errlen);
+            break;
+        case OPT_INTER_NODE:
+            /* Gb/s per GPU: 1600 is two 800 Gb/s ports, the most any GPU platform ships. */
+            rc = ff_parse_double_above("--inter-node-gbps", optarg, 0, 1600, &x, err, errlen);
+            if (rc == FF_OK)
+                p->inter_node_bytes_per_s = x * 1e9 / 8.0;
+            break;
+        case OPT_EP: rc = ff_parse_i64("--ep", optarg, 1, 1 << 20, &p->ep, err, errlen); break;
+        case OPT_PP_CHUNKS:
+            rc = ff_parse_i64("--pp-chunks", optarg, 1, 1 << 16, &p->pp_chunks, err, errlen);
+            break;
+        case OPT_DP_OVERLAP:
+            rc = ff_parse_onoff("--dp-overlap", optarg, &p->dp_overlap, err, errlen);
+            break;
+        case OPT_PLAN:
+            rc = ff_parse_choice("--plan", optarg, plan_choices, N_OF(plan_choices), &w, err,
+                                 errlen);
+            if (rc == FF_OK)
+                o->plan_best = w != 0;
+            break;
+        case OPT_GLOBAL_BATCH:
+            rc = ff_parse_i64("--global-batch", optarg, 1, (int64_t)1 << 40, &p->global_batch, err,
+                              errlen);
+            break;
+        case OPT_COMPUTE_EFF:
+            rc = ff_parse_double_above("--compute-efficiency", optarg, 0, 1, &p->compute_efficiency,
+                                       err, errlen);
+            break;
         case OPT_GPUS:
+            o->gpus_set = true;
             rc = ff_parse_i64("--gpus", optarg, 1, (int64_t)1 << 30, &p->gpus, err, errlen);
             break;
         case OPT_PROMPT:
@@ -346,7 +433,11 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
     if (optind < argc)
         return ff_errf(err, errlen, FF_ERR_INVALID, "unexpected argument '%s' (see --help)",
                        argv[optind]);
+    /* --nodes N: N whole nodes; with no --gpus-per-node the device's node size is applied
+     * once the device is known (ff_estcli_apply_nodes). */
+    if (o->nodes > 0 && p->gpus_per_node > 0)
+        p->gpus = o->nodes * p->gpus_per_node;
     /* --gpus alone: the tool chooses tp and pp for that many GPUs. */
-    p->auto_layout = p->gpus > 0 && !o->tp_set && !o->pp_set;
+    p->auto_layout = (p->gpus > 0 || o->nodes > 0) && !o->tp_set && !o->pp_set && !o->plan_best;
     return check_combinations(o, p, err, errlen);
 }

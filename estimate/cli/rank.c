@@ -1,13 +1,22 @@
 /*
  * estimate/cli/rank.c — `flopfit estimate --device all` (or several --profile): the plan on
- * every device, ranked: fits first, then the known cost (training: the run; serving: per
- * million tokens), then time (serving: the larger throughput).
+ * every device, ranked: fits first, then times that are not lower bounds (a link rate
+ * unknown), then the known cost (training: the run; serving: per million tokens), then time
+ * (serving: the larger throughput). With --plan best each device runs its own best plan.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli_report.h"
 #include "estcli.h"
+
+static bool lower_bound(const struct ff_estimate *e)
+{
+    for (int i = 0; i < FF_STEP_TERMS; i++)
+        if (e->step.valid && e->step.modelled && e->step.term[i].applies && !e->step.term[i].known)
+            return true;
+    return false;
+}
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -19,6 +28,10 @@ static int cmp_rows(const void *a, const void *b)
     const struct ff_estimate *e = &x->est, *f = &y->est;
     if (e->fits != f->fits)
         return e->fits ? -1 : 1;
+    /* A time with a term left out for an unknown link rate is a lower bound: after the rest. */
+    bool le = lower_bound(e), lf = lower_bound(f);
+    if (le != lf)
+        return le ? 1 : -1;
     bool serve = e->serve_batch > 0;
     double ce = serve ? e->cost_per_million_tokens : e->cost_usd;
     double cf = serve ? f->cost_per_million_tokens : f->cost_usd;
@@ -29,6 +42,65 @@ static int cmp_rows(const void *a, const void *b)
     double te = serve ? -e->max_tokens_per_second : e->seconds;
     double tf = serve ? -f->max_tokens_per_second : f->seconds;
     return te < tf ? -1 : te > tf;
+}
+
+/* --plan best on one device: the estimate of its fastest plan; when none fits, the plan's
+ * own estimate on the same GPUs (which says it does not fit and what would). */
+static int best_of(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                   struct ff_estimate *e, char *why, size_t whylen)
+{
+    struct ff_plan_choice ch[1];
+    size_t n = 0;
+    int rc = ff_est_best_plans(m, d, p, ch, 1, &n, why, whylen);
+    if (rc != FF_OK)
+        return rc;
+    if (n > 0)
+        return ff_est_run(m, d, &ch[0].plan, e, why, whylen);
+    struct ff_plan q = *p;
+    q.auto_layout = true;
+    return ff_est_run(m, d, &q, e, why, whylen);
+}
+
+#define BEST_SHOWN 5
+
+int ff_estcli_best(const struct ff_estcli_opts *o, const struct ff_model *m,
+                   const struct ff_spec *d, const struct ff_plan *p)
+{
+    char err[512];
+    struct ff_plan q = *p;
+    ff_estcli_apply_nodes(o, d, &q);
+    struct ff_plan_choice ch[BEST_SHOWN];
+    size_t n = 0;
+    int rc = ff_est_best_plans(m, d, &q, ch, BEST_SHOWN, &n, err, sizeof(err));
+    if (rc != FF_OK)
+        return ff_estcli_fail(rc, err);
+    struct ff_estimate *e = calloc(1, sizeof(*e));
+    if (!e)
+        return 1;
+    struct ff_plan run = n > 0 ? ch[0].plan : q;
+    if (n == 0)
+        run.auto_layout = true;
+    int code;
+    rc = ff_est_run(m, d, &run, e, err, sizeof(err));
+    if (rc != FF_OK) {
+        code = ff_estcli_fail(rc, err);
+    } else if (o->json) {
+        code = ff_report_best_json(stdout, m, d, &run, e, ch, n) == 0 ? 0 : 1;
+    } else {
+        ff_report_text(stdout, m, d, &run, e);
+        if (n > 0)
+            ff_report_best_text(stdout, ch, n);
+        else
+            fprintf(stdout,
+                    "\nbest plans: none of tp x pp x dp x ZeRO 0-3 x recompute x "
+                    "micro-batch fits on %lld GPU(s)\n",
+                    (long long)q.gpus);
+        code = 0;
+    }
+    if (code == 0 && (n == 0 || !e->fits))
+        code = 1;
+    free(e);
+    return code;
 }
 
 int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
@@ -57,8 +129,12 @@ int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
     }
     bool any_fits = false;
     for (size_t i = 0; i < n; i++) {
-        rows[i].status =
-            ff_est_run(m, &rows[i].device, p, &rows[i].est, rows[i].why, sizeof(rows[i].why));
+        struct ff_plan q = *p;
+        ff_estcli_apply_nodes(o, &rows[i].device, &q);
+        rows[i].status = o->plan_best ? best_of(m, &rows[i].device, &q, &rows[i].est, rows[i].why,
+                                                sizeof(rows[i].why))
+                                      : ff_est_run(m, &rows[i].device, &q, &rows[i].est,
+                                                   rows[i].why, sizeof(rows[i].why));
         if (rows[i].status == FF_OK && rows[i].est.fits)
             any_fits = true;
     }

@@ -60,6 +60,11 @@ static json_object *device_json(const struct ff_spec *d)
         ADD(r, ff_precision_name((enum ff_precision)i),
             d->flops_per_s[i] > 0 ? json_object_new_double(d->flops_per_s[i]) : NULL);
     ADD(o, "matmul_flops_per_s", r);
+    ADD(o, "link_name", d->link_name ? json_object_new_string(d->link_name) : NULL);
+    ADD(o, "link_bytes_per_s", d->link_bytes_per_s > 0 ? num(d->link_bytes_per_s) : NULL);
+    ADD(o, "gpus_per_node", d->gpus_per_node > 0 ? json_object_new_int(d->gpus_per_node) : NULL);
+    ADD(o, "inter_node_bytes_per_s",
+        d->inter_node_bytes_per_s > 0 ? num(d->inter_node_bytes_per_s) : NULL);
     ADD(o, "notes", json_object_new_string(d->notes));
     return o;
 }
@@ -81,12 +86,64 @@ static json_object *plan_json(const struct ff_plan *p)
     ADD(o, "tp", json_object_new_int64(p->tp));
     ADD(o, "pp", json_object_new_int64(p->pp));
     ADD(o, "gpus", json_object_new_int64(p->gpus));
+    ADD(o, "gpus_per_node", p->gpus_per_node > 0 ? json_object_new_int64(p->gpus_per_node) : NULL);
+    ADD(o, "inter_node_bytes_per_s",
+        p->inter_node_bytes_per_s > 0 ? num(p->inter_node_bytes_per_s) : NULL);
+    ADD(o, "ep", json_object_new_int64(p->ep));
+    ADD(o, "pp_chunks", json_object_new_int64(p->pp_chunks));
+    ADD(o, "dp_overlap", json_object_new_boolean(p->dp_overlap));
     if (p->task == FF_TASK_SERVE) {
         ADD(o, "prompt", json_object_new_int64(p->prompt));
         ADD(o, "generate", json_object_new_int64(p->generate));
     }
     if (p->task == FF_TASK_LORA || p->task == FF_TASK_QLORA)
         ADD(o, "lora_rank", json_object_new_int64(p->lora_rank));
+    return o;
+}
+
+/* The step breakdown: seconds per step per term; a term that does not apply is
+ * {"applies": false, "why": ...}, never 0 seconds; an unknown one has "seconds": null. */
+static json_object *step_json(const struct ff_step *st)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "seconds", num(st->seconds));
+    ADD(o, "steps", num(st->steps));
+    ADD(o, "global_batch_sequences", num(st->sequences));
+    ADD(o, "micro_batches", json_object_new_int64(st->micro_batches));
+    ADD(o, "gpus_per_node", json_object_new_int64(st->gpus_per_node));
+    ADD(o, "nodes", json_object_new_int64(st->nodes));
+    ADD(o, "compute_efficiency", num(st->compute_efficiency));
+    ADD(o, "implied_mfu", num(st->mfu));
+    ADD(o, "time_from_breakdown", json_object_new_boolean(st->modelled));
+    ADD(o, "dominant", json_object_new_string(ff_step_term_name(st->dominant)));
+    json_object *net = json_object_new_object();
+    ADD(net, "intra_node_busbw_bytes_per_s",
+        st->intra_busbw_bytes_per_s > 0 ? num(st->intra_busbw_bytes_per_s) : NULL);
+    ADD(net, "intra_node_measured", json_object_new_boolean(st->intra_measured));
+    ADD(net, "inter_node_busbw_bytes_per_s",
+        st->inter_busbw_bytes_per_s > 0 ? num(st->inter_busbw_bytes_per_s) : NULL);
+    ADD(net, "inter_node_measured", json_object_new_boolean(st->inter_measured));
+    ADD(o, "network", net);
+    json_object *terms = json_object_new_object();
+    for (int i = 0; i < FF_STEP_TERMS; i++) {
+        const struct ff_step_part *t = &st->term[i];
+        json_object *x = json_object_new_object();
+        ADD(x, "applies", json_object_new_boolean(t->applies));
+        if (t->applies) {
+            ADD(x, "known", json_object_new_boolean(t->known));
+            ADD(x, "seconds", t->known ? num(t->seconds) : NULL);
+            ADD(x, "seconds_before_overlap", t->known ? num(t->total_seconds) : NULL);
+            if (i != FF_TERM_COMPUTE && i != FF_TERM_BUBBLE && i != FF_TERM_MOE_IMBALANCE) {
+                ADD(x, "bytes_per_gpu", num(t->bytes));
+                ADD(x, "inter_node", json_object_new_boolean(t->inter_node));
+            }
+            ADD(x, "fraction_of_step",
+                t->known && st->seconds > 0 ? num(t->seconds / st->seconds) : NULL);
+        }
+        ADD(x, t->applies ? "note" : "why", json_object_new_string(t->note));
+        ADD(terms, ff_step_term_name(i), x);
+    }
+    ADD(o, "terms", terms);
     return o;
 }
 
@@ -174,6 +231,8 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
         ADD(s, "cost_per_million_tokens", cost_or_null(e->cost_per_million_tokens));
         ADD(o, "serve", s);
     }
+    if (e->step.valid)
+        ADD(o, "step", step_json(&e->step));
     json_object *sug = json_object_new_array();
     for (size_t i = 0; i < e->n_suggestions; i++) {
         json_object *x = json_object_new_object();
@@ -231,5 +290,31 @@ int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_pla
         json_object_array_add(arr, x);
     }
     ADD(o, "ranking", arr);
+    return emit(out, o);
+}
+
+int ff_report_best_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
+                        const struct ff_plan *p, const struct ff_estimate *e,
+                        const struct ff_plan_choice *c, size_t n)
+{
+    json_object *o = estimate_json(p, e);
+    if (!o)
+        return FF_ERR_NO_MEMORY;
+    ADD(o, "model", model_json(m));
+    ADD(o, "device", device_json(d));
+    ADD(o, "plan", plan_json(n > 0 ? &c[0].plan : p));
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *x = json_object_new_object();
+        ADD(x, "rank", json_object_new_int64((int64_t)i + 1));
+        ADD(x, "plan", plan_json(&c[i].plan));
+        ADD(x, "dp", json_object_new_int64(c[i].dp));
+        ADD(x, "seconds", num(c[i].seconds));
+        ADD(x, "days", num(c[i].seconds / 86400.0));
+        ADD(x, "memory_per_gpu_bytes", num(c[i].mem.total));
+        ADD(x, "step", step_json(&c[i].step));
+        json_object_array_add(arr, x);
+    }
+    ADD(o, "best_plans", arr);
     return emit(out, o);
 }

@@ -66,6 +66,80 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
                                : "");
 }
 
+/* ---- multi-GPU: one step broken down (comm.c) ---- */
+
+static const char *const step_labels[FF_STEP_TERMS] = {
+    "compute",         "tensor-parallel comm", "data-parallel grads", "ZeRO-3 gathers",
+    "pipeline bubble", "MoE all-to-all",       "MoE imbalance"};
+
+static void step_terms(FILE *out, const struct ff_step *st, const char *indent)
+{
+    char b1[64];
+    for (int i = 0; i < FF_STEP_TERMS; i++) {
+        const struct ff_step_part *t = &st->term[i];
+        if (!t->applies)
+            fprintf(out, "%s%-21s %12s  does not apply: %s\n", indent, step_labels[i], "-",
+                    t->note);
+        else if (!t->known)
+            fprintf(out, "%s%-21s %12s  %s\n", indent, step_labels[i], "unknown", t->note);
+        else
+            fprintf(out, "%s%-21s %12s  %4.1f%%  %s%s\n", indent, step_labels[i],
+                    ff_fmt_duration(b1, sizeof(b1), t->seconds),
+                    st->seconds > 0 ? 100.0 * t->seconds / st->seconds : 0.0, t->note,
+                    i == FF_TERM_COMPUTE || i == FF_TERM_BUBBLE || i == FF_TERM_MOE_IMBALANCE
+                        ? ""
+                        : (t->inter_node ? " (network)" : " (node links)"));
+    }
+}
+
+static void step_block(FILE *out, const struct ff_plan *p, const struct ff_estimate *e)
+{
+    const struct ff_step *st = &e->step;
+    char b1[64], b2[64], b3[64];
+    if (!st->valid)
+        return;
+    fprintf(out,
+            "  step:           %s x %s steps of %s sequences (%lld GPU(s) per node, %lld "
+            "node(s))\n",
+            ff_fmt_duration(b1, sizeof(b1), st->seconds), ff_fmt_count(b2, sizeof(b2), st->steps),
+            ff_fmt_count(b3, sizeof(b3), st->sequences), (long long)st->gpus_per_node,
+            (long long)st->nodes);
+    step_terms(out, st, "    ");
+    fprintf(out, "    largest term: %s; implied MFU %.1f%%%s\n", step_labels[st->dominant],
+            st->mfu * 100.0,
+            st->modelled ? "" : " (the time above uses the given rate; this is the model's split)");
+    char in[64] = "unknown", net[64] = "unknown";
+    if (st->intra_busbw_bytes_per_s > 0)
+        ff_fmt_si(in, sizeof(in), st->intra_busbw_bytes_per_s, "B/s");
+    if (st->inter_busbw_bytes_per_s > 0)
+        ff_fmt_si(net, sizeof(net), st->inter_busbw_bytes_per_s, "B/s");
+    fprintf(out, "    bus bandwidth: node links %s%s, network %s per GPU%s (%s)\n", in,
+            st->intra_measured ? " measured" : "", net, st->inter_measured ? " measured" : "",
+            st->intra_measured && st->inter_measured ? "measured by flopfit bench --mpi"
+            : p->inter_node_bytes_per_s > 0          ? "network from --inter-node-gbps x 90%"
+                                                     : "line rates x 75% in a node, x 90% across");
+}
+
+void ff_report_best_text(FILE *out, const struct ff_plan_choice *c, size_t n)
+{
+    char b1[64], b2[64];
+    fprintf(out, "\nbest plans (fastest first; step time, memory per GPU)\n");
+    fprintf(out, "  %-3s %-24s %-9s %-6s %10s %10s %12s %6s  %s\n", "#", "layout", "recompute",
+            "ZeRO", "micro x acc", "step", "memory", "MFU", "largest term");
+    for (size_t i = 0; i < n; i++) {
+        char lay[64], mb[32];
+        snprintf(lay, sizeof(lay), "tp %lld x pp %lld x dp %lld", (long long)c[i].plan.tp,
+                 (long long)c[i].plan.pp, (long long)c[i].dp);
+        snprintf(mb, sizeof(mb), "%lld x %lld", (long long)c[i].plan.batch,
+                 (long long)c[i].plan.accum);
+        fprintf(out, "  %-3zu %-24s %-9s %-6d %10s %10s %12s %5.1f%%  %s\n", i + 1, lay,
+                ff_recompute_name(c[i].plan.recompute), c[i].plan.zero, mb,
+                ff_fmt_duration(b1, sizeof(b1), c[i].step.seconds),
+                ff_fmt_bytes(b2, sizeof(b2), c[i].mem.total), c[i].step.mfu * 100.0,
+                step_labels[c[i].step.dominant]);
+    }
+}
+
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
@@ -138,10 +212,11 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 rate / 1e12, ff_precision_name(e->compute_precision),
                 d->measured ? "measured" : "datasheet dense", e->mfu * 100.0, e->hfu * 100.0,
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
-                : e->mfu_default            ? " default: Llama 2/3.1 and Megatron runs reach 38-46%"
+                : e->step.modelled          ? " implied by the step below"
                                             : "");
         fprintf(out, "  time:           %s on %lld GPU(s)\n",
                 ff_fmt_duration(b1, sizeof(b1), e->seconds), (long long)e->gpus);
+        step_block(out, p, e);
         fprintf(out, "  GPU-hours:      %s\n", ff_fmt_count(b1, sizeof(b1), e->gpu_hours));
         if (e->cost_usd >= 0)
             fprintf(out, "  cost:           %s at $%.2f per GPU-hour%s\n",
@@ -182,6 +257,19 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     }
 }
 
+/* The run's time, ">= " first when a communication term's link rate is unknown. */
+static const char *ge_duration(char *buf, size_t n, const struct ff_estimate *e)
+{
+    bool unknown = false;
+    for (int i = 0; i < FF_STEP_TERMS; i++)
+        if (e->step.valid && e->step.modelled && e->step.term[i].applies && !e->step.term[i].known)
+            unknown = true;
+    char d[48];
+    ff_fmt_duration(d, sizeof(d), e->seconds);
+    snprintf(buf, n, "%s%s", unknown ? ">= " : "", d);
+    return buf;
+}
+
 void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                          const struct ff_rank_row *rows, size_t n)
 {
@@ -219,8 +307,7 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
                 ff_fmt_count(hours, sizeof(hours), e->gpu_hours);
             fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %14s %16s\n", i + 1, r->device.slug,
                     e->fits ? "yes" : "no", (long long)e->min_gpus, (long long)e->gpus,
-                    e->fits ? ff_fmt_duration(b1, sizeof(b1), e->seconds) : "-", hours,
-                    e->fits ? cost : "-");
+                    e->fits ? ge_duration(b1, sizeof(b1), e) : "-", hours, e->fits ? cost : "-");
         }
     }
     if (!serve)
@@ -228,5 +315,8 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
                 "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "
                 "column (%s); MFU %s\n",
                 p->gpus > 0 ? "--gpus" : "the fewest that fit",
-                p->mfu > 0 ? "as given" : "default 40%, scaled down by recomputation");
+                p->mfu > 0 || p->achieved_flops_per_s > 0
+                    ? "as given"
+                    : "implied by the step model (compute at the default efficiency + "
+                      "communication; \">=\": a link rate is unknown, its terms left out)");
 }

@@ -90,3 +90,10 @@ int ff_estcli_device(const struct ff_estcli_opts *o, struct ff_spec *d)
                    "measured one",
                    near);
 }
+
+void ff_estcli_apply_nodes(const struct ff_estcli_opts *o, const struct ff_spec *d,
+                           struct ff_plan *p)
+{
+    if (o->nodes > 0 && p->gpus_per_node <= 0)
+        p->gpus = o->nodes * (d->gpus_per_node > 0 ? d->gpus_per_node : 8);
+}

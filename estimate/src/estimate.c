@@ -29,10 +29,17 @@ struct serve_ctx {
     double bw_fraction, mfu;
 };
 
-/* Output tokens/s of a serving layout over its dp replicas (for ff_layout_for_gpus). */
-static double serve_rate(const struct ff_plan *q, int64_t dp, void *ctx)
+/* A layout's speed for ff_layout_for_gpus: training 1 / step time (communication
+ * included), serving output tokens/s over its dp replicas. */
+static double layout_rate(const struct ff_plan *q, int64_t dp, void *ctx)
 {
     const struct serve_ctx *c = ctx;
+    if (q->task != FF_TASK_SERVE) {
+        struct ff_step st;
+        if (ff_comm_step(c->m, c->d, q, c->pc, dp, &st) != FF_OK || !(st.seconds > 0.0))
+            return 0.0;
+        return 1.0 / st.seconds;
+    }
     struct ff_serve_point pt;
     if (ff_serve_at(c->m, c->d, q, c->pc, c->mfu, c->bw_fraction, q->batch, &pt) != FF_OK)
         return 0.0;
@@ -66,7 +73,13 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
             FF_OK)
         return rc;
 
-    struct ff_fit_ctx c = {m, &e->params, ff_usable_bytes(d)};
+    int64_t node = ff_comm_node_size(d, p);
+    if (p->tp > node)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--tp %lld is more than the %lld GPUs of a %s node: tensor parallelism "
+                       "stays within a node (--gpus-per-node sets the node size)",
+                       (long long)p->tp, (long long)node, d->slug);
+    struct ff_fit_ctx c = {m, &e->params, ff_usable_bytes(d), node};
     e->usable_bytes = c.usable;
     e->bandwidth_bytes_per_s = d->bandwidth_bytes_per_s;
     e->bw_fraction =
@@ -79,7 +92,7 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
         struct serve_ctx sc = {m, d, &e->params, e->bw_fraction,
                                p->mfu > 0.0 ? p->mfu : FF_DEFAULT_MFU_SERVE};
         int64_t tp = 1, pp = 1;
-        if (ff_layout_for_gpus(&c, p, serve_rate, &sc, &tp, &pp)) {
+        if (ff_layout_for_gpus(&c, p, layout_rate, &sc, &tp, &pp)) {
             q.tp = tp;
             q.pp = pp;
             e->layout_chosen = true;
@@ -124,23 +137,25 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
         e->flops_model = f.model;
         e->flops_hardware = f.hardware;
         double n = (double)e->gpus;
+        /* The step, communication included (comm.c); the run is steps x step time unless a
+         * rate is given (--achieved-tflops, --mfu: end-to-end figures that already hold the
+         * communication; the breakdown is then shown as modelled). */
+        rc = ff_comm_step(m, d, &q, &e->params, e->dp, &e->step);
+        if (rc != FF_OK)
+            return ff_errf(err, errlen, rc, "step model failed");
+        double seq = (double)ff_plan_seq(m, &q);
+        e->step.steps = e->step.sequences > 0.0 ? e->tokens / (e->step.sequences * seq) : 0.0;
         if (p->achieved_flops_per_s > 0.0) {
             e->seconds = f.hardware / (n * p->achieved_flops_per_s);
             e->mfu = f.model / (e->seconds * n * e->rate_flops_per_s);
-        } else {
-            e->mfu_default = p->mfu <= 0.0;
-            /* Recomputation costs time: the default keeps the hardware utilisation
-             * (P12: 54.2% MFU selective vs 42.1% full recompute, both ~56% HFU). */
-            double base = FF_DEFAULT_MFU_TRAIN;
-            if (e->compute_precision == FF_PREC_FP8 && p->mfu <= 0.0) {
-                /* FP8 runs nowhere near twice BF16: FF_DEFAULT_FP8_SPEEDUP over the BF16
-                 * default, as a fraction of this device's FP8 peak. */
-                double bf16 = d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16]
-                                                               : e->rate_flops_per_s / 2.0;
-                base = FF_DEFAULT_MFU_TRAIN * FF_DEFAULT_FP8_SPEEDUP * bf16 / e->rate_flops_per_s;
-            }
-            e->mfu = p->mfu > 0.0 ? p->mfu : base * f.model / f.hardware;
+        } else if (p->mfu > 0.0) {
+            e->mfu = p->mfu;
             e->seconds = f.model / (n * e->rate_flops_per_s * e->mfu);
+        } else {
+            e->mfu_default = p->compute_efficiency <= 0.0;
+            e->step.modelled = true;
+            e->seconds = e->step.steps * e->step.seconds;
+            e->mfu = e->seconds > 0.0 ? f.model / (e->seconds * n * e->rate_flops_per_s) : 0.0;
         }
         e->hfu = e->mfu * f.hardware / f.model;
         e->gpu_hours = e->seconds * n / 3600.0;

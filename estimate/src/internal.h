@@ -63,6 +63,7 @@ struct ff_fit_ctx {
     const struct ff_model *m;
     const struct ff_param_count *pc;
     double usable;
+    int64_t node; /* GPUs per node: tp stays within one (0 = 8) */
 };
 
 /* Does the plan fit at this layout and micro-batch b? Fills *mem (may be NULL). */
@@ -75,11 +76,20 @@ int64_t ff_layout_max_batch(const struct ff_fit_ctx *c, const struct ff_plan *p,
 int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, int64_t *btp,
                            int64_t *bpp, int64_t *bdp);
 
-/* The fastest layout of exactly p->gpus GPUs that fits (layout.c); serve_rate gives a
- * serving layout's output tokens/s over its dp replicas. False when none fits. */
+/* The fastest layout of exactly p->gpus GPUs that fits (layout.c); rate gives a layout's
+ * speed (training 1/step time, serving output tokens/s over its dp replicas). False when
+ * none fits. */
 bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
-                        double (*serve_rate)(const struct ff_plan *q, int64_t dp, void *ctx),
-                        void *ctx, int64_t *btp, int64_t *bpp);
+                        double (*rate)(const struct ff_plan *q, int64_t dp, void *ctx), void *ctx,
+                        int64_t *btp, int64_t *bpp);
+
+/* ---- communication (comm.c) ---- */
+
+/* GPUs per node of a plan on a device: the plan's, the device's, else 8. */
+int64_t ff_comm_node_size(const struct ff_spec *d, const struct ff_plan *p);
+/* The step of plan p (tp, pp as given) at dp data-parallel ranks; 0 or a status. */
+int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                 const struct ff_param_count *pc, int64_t dp, struct ff_step *out);
 
 /* Append to e->suggestions the changes that would make plan p (which does not fit) fit. */
 void ff_est_suggestions(struct ff_estimate *e, const struct ff_fit_ctx *c, const struct ff_plan *p);

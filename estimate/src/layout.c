@@ -3,12 +3,21 @@
  * GPU's memory, the largest micro-batch that fits, and the fewest GPUs that fit (tp grown in
  * powers of two up to a node, pp up to the layers, dp only where ZeRO shards with it).
  */
+#include <math.h>
+#include <string.h>
+
 #include "flopfit/estimate.h"
+#include "flopfit/status.h"
 #include "internal.h"
 
 #define DP_MAX ((int64_t)1 << 20)
-#define TP_MAX 8 /* tensor parallelism stays inside one 8-GPU node */
 #define PP_MAX 256
+
+/* Tensor parallelism stays inside one node (8 GPUs unless the plan or device says). */
+static int64_t tp_max(const struct ff_fit_ctx *c)
+{
+    return c->node > 0 ? c->node : 8;
+}
 
 bool ff_layout_fits(const struct ff_fit_ctx *c, const struct ff_plan *p, int64_t tp, int64_t pp,
                     int64_t dp, int64_t b, struct ff_memory *mem)
@@ -74,7 +83,7 @@ int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, 
     for (int64_t pp = p->pp; pp <= pp_max; pp++) {
         if (best && p->tp * pp >= best)
             break;
-        for (int64_t tp = p->tp; tp <= (p->tp > TP_MAX ? p->tp : TP_MAX); tp *= 2) {
+        for (int64_t tp = p->tp; tp <= (p->tp > tp_max(c) ? p->tp : tp_max(c)); tp *= 2) {
             if (best && tp * pp >= best)
                 break;
             if (!ff_plan_tp_valid(c->m, tp))
@@ -95,39 +104,35 @@ int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, 
 }
 
 /*
- * The fastest layout of exactly p->gpus GPUs that fits: tp in powers of two up to a node
- * (TP_MAX), then pp, each dividing the GPUs; training runs at the same rate on every layout
- * that fits (no layout term in the training time), so the first in that order wins: the
- * least model parallelism, TP before PP. Serving keeps the layout with the largest
- * throughput over all replicas (serve_rate), with no more replicas than sequences.
- * Returns false when none fits.
+ * The fastest layout of exactly p->gpus GPUs that fits: tp in powers of two up to a node,
+ * then pp, each dividing the GPUs; rate() gives a layout's speed (training: 1 / step time
+ * with communication, serving: output tokens/s over its dp replicas, with no more replicas
+ * than sequences). Ties keep the first in that order: the least model parallelism, TP
+ * before PP. Returns false when none fits.
  */
 bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
-                        double (*serve_rate)(const struct ff_plan *q, int64_t dp, void *ctx),
-                        void *ctx, int64_t *btp, int64_t *bpp)
+                        double (*rate)(const struct ff_plan *q, int64_t dp, void *ctx), void *ctx,
+                        int64_t *btp, int64_t *bpp)
 {
     bool found = false;
     double best = 0.0;
     int64_t n = p->gpus;
     int64_t pp_max = c->m->layers < PP_MAX ? c->m->layers : PP_MAX;
     for (int64_t pp = 1; pp <= pp_max && pp <= n; pp++) {
-        for (int64_t tp = 1; tp <= TP_MAX && tp * pp <= n; tp *= 2) {
+        for (int64_t tp = 1; tp <= tp_max(c) && tp * pp <= n; tp *= 2) {
             if (n % (tp * pp) != 0 || !ff_plan_tp_valid(c->m, tp))
                 continue;
             int64_t dp = n / (tp * pp);
             if (p->task == FF_TASK_SERVE && dp > p->batch)
                 continue; /* a replica with no sequence to serve */
+            if (p->ep > 1 && dp % p->ep != 0)
+                continue;
             if (!ff_layout_fits(c, p, tp, pp, dp, p->batch, NULL))
                 continue;
-            if (p->task != FF_TASK_SERVE) {
-                *btp = tp;
-                *bpp = pp;
-                return true;
-            }
             struct ff_plan q = *p;
             q.tp = tp;
             q.pp = pp;
-            double r = serve_rate(&q, dp, ctx);
+            double r = rate(&q, dp, ctx);
             if (!found || r > best * (1.0 + 1e-9)) {
                 found = true;
                 best = r;
@@ -137,4 +142,135 @@ bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
         }
     }
     return found;
+}
+
+/* ---- --plan best: the fastest plans on exactly p->gpus GPUs ---- */
+
+/* A step with a term of unknown time (no link rate) is a lower bound: it ranks after every
+ * fully known one. */
+static bool all_known(const struct ff_step *st)
+{
+    for (int i = 0; i < FF_STEP_TERMS; i++)
+        if (st->term[i].applies && !st->term[i].known)
+            return false;
+    return true;
+}
+
+static bool better(const struct ff_plan_choice *a, const struct ff_plan_choice *b)
+{
+    bool ka = all_known(&a->step), kb = all_known(&b->step);
+    if (ka != kb)
+        return ka;
+    return a->seconds < b->seconds * (1.0 - 1e-12);
+}
+
+/* Keep the `max` fastest candidates in out[0..*n), best first. A candidate that ties an
+ * earlier one of the same layout and micro-batch differs only by more sharding or more
+ * recomputation that costs nothing here (selective with flash attention): skip it. */
+static void keep_best(struct ff_plan_choice *out, size_t max, size_t *n,
+                      const struct ff_plan_choice *c)
+{
+    for (size_t i = 0; i < *n; i++) {
+        const struct ff_plan *q = &out[i].plan;
+        if (fabs(out[i].seconds - c->seconds) <= 1e-9 * c->seconds && q->tp == c->plan.tp &&
+            q->pp == c->plan.pp && q->batch == c->plan.batch)
+            return;
+    }
+    size_t at = *n;
+    while (at > 0 && better(c, &out[at - 1]))
+        at--;
+    if (at >= max)
+        return;
+    size_t last = *n < max ? *n : max - 1;
+    for (size_t i = last; i > at; i--)
+        out[i] = out[i - 1];
+    out[at] = *c;
+    if (*n < max)
+        (*n)++;
+}
+
+int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                      struct ff_plan_choice *out, size_t max, size_t *n, char *err, size_t errlen)
+{
+    if (!m || !d || !p || !out || !n)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
+    *n = 0;
+    if (max > FF_MAX_PLAN_CHOICES)
+        max = FF_MAX_PLAN_CHOICES;
+    if (max == 0)
+        return FF_OK;
+    if (p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--plan best plans training, not --serve");
+    if (p->gpus <= 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--plan best needs the GPUs to plan on: --gpus N or --nodes N");
+    struct ff_plan base = *p;
+    base.tp = base.pp = 1;
+    base.auto_layout = false;
+    int rc = ff_plan_check(m, &base, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    struct ff_param_count pc;
+    if ((rc = ff_model_params(m, &pc)) != FF_OK)
+        return ff_errf(err, errlen, rc, "%s: parameter count out of range", m->name);
+    if (!(ff_spec_rate(d, ff_plan_compute_precision(p)) > 0.0) || !(d->mem_bytes > 0.0))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "%s (%s) has no %s matrix rate or no memory "
+                       "figure",
+                       d->slug, d->name, ff_precision_name(ff_plan_compute_precision(p)));
+    int64_t node = ff_comm_node_size(d, p);
+    struct ff_fit_ctx c = {m, &pc, d->mem_bytes, node};
+    double seq = (double)ff_plan_seq(m, p);
+    int64_t G = p->global_batch > 0
+                    ? p->global_batch
+                    : (int64_t)fmax(1.0, floor(FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq));
+    double tokens = p->tokens > 0.0            ? p->tokens
+                    : p->task == FF_TASK_TRAIN ? 20.0 * (double)pc.total
+                                               : 1e8;
+    int64_t gpus = p->gpus;
+    int64_t pp_max = m->layers < PP_MAX ? m->layers : PP_MAX;
+    static const enum ff_recompute rcs[] = {FF_RECOMPUTE_NONE, FF_RECOMPUTE_SELECTIVE,
+                                            FF_RECOMPUTE_FULL};
+    for (int64_t tp = 1; tp <= node && tp <= gpus; tp *= 2) {
+        if (gpus % tp != 0 || !ff_plan_tp_valid(m, tp))
+            continue;
+        for (int64_t pp = 1; pp <= pp_max && tp * pp <= gpus; pp++) {
+            if (gpus % (tp * pp) != 0)
+                continue;
+            int64_t dp = gpus / (tp * pp);
+            if (dp > G || (p->ep > 1 && dp % p->ep != 0))
+                continue; /* more replicas than sequences per step */
+            for (int zero = 0; zero <= 3; zero++) {
+                if (dp == 1 && zero > 0)
+                    break;
+                for (size_t r = 0; r < sizeof(rcs) / sizeof(rcs[0]); r++) {
+                    struct ff_plan q = *p;
+                    q.tp = tp;
+                    q.pp = pp;
+                    q.zero = zero;
+                    q.recompute = rcs[r];
+                    q.auto_layout = false;
+                    int64_t per_rank = (G + dp - 1) / dp;
+                    for (int64_t b = 1; b <= per_rank; b *= 2) {
+                        q.batch = b;
+                        q.accum = (per_rank + b - 1) / b; /* pipeline stages hold in-flight
+                                                             micro-batches: before the fit */
+                        q.gpus = gpus;
+                        struct ff_plan_choice ch;
+                        memset(&ch, 0, sizeof(ch));
+                        if (!ff_layout_fits(&c, &q, tp, pp, dp, b, &ch.mem))
+                            break; /* memory grows with b */
+                        if (ff_comm_step(m, d, &q, &pc, dp, &ch.step) != FF_OK)
+                            continue;
+                        ch.plan = q;
+                        ch.dp = dp;
+                        ch.step.steps = tokens / (ch.step.sequences * seq);
+                        ch.seconds = ch.step.steps * ch.step.seconds;
+                        keep_best(out, max, n, &ch);
+                    }
+                }
+            }
+        }
+    }
+    return FF_OK;
 }

@@ -29,6 +29,9 @@ void ff_plan_init(struct ff_plan *p)
     p->generate = 256;
     p->overhead_bytes = -1.0;
     p->overhead_fraction = -1.0;
+    p->ep = 1;
+    p->pp_chunks = 1;
+    p->dp_overlap = true;
 }
 
 const char *ff_task_name(enum ff_task t)
@@ -104,6 +107,10 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
         {"--lora-rank", p->lora_rank, 1, 1 << 20},
         {"--prompt", p->prompt, 1, (int64_t)1 << 34},
         {"--generate", p->generate, 1, (int64_t)1 << 34},
+        {"--gpus-per-node", p->gpus_per_node, 0, 1 << 16},
+        {"--ep", p->ep, 1, 1 << 20},
+        {"--pp-chunks", p->pp_chunks, 1, 1 << 16},
+        {"--global-batch", p->global_batch, 0, (int64_t)1 << 40},
     };
     for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
         if (ranges[i].v < ranges[i].min || ranges[i].v > ranges[i].max)
@@ -118,6 +125,15 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
     if (!(p->bw_fraction >= 0.0 && p->bw_fraction <= 1.0))
         return ff_errf(err, errlen, FF_ERR_RANGE, "--bw-fraction %g is out of range (0..1]",
                        p->bw_fraction);
+    if (!(p->compute_efficiency >= 0.0 && p->compute_efficiency <= 1.0))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--compute-efficiency %g is out of range (0..1]",
+                       p->compute_efficiency);
+    /* The fastest network port a GPU has today is 800 Gb/s (ConnectX-8); two per GPU is the
+     * most any platform ships: 1600 Gb/s = 200 GB/s. */
+    if (!(p->inter_node_bytes_per_s >= 0.0 && p->inter_node_bytes_per_s <= 200e9))
+        return ff_errf(err, errlen, FF_ERR_RANGE,
+                       "--inter-node-gbps %g is out of range (0..1600 Gb/s per GPU)",
+                       p->inter_node_bytes_per_s * 8.0 / 1e9);
     if (!(p->price_per_hour >= 0.0 && p->price_per_hour < 1e6))
         return ff_errf(err, errlen, FF_ERR_RANGE, "--price %g is out of range", p->price_per_hour);
     if (!(p->achieved_flops_per_s >= 0.0 && p->achieved_flops_per_s < 1e18))
@@ -158,6 +174,29 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--pp %lld is more pipeline stages than the %lld layers of %s",
                        (long long)p->pp, (long long)m->layers, m->name);
+    if (p->gpus_per_node > 0 && p->tp > p->gpus_per_node)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--tp %lld is more than the %lld GPUs of a node: tensor parallelism stays "
+                       "within a node",
+                       (long long)p->tp, (long long)p->gpus_per_node);
+    if (p->ep > 1) {
+        if (m->experts <= 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--ep %lld: %s is a dense model (expert parallelism needs experts)",
+                           (long long)p->ep, m->name);
+        if (m->experts % p->ep != 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--ep %lld does not divide the %lld experts of %s", (long long)p->ep,
+                           (long long)m->experts, m->name);
+        if (p->gpus > 0 && !p->auto_layout && (p->gpus / (p->tp * p->pp)) % p->ep != 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--ep %lld does not divide the %lld data-parallel ranks",
+                           (long long)p->ep, (long long)(p->gpus / (p->tp * p->pp)));
+    }
+    if (p->pp_chunks > 1 && p->pp * p->pp_chunks > m->layers)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--pp-chunks %lld x --pp %lld is more model chunks than the %lld layers",
+                       (long long)p->pp_chunks, (long long)p->pp, (long long)m->layers);
     int64_t mp = p->tp * p->pp;
     if (p->gpus > 0) {
         if (p->gpus < mp)

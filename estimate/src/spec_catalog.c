@@ -6,6 +6,11 @@
  * capacities are GiB: "80 GB" HBM3 = 80 GiB); the driver's reservation is part of the
  * runtime overhead the estimate adds. Prices are typical on-demand cloud rates per GPU-hour
  * (2024-2025, rounded); 0 = no public rate: pass --price.
+ * Network (multi-GPU plans, comm.c): link_bytes_per_s is the GPU-to-GPU line rate inside a
+ * node per direction (half the vendors' bidirectional NVLink/xGMI figure), link_name what
+ * carries it; gpus_per_node and inter_node_bytes_per_s (per GPU, per direction) describe the
+ * usual platform named beside each entry (DGX/HGX, a cloud instance, an HPC node); 0 =
+ * unknown (no standard multi-node platform: pass --gpus-per-node / --inter-node-gbps).
  */
 #include <string.h>
 
@@ -37,6 +42,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 3.35e12,
      RATES(67, 989.4, 989.4, 1978.9, 1978.9),
      .link_bytes_per_s = 450e9,
+     .link_name = "NVLink 4 (NVSwitch)",
+     .gpus_per_node =
+         8, /* DGX H100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
+     .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 2.99,
      .price_source = "typical on-demand (Lambda, 2024)"},
     {.slug = "h200",
@@ -47,6 +56,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 4.8e12,
      RATES(67, 989.4, 989.4, 1978.9, 1978.9),
      .link_bytes_per_s = 450e9,
+     .link_name = "NVLink 4 (NVSwitch)",
+     .gpus_per_node =
+         8, /* DGX H200 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
+     .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 3.50,
      .price_source = "typical on-demand (2025)"},
     {.slug = "a100-80gb",
@@ -57,6 +70,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 2.039e12,
      RATES(19.5, 312, 312, 0, 624),
      .link_bytes_per_s = 300e9,
+     .link_name = "NVLink 3 (NVSwitch)",
+     .gpus_per_node =
+         8, /* DGX A100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-6 200 Gb/s HDR (one per GPU) */
+     .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 1.79,
      .price_source = "typical on-demand (Lambda, 2024)"},
     {.slug = "a100-40gb",
@@ -67,6 +84,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 1.555e12,
      RATES(19.5, 312, 312, 0, 624),
      .link_bytes_per_s = 300e9,
+     .link_name = "NVLink 3 (NVSwitch)",
+     .gpus_per_node =
+         8, /* DGX A100 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-6 200 Gb/s HDR (one per GPU) */
+     .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 1.29,
      .price_source = "typical on-demand (Lambda, 2024)"},
     {.slug = "l4",
@@ -77,6 +98,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 300e9,
      RATES(30.3, 121, 121, 242.5, 242.5),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 8, /* GCP g2-standard-96: 8 L4, 100 Gb/s per VM = 12.5 Gb/s per GPU */
+     .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 0.71,
      .price_source = "GCP g2-standard-4 on-demand (2024)"},
     {.slug = "rtx-4090",
@@ -88,6 +112,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 1008e9,
      RATES(82.6, 165.2, 165.2, 330.3, 660.6),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 0, /* no standard multi-GPU platform: node size and network unknown */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.40,
      .price_source = "typical community cloud rate (2024), estimate"},
     {.slug = "mi300x",
@@ -98,6 +125,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 5.3e12,
      RATES(163.4, 1307.4, 1307.4, 2614.9, 2614.9),
      .link_bytes_per_s = 448e9,
+     .link_name = "Infinity Fabric xGMI (7 links)",
+     .gpus_per_node =
+         8, /* AMD MI300X platform: 8 OAM GPUs fully connected; Azure ND MI300X v5: 8x 400 Gb/s InfiniBand per VM, one per GPU */
+     .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 2.50,
      .price_source = "typical on-demand (2025), estimate"},
     {.slug = "rx-7900-xtx",
@@ -108,6 +139,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 960e9,
      RATES(61.4, 122.8, 122.8, 0, 122.8),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 0, /* no standard multi-GPU platform */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
     {.slug = "arc-a770",
      .name = "Intel Arc A770 16GB",
@@ -117,6 +151,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 560e9,
      RATES(19.7, 157.3, 157.3, 0, 314.6),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 0, /* no standard multi-GPU platform */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
     {.slug = "max-1550",
      .name = "Intel Data Center GPU Max 1550 128GB",
@@ -126,6 +163,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 3.2768e12,
      RATES(52.4, 838.9, 838.9, 0, 1677.7),
      .link_bytes_per_s = 64e9,
+     .link_name = "Xe Link",
+     .gpus_per_node =
+         6, /* ALCF Aurora node: 6 Max 1550 on Xe Link, 8x HPE Slingshot-11 200 Gb/s per node = 33.3 GB/s per GPU */
+     .inter_node_bytes_per_s = 33.3e9,
      .price_per_hour = 0},
     /* ---- added in the second pass: dense rates (half the vendors' sparse figures);
      * prices are on-demand list rates on the date given, rounded; "approximate" marks a
@@ -138,6 +179,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 2.0e12,
      RATES(51, 756, 756, 1513, 1513),
      .link_bytes_per_s = 64e9,
+     .link_name = "PCIe Gen5 x16",
+     .gpus_per_node =
+         8, /* 8-GPU PCIe servers are usual; the NVLink bridge joins pairs only; no standard network */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 2.49,
      .price_source = "Lambda on-demand H100 PCIe, 2024"},
     {.slug = "h100-nvl",
@@ -148,6 +193,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 3.9e12,
      RATES(60, 835, 835, 1671, 1671),
      .link_bytes_per_s = 300e9,
+     .link_name = "NVLink bridge (pairs; PCIe Gen5 beyond)",
+     .gpus_per_node =
+         8, /* NVL cards are bridged in pairs in 8-GPU PCIe servers; no standard network */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
     {.slug = "b200",
      .name = "NVIDIA B200 180GB (HGX)",
@@ -158,6 +207,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 8.0e12,
      RATES4(75, 2250, 2250, 4500, 4500, 9000),
      .link_bytes_per_s = 900e9,
+     .link_name = "NVLink 5 (NVSwitch)",
+     .gpus_per_node =
+         8, /* DGX B200 datasheet: 8 GPUs on NVSwitch, 8x ConnectX-7 400 Gb/s (one per GPU) */
+     .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 4.99,
      .price_source = "Lambda on-demand B200 (HGX), 2025, approximate"},
     {.slug = "l40s",
@@ -168,6 +221,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 864e9,
      RATES(91.6, 362.05, 362.05, 733, 733),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 8, /* 8-GPU PCIe servers (e.g. OEM L40S systems); no standard network */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.99,
      .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
     {.slug = "a10g",
@@ -179,6 +235,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 600e9,
      RATES(31.2, 70, 70, 0, 140),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 8, /* AWS g5.48xlarge: 8 A10G, 100 Gb/s per instance = 12.5 Gb/s per GPU */
+     .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 1.006,
      .price_source = "AWS g5.xlarge on-demand, us-east-1, 2024"},
     {.slug = "t4",
@@ -189,6 +248,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 320e9,
      RATES(8.1, 0, 65, 0, 130),
      .link_bytes_per_s = 16e9,
+     .link_name = "PCIe Gen3 x16",
+     .gpus_per_node = 8, /* AWS g4dn.metal: 8 T4, 100 Gb/s per instance = 12.5 Gb/s per GPU */
+     .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 0.35,
      .price_source = "GCP NVIDIA T4 GPU on-demand, us-central1, 2024"},
     {.slug = "v100",
@@ -199,6 +261,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 900e9,
      RATES(15.7, 0, 125, 0, 62.8),
      .link_bytes_per_s = 150e9,
+     .link_name = "NVLink 2 (hybrid cube mesh)",
+     .gpus_per_node =
+         8, /* AWS p3dn.24xlarge / DGX-1: 8 V100 on NVLink 2, 100 Gb/s per instance = 12.5 Gb/s per GPU */
+     .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 3.06,
      .price_source = "AWS p3.2xlarge on-demand, us-east-1, 2024"},
     {.slug = "rtx-a6000",
@@ -210,6 +276,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 768e9,
      RATES(38.7, 154.8, 154.8, 0, 309.7),
      .link_bytes_per_s = 56e9,
+     .link_name = "NVLink bridge (pairs; PCIe Gen4 beyond)",
+     .gpus_per_node = 0, /* workstation card: no standard multi-GPU platform */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.80,
      .price_source = "Lambda on-demand RTX A6000, 2024"},
     {.slug = "rtx-6000-ada",
@@ -221,6 +290,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 960e9,
      RATES(91.1, 364.2, 364.2, 728.5, 728.5),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 0, /* workstation card: no standard multi-GPU platform */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.77,
      .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
     {.slug = "rtx-5090",
@@ -232,6 +304,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 1792e9,
      RATES4(104.8, 209.5, 209.5, 419, 838, 838),
      .link_bytes_per_s = 64e9,
+     .link_name = "PCIe Gen5 x16",
+     .gpus_per_node = 0, /* no standard multi-GPU platform */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.89,
      .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
     {.slug = "rtx-3090",
@@ -243,6 +318,9 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 936e9,
      RATES(35.6, 35.6, 35.6, 0, 142),
      .link_bytes_per_s = 32e9,
+     .link_name = "PCIe Gen4 x16",
+     .gpus_per_node = 0, /* no standard multi-GPU platform */
+     .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.22,
      .price_source = "marketplace on-demand (Vast.ai, 2025), approximate"},
     {.slug = "mi250x",
@@ -254,6 +332,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 3.2768e12,
      RATES(95.7, 383, 383, 0, 383),
      .link_bytes_per_s = 400e9,
+     .link_name = "Infinity Fabric xGMI",
+     .gpus_per_node =
+         4, /* OLCF Frontier node: 4 MI250X on Infinity Fabric, 4x HPE Slingshot 200 Gb/s (one per MI250X) */
+     .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 0},
     {.slug = "mi325x",
      .name = "AMD Instinct MI325X 256GB",
@@ -263,6 +345,10 @@ static const struct ff_spec catalog[] = {
      .bandwidth_bytes_per_s = 6.0e12,
      RATES(163.4, 1307.4, 1307.4, 2614.9, 2614.9),
      .link_bytes_per_s = 448e9,
+     .link_name = "Infinity Fabric xGMI (7 links)",
+     .gpus_per_node =
+         8, /* AMD MI325X platform: 8 OAM GPUs; reference design with a 400 Gb/s NIC per GPU (AMD Pensando Pollara 400) */
+     .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 0},
 };
 

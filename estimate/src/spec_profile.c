@@ -6,10 +6,13 @@
  *
  * Measured figures replace datasheet ones: per precision the best verified matmul value
  * over all implementations, usable memory from the memory/usable test, bandwidth from the
- * best bandwidth read/copy test. Only a test with status "ok", verified true, a value in the
- * unit its family measures in and above 0 counts. Missing figures stay 0 and are listed in
- * notes.
+ * best bandwidth read/copy test, and per scope (intra_node, inter_node) the interconnect bus
+ * bandwidth of the largest message measured with its smallest-message latency. Only a test
+ * with status "ok", verified true, a value in the unit its family measures in and above 0
+ * counts. Missing figures stay 0 and are listed in notes.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +39,80 @@ static bool usable_figure(const struct ff_profile_test *t, const char *unit, con
            (is(t->unit, unit) || (unit2 && is(t->unit, unit2)));
 }
 
+/* ---- interconnect (family "interconnect", written by `flopfit bench --mpi`) ---- */
+
+/* Physical ceilings of a bus bandwidth, B/s: inside a node the fastest GPU link today is
+ * NVLink 5, 900 GB/s per direction (DGX B200 datasheet); an all-reduce reduced in the switch
+ * (NVLink SHARP) shows up to about twice the line rate as busbw (nccl-tests #212: ~480 GB/s
+ * on 450 GB/s H100 links), so all-reduce may reach 2x. Across nodes two 800 Gb/s ports per
+ * GPU (200 GB/s) is the most any platform ships. A figure above is "implausible": not used. */
+#define INTRA_MAX 900e9
+#define INTER_MAX 200e9
+
+struct link_pick {
+    double busbw, latency;
+    uint64_t bytes;
+    int ranks;
+    const char *name;
+    int implausible, inconsistent;
+};
+
+static void pick_link(struct link_pick *k, const struct ff_profile_test *t, bool inter)
+{
+    if (!usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL))
+        return;
+    bool ar = is(t->name, "all_reduce");
+    double ceiling = (inter ? INTER_MAX : INTRA_MAX) * (ar && !inter ? 2.0 : 1.0);
+    if (t->value > ceiling || (t->limit_bytes_per_s > 0.0 && t->value > t->limit_bytes_per_s)) {
+        k->implausible++;
+        return;
+    }
+    /* busbw = algbw x the collective's factor (nccl-tests): a figure that disagrees with its
+     * own algorithm bandwidth by more than 5% is not used. */
+    if (t->ranks > 1 && t->algbw_bytes_per_s > 0.0) {
+        double n = (double)t->ranks;
+        double f = ar ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
+        if (fabs(t->algbw_bytes_per_s * f / t->value - 1.0) > 0.05) {
+            k->inconsistent++;
+            return;
+        }
+    }
+    if (t->latency_s > 0.0 && (k->latency <= 0.0 || t->latency_s < k->latency))
+        k->latency = t->latency_s;
+    if (t->bytes > k->bytes || (t->bytes == k->bytes && t->value > k->busbw)) {
+        k->bytes = t->bytes;
+        k->busbw = t->value;
+        k->ranks = t->ranks > (uint64_t)1 << 24 ? 0 : (int)t->ranks;
+        k->name = t->name;
+    }
+}
+
+static void link_note(struct ff_spec *d, const struct link_pick *k, const char *scope)
+{
+    char text[240];
+    if (k->busbw > 0.0) {
+        snprintf(text, sizeof(text),
+                 "%s bus bandwidth measured: %.1f GB/s (%s, %.0f MiB, %d ranks)%s", scope,
+                 k->busbw / 1e9, k->name, (double)k->bytes / 1048576.0, k->ranks,
+                 k->latency > 0.0 ? "" : ", latency not measured");
+        note(d, text);
+    }
+    if (k->implausible) {
+        snprintf(text, sizeof(text),
+                 "%d %s interconnect figure(s) above the physical link rate ignored "
+                 "(implausible)",
+                 k->implausible, scope);
+        note(d, text);
+    }
+    if (k->inconsistent) {
+        snprintf(text, sizeof(text),
+                 "%d %s interconnect figure(s) ignored: busbw disagrees with algbw x the "
+                 "collective's factor",
+                 k->inconsistent, scope);
+        note(d, text);
+    }
+}
+
 int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen)
 {
     if (!path || !out)
@@ -60,6 +137,7 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     snprintf(d.source, sizeof(d.source), "measured profile %s", path);
 
     double usable = 0.0, bw = 0.0;
+    struct link_pick intra = {0}, inter = {0};
     bool usable_stopped = false; /* the probe hit its cap or time limit: a lower bound */
     size_t n = ff_profile_test_count(prof);
     for (size_t i = 0; i < n; i++) {
@@ -77,6 +155,11 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
                    (is(t->name, "read") || is(t->name, "copy"))) {
             if (usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > bw)
                 bw = t->value;
+        } else if (is(t->family, FF_PF_FAMILY_INTERCONNECT)) {
+            if (is(t->scope, FF_PF_SCOPE_INTRA_NODE))
+                pick_link(&intra, t, false);
+            else if (is(t->scope, FF_PF_SCOPE_INTER_NODE))
+                pick_link(&inter, t, true);
         }
     }
     double global = (double)info->device.global_mem_bytes;
@@ -112,6 +195,18 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
         note(&d, "missing: fp16/bf16 matmul rate (no verified ok matmul fp16 test)");
     if (d.flops_per_s[FF_PREC_INT8] <= 0.0)
         note(&d, "missing: int8 matmul rate (no verified ok matmul int8 test)");
+    d.intra_busbw_bytes_per_s = intra.busbw;
+    d.intra_latency_s = intra.latency;
+    d.intra_ranks = intra.ranks;
+    d.inter_busbw_bytes_per_s = inter.busbw;
+    d.inter_latency_s = inter.latency;
+    d.inter_ranks = inter.ranks;
+    if (intra.ranks > 1) {
+        /* The intra-node tests ran one rank per GPU of one host: that is the node. */
+        d.gpus_per_node = intra.ranks;
+    }
+    link_note(&d, &intra, "intra-node");
+    link_note(&d, &inter, "inter-node");
     *out = d;
     ff_profile_close(&prof);
     return FF_OK;

@@ -211,7 +211,9 @@ Test(device, second_pass_catalog)
     /* QLoRA on a device without bf16 computes in fp16. */
     struct ff_spec t4 = device("t4");
     cr_expect_eq(ff_spec_rate(&t4, FF_PREC_NF4), 65e12);
-    /* FP8 training: 1.4x the BF16 default, not the 2x of the FP8 peak. */
+    /* FP8 training: 1.4x the BF16 default, not the 2x of the FP8 peak — on the compute; the
+     * communication of the plan (tensor-parallel all-reduces of 16-bit activations) does not
+     * get faster, so the whole run gains at most 1.4x. */
     struct ff_model m = preset("llama-2-7b");
     struct ff_spec h = device("h100");
     struct ff_plan p;
@@ -220,5 +222,8 @@ Test(device, second_pass_catalog)
     struct ff_estimate bf = run(&m, &h, &p);
     p.precision = FF_PREC_FP8;
     struct ff_estimate f8 = run(&m, &h, &p);
-    expect_within(bf.seconds / f8.seconds, FF_DEFAULT_FP8_SPEEDUP, 1e-9, "FP8 speed-up");
+    expect_within(bf.step.term[FF_TERM_COMPUTE].seconds / f8.step.term[FF_TERM_COMPUTE].seconds,
+                  FF_DEFAULT_FP8_SPEEDUP, 1e-9, "FP8 speed-up of the compute");
+    cr_expect(bf.seconds / f8.seconds > 1.0 && bf.seconds / f8.seconds <= FF_DEFAULT_FP8_SPEEDUP,
+              "FP8 run speed-up %.3f", bf.seconds / f8.seconds);
 }

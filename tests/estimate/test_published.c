@@ -67,8 +67,12 @@ Test(published, p3_gpt3_days_scaling)
 }
 
 /* P4: Llama 2 7B/13B/70B, 2T tokens on A100-80GB: 184,320 / 368,640 / 1,720,320 GPU-hours
- * (model card). The card gives no MFU; with the exact count the hours imply 42-46%, our
- * default is 40%, so we over-estimate by 5-15%. Band ±20%. */
+ * (model card). The card gives no MFU or layout; with the exact count the hours imply 42-46%.
+ * With communication the layout matters, so the plan is the published part: the 4M-token
+ * global batch (1024 sequences of 4096, Touvron et al. 2023 §2.2) on 2048 A100 (the paper's
+ * "up to 2000 GPUs"), with the layout our --plan best search finds. Its implied MFU is ~50%,
+ * so we under-estimate the hours by 10-17% (the compute efficiency 0.55 is set by Megatron's
+ * table, tests/estimate/test_comm.c). Band ±20%, as before communication was modelled. */
 Test(published, p4_llama2_gpu_hours)
 {
     const char *names[] = {"llama-2-7b", "llama-2-13b", "llama-2-70b"};
@@ -80,9 +84,15 @@ Test(published, p4_llama2_gpu_hours)
         ff_plan_init(&p);
         p.tokens = 2e12;
         p.gpus = 2048;
-        p.zero = 3;
-        struct ff_estimate e = run(&m, &d, &p);
-        cr_expect_eq(p.seq, 0);
+        p.global_batch = 1024;
+        struct ff_plan_choice best[1];
+        size_t n = 0;
+        char err[256] = "";
+        cr_assert_eq(ff_est_best_plans(&m, &d, &p, best, 1, &n, err, sizeof(err)), FF_OK, "%s",
+                     err);
+        cr_assert_eq(n, 1, "%s: a plan fits on 2048 A100", names[i]);
+        struct ff_estimate e = run(&m, &d, &best[0].plan);
+        cr_expect_eq(best[0].plan.seq, 0, "sequence: the model context, 4096");
         expect_within(e.gpu_hours, hours[i], 0.20, names[i]);
         /* The implied MFU with our exact count is plausible (38-50%). */
         double implied = e.flops_model / (hours[i] * 3600.0 * 312e12);

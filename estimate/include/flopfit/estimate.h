@@ -145,6 +145,19 @@ struct ff_plan {
                                          memory that bitsandbytes' paged optimizers page to
                                          host under pressure; they count only at the step,
                                          not in the forward/backward peak; default false */
+    /* Added for multi-GPU plans (estimate/src/comm.c). */
+    int64_t gpus_per_node;         /* 0 = the device's (unknown: 8); tp stays within one */
+    double inter_node_bytes_per_s; /* per GPU, per direction; 0 = the device's */
+    double compute_efficiency;     /* hardware FLOPs utilisation of the compute alone, without
+                                      communication or bubble; 0 = default
+                                      (FF_DEFAULT_COMPUTE_EFFICIENCY) */
+    int64_t ep;                    /* expert-parallel ranks for MoE (divides dp and the
+                                      experts); default 1: no all-to-all */
+    int64_t pp_chunks;             /* interleaved 1F1B: model chunks per stage; default 1 */
+    bool dp_overlap;               /* the gradient sync overlaps backward (bucketed DDP,
+                                      FSDP, DeepSpeed); default true */
+    int64_t global_batch;          /* --plan best: sequences per optimizer step; 0 = the
+                                      default, FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq */
 };
 
 /* Memory per GPU, bytes. */
@@ -167,6 +180,51 @@ struct ff_suggestion {
     char change[FF_SUGGESTION_MAX]; /* CLI-style, e.g. "--recompute full" */
     double total_bytes;             /* per-GPU total with the change */
     bool fits;
+};
+
+/*
+ * One training step, broken down (estimate/src/comm.c; README "Multi-GPU plans"). Each term is
+ * the time it adds to the step on the most loaded GPU, after the overlap the schedule allows.
+ * A term that does not apply (tp 1: no tensor-parallel all-reduce) has applies == false and
+ * says why in `note`; it is not a zero time. A term whose link rate is unknown has
+ * known == false and is left out of the step time (the note says which figure is missing).
+ */
+enum ff_step_term {
+    FF_TERM_COMPUTE = 0,  /* FLOPs / (rate x compute efficiency) */
+    FF_TERM_TP,           /* tensor-parallel all-reduces (SP: all-gather + reduce-scatter) */
+    FF_TERM_DP,           /* data-parallel gradient all-reduce / reduce-scatter, exposed part */
+    FF_TERM_ZERO3,        /* ZeRO-3 parameter all-gathers, exposed part */
+    FF_TERM_BUBBLE,       /* pipeline bubble, (p-1)/(v*m) of the pipelined work */
+    FF_TERM_MOE_A2A,      /* expert-parallel all-to-all */
+    FF_TERM_MOE_IMBALANCE /* the most loaded expert rank's extra expert compute */
+};
+#define FF_STEP_TERMS 7
+
+#define FF_STEP_NOTE_MAX 96
+struct ff_step_part {
+    bool applies;         /* false: the term does not apply to this plan (note says why) */
+    bool known;           /* false: a link rate is unknown; the term is not in seconds */
+    bool inter_node;      /* communication crosses nodes (the network, not the node's links) */
+    double seconds;       /* time added to the step, s */
+    double total_seconds; /* before overlap, s (= seconds when nothing overlaps) */
+    double bytes;         /* bytes each GPU sends per step */
+    char note[FF_STEP_NOTE_MAX];
+};
+
+struct ff_step {
+    bool valid;    /* computed (training tasks) */
+    bool modelled; /* the run's time is steps x step time (no --mfu / --achieved) */
+    struct ff_step_part term[FF_STEP_TERMS];
+    double seconds;        /* sum of the known terms, s */
+    double steps;          /* optimizer steps for the run's tokens */
+    double sequences;      /* global batch: sequences per step (micro-batch x accum x dp) */
+    int64_t micro_batches; /* per pipeline per step (accum) */
+    int64_t gpus_per_node, nodes;
+    double intra_busbw_bytes_per_s, inter_busbw_bytes_per_s; /* achieved bus bandwidth used */
+    bool intra_measured, inter_measured;
+    double compute_efficiency; /* of the compute term (HFU of compute alone) */
+    double mfu;                /* implied: model FLOPs / (step time x GPUs x peak) */
+    int dominant;              /* the largest known term (enum ff_step_term) */
 };
 
 struct ff_estimate {
@@ -225,6 +283,9 @@ struct ff_estimate {
     bool context_exceeded;  /* the sequence (training) or prompt + generate (serving) is
                                longer than the model's trained context */
     int64_t context_tokens; /* the model's context (ff_model_context), 0 = unknown */
+
+    /* Added for multi-GPU plans: one training step broken down (ff_est_step). */
+    struct ff_step step;
 };
 
 /* Fill every field with its default (those listed in struct ff_plan). */
@@ -288,6 +349,84 @@ FF_API int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const s
 FF_API const char *ff_task_name(enum ff_task t);
 FF_API const char *ff_optimizer_name(enum ff_optimizer o);
 FF_API const char *ff_recompute_name(enum ff_recompute r);
+
+/* ---- multi-GPU plans (estimate/src/comm.c) ---- */
+
+/* Compute efficiency: the hardware FLOPs utilisation of a GPU's compute alone. Published
+ * end-to-end figures that include communication and bubbles are lower bounds for it:
+ * Megatron-LM 44% HFU for 1.7B on 32 A100 with no model parallelism and 52% for 1T on 3072
+ * (Narayanan et al. 2021, Table 1), 56% HFU for 530B (Korthikanti et al. 2022, Table 5),
+ * PaLM 57.8% HFU (Chowdhery et al. 2022, App. B). 0.55 sits inside that spread. */
+#define FF_DEFAULT_COMPUTE_EFFICIENCY  0.55
+/* Achieved bus bandwidth (nccl-tests busbw) over the link line rate: inside a node ~200-208
+ * of 300 GB/s on A100 NVLink 3 (nccl-tests issues #149, #178) and ~370 of 450 GB/s on H100
+ * ring (NCCL developer, nccl-tests #212): 0.68-0.82, taken 0.75; across nodes 46-48 of 50
+ * GB/s per 400 Gb/s NDR NIC (NCCL developer, nccl-tests #290) and ~41 at 32 MB (#232):
+ * taken 0.90. A measured profile replaces both. */
+#define FF_COMM_INTRA_FRACTION         0.75
+#define FF_COMM_INTER_FRACTION         0.90
+/* Latency per algorithm step: an 8-GPU NVLink all-reduce's smallest message takes ~10 us
+ * (FF_DEFAULT_ALLREDUCE_LATENCY_S) over 2*log2(8) = 6 tree steps; a network hop (NIC +
+ * switch) a few us. NCCL runs latency-bound sizes as trees (log-depth), bandwidth-bound
+ * ones as rings (nccl-tests #196), so steps are log-depth and volumes ring. */
+#define FF_COMM_INTRA_STEP_LATENCY_S   1.7e-6
+#define FF_COMM_INTER_STEP_LATENCY_S   5e-6
+/* The gradient bucket that cannot overlap backward: it is reduced after the last layer's
+ * backward (PyTorch DDP bucket_cap_mb = 25, Li et al. 2020 §3.2.3). */
+#define FF_COMM_DDP_BUCKET_BYTES       25e6
+/* MoE load imbalance: the most loaded expert rank over the mean. Switch Transformer trains
+ * at capacity factor 1.0-1.25 (Fedus et al. 2021, Table 1 and §2.2), GShard at 2.0 as an
+ * upper bound (Lepikhin et al. 2020 §2.2), DeepSpeed-MoE at 1.0-1.25; dropless routers with
+ * balancing losses (Mixtral, DeepSeek-V3) measure max/mean loads of about 1.1-1.3: 1.25. */
+#define FF_DEFAULT_MOE_IMBALANCE       1.25
+/* --plan best's global batch when none is given: about 4M tokens per step (Llama 2 and
+ * Llama 3: 4M; GPT-3 175B: 3.2M; Chinchilla 1.5M-3M). */
+#define FF_DEFAULT_GLOBAL_BATCH_TOKENS 4194304.0
+
+/* Collectives (nccl-tests doc/PERFORMANCE.md: algbw = S/t, busbw = algbw x factor). */
+enum ff_collective {
+    FF_COLL_ALL_REDUCE = 0,
+    FF_COLL_ALL_GATHER,
+    FF_COLL_REDUCE_SCATTER,
+    FF_COLL_ALL_TO_ALL
+};
+/* The bus factor: all-reduce 2(n-1)/n, the others (n-1)/n. 0 for n <= 1. */
+FF_API double ff_coll_bus_factor(enum ff_collective c, double n);
+/* Seconds for a collective of S bytes per rank over n ranks at bus bandwidth busbw (B/s)
+ * and per-step latency: latency x steps + factor x S / busbw, steps 2*ceil(log2 n) for an
+ * all-reduce and ceil(log2 n) for the others. 0 for n <= 1. */
+FF_API double ff_coll_seconds(enum ff_collective c, double n, double bytes, double busbw,
+                              double step_latency_s);
+/* Names: "compute", "tp_comm", "dp_comm", "zero3_gather", "pipeline_bubble", "moe_all_to_all",
+ * "moe_imbalance"; "?" out of range. Static strings. */
+FF_API const char *ff_step_term_name(int term);
+
+/*
+ * The step of plan p (tp, pp, gpus as the plan gives them; task training, LoRA or QLoRA) on
+ * device d: fills *out. A plan the model cannot run is FF_ERR_INVALID (err says why).
+ */
+FF_API int ff_est_step(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                       struct ff_step *out, char *err, size_t errlen);
+
+/* One plan of a --plan best search. */
+struct ff_plan_choice {
+    struct ff_plan plan; /* tp, pp, gpus, zero, batch, accum, recompute as chosen */
+    int64_t dp;
+    struct ff_step step;
+    struct ff_memory mem; /* per GPU, most loaded */
+    double seconds;       /* the run: steps x step time */
+};
+#define FF_MAX_PLAN_CHOICES 8
+/*
+ * The fastest plans on exactly p->gpus GPUs that fit (p->gpus > 0), best first: tp in powers
+ * of two within a node, pp dividing the GPUs, ZeRO 0-3, recomputation none/selective/full,
+ * micro-batch in powers of two with accumulation reaching the global batch (p->global_batch
+ * or the default). Fills up to max (<= FF_MAX_PLAN_CHOICES) into out, *n the count (0: none
+ * fits). Returns 0 or an error as ff_est_run.
+ */
+FF_API int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d,
+                             const struct ff_plan *p, struct ff_plan_choice *out, size_t max,
+                             size_t *n, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,21 @@ struct ff_spec {
                                        free it. */
     bool measured;                  /* figures come from a flopfit profile */
     char notes[FF_DEVICE_NOTE_MAX]; /* substitutions and missing figures, "" when none */
+    /* The network of multi-GPU plans (estimate/src/comm.c): a two-tier model, GPU-to-GPU
+     * inside a node over link_bytes_per_s (link_name), node to node over the per-GPU
+     * network. Catalog figures are line rates; achieved bus bandwidth is a fraction of them
+     * (FF_COMM_*_FRACTION in flopfit/estimate.h) unless a profile measured it. */
+    const char *link_name;         /* "NVLink 4 (NVSwitch)", "PCIe Gen4 x16", ...: a static
+                                      string owned by the library, or NULL (unknown) */
+    int gpus_per_node;             /* GPUs of the usual platform's node; 0 = unknown (8) */
+    double inter_node_bytes_per_s; /* InfiniBand/RoCE per GPU, per direction, bytes/s;
+                                      0 = unknown */
+    /* Measured by `flopfit bench --mpi` (a profile's interconnect tests): nccl-tests bus
+     * bandwidth at the largest message, B/s, and the smallest message's time, s, per scope;
+     * 0 = not measured. */
+    double intra_busbw_bytes_per_s, inter_busbw_bytes_per_s;
+    double intra_latency_s, inter_latency_s;
+    int intra_ranks, inter_ranks; /* ranks those figures were measured with; 0 = unknown */
 };
 
 /* The built-in catalog; *count receives its length. Never NULL. */

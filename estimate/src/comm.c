@@ -1,0 +1,393 @@
+/*
+ * estimate/src/comm.c — the communication model of multi-GPU training: one optimizer step
+ * broken into compute, tensor-parallel all-reduces, the data-parallel gradient sync, ZeRO-3
+ * parameter gathers, the pipeline bubble and MoE all-to-all, over a two-tier network.
+ *
+ * Network. Ranks are placed tp fastest, then dp (the expert-parallel group inside dp), then
+ * pp (Megatron-LM's default order). A group of ranks inside one node talks over the node's
+ * GPU links (NVLink/NVSwitch, xGMI, Xe Link or PCIe: ff_spec.link_bytes_per_s), a group
+ * spanning nodes over each GPU's network port (ff_spec.inter_node_bytes_per_s), the slower
+ * tier bounding a ring. Achieved bus bandwidth is FF_COMM_*_FRACTION of the line rate, or
+ * the profile's measured busbw.
+ *
+ * Collectives (nccl-tests doc/PERFORMANCE.md): a ring all-reduce of S bytes over n ranks
+ * moves 2(n-1)/n·S per rank, all-gather, reduce-scatter and all-to-all (n-1)/n·S; time =
+ * latency·steps + factor·S/busbw.
+ *
+ * Volumes per micro-batch (b sequences of s tokens, hidden h, activations of a bytes):
+ *  - tensor parallel: 2 all-reduces of b·s·h·a per layer forward and 2 backward (Shoeybi et
+ *    al. 2019 §3), 2 more in a fully recomputed forward; with sequence parallelism each is an
+ *    all-gather + reduce-scatter of the same volume (Korthikanti et al. 2022 §4.2.2). Not
+ *    overlapped (Megatron-LM runs them on the critical path).
+ *  - data parallel: one all-reduce of the stage's 16-bit gradients, 2Ψ bytes (ZeRO §7: ZeRO-1
+ *    and -2 move the same volume as reduce-scatter + all-gather), once per step, overlapping
+ *    the last micro-batch's backward but for the last bucket (bucketed DDP).
+ *  - ZeRO-3: the parameters are all-gathered in forward and again in backward and the
+ *    gradients reduce-scattered, every micro-batch: 1.5x the data-parallel volume (ZeRO §7);
+ *    prefetched, each overlapping its pass but for one layer's share.
+ *  - pipeline: 1F1B's bubble is (p-1)/m of the pipelined work with m micro-batches, i.e.
+ *    (p-1)/(m+p-1) of the step; interleaved with v chunks per stage (p-1)/(v·m) (Narayanan
+ *    et al. 2021 §2.2); plus each micro-batch's activation and gradient sends between stages
+ *    (v times with interleaving), b·s·h·a/tp bytes each (§4.1), on the critical path.
+ *  - MoE with expert parallelism e: 2 all-to-alls of the routed tokens (b·s·k·h·a) per MoE
+ *    layer forward and 2 backward (GShard, Lepikhin et al. 2020; DeepSpeed-MoE, Rajbhandari
+ *    et al. 2022), scaled by the load imbalance, which also stretches the expert compute of
+ *    the most loaded rank.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flopfit/estimate.h"
+#include "flopfit/status.h"
+#include "internal.h"
+
+double ff_coll_bus_factor(enum ff_collective c, double n)
+{
+    if (!(n > 1.0))
+        return 0.0;
+    return c == FF_COLL_ALL_REDUCE ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
+}
+
+double ff_coll_seconds(enum ff_collective c, double n, double bytes, double busbw,
+                       double step_latency_s)
+{
+    if (!(n > 1.0) || !(busbw > 0.0))
+        return 0.0;
+    double depth = ceil(log2(n));
+    double steps = c == FF_COLL_ALL_REDUCE ? 2.0 * depth : depth;
+    return step_latency_s * steps + ff_coll_bus_factor(c, n) * bytes / busbw;
+}
+
+const char *ff_step_term_name(int term)
+{
+    static const char *const names[FF_STEP_TERMS] = {
+        "compute",         "tp_comm",        "dp_comm",      "zero3_gather",
+        "pipeline_bubble", "moe_all_to_all", "moe_imbalance"};
+    return term >= 0 && term < FF_STEP_TERMS ? names[term] : "?";
+}
+
+int64_t ff_comm_node_size(const struct ff_spec *d, const struct ff_plan *p)
+{
+    if (p->gpus_per_node > 0)
+        return p->gpus_per_node;
+    return d->gpus_per_node > 0 ? d->gpus_per_node : 8;
+}
+
+/* One tier of the network: achieved bus bandwidth and per-step latency; busbw 0 = unknown. */
+struct tier {
+    double busbw, step_latency;
+    bool measured;
+};
+
+static struct tier intra_tier(const struct ff_spec *d)
+{
+    struct tier t = {d->link_bytes_per_s * FF_COMM_INTRA_FRACTION, FF_COMM_INTRA_STEP_LATENCY_S,
+                     false};
+    if (d->intra_busbw_bytes_per_s > 0.0) {
+        t.busbw = d->intra_busbw_bytes_per_s;
+        t.measured = true;
+    }
+    if (d->intra_latency_s > 0.0) {
+        double steps = d->intra_ranks > 1 ? 2.0 * ceil(log2((double)d->intra_ranks)) : 1.0;
+        t.step_latency = d->intra_latency_s / steps;
+    }
+    return t;
+}
+
+static struct tier inter_tier(const struct ff_spec *d, const struct ff_plan *p)
+{
+    double rate =
+        p->inter_node_bytes_per_s > 0.0 ? p->inter_node_bytes_per_s : d->inter_node_bytes_per_s;
+    struct tier t = {rate * FF_COMM_INTER_FRACTION, FF_COMM_INTER_STEP_LATENCY_S, false};
+    if (p->inter_node_bytes_per_s <= 0.0 && d->inter_busbw_bytes_per_s > 0.0) {
+        t.busbw = d->inter_busbw_bytes_per_s;
+        t.measured = true;
+    }
+    if (d->inter_latency_s > 0.0) {
+        double steps = d->inter_ranks > 1 ? 2.0 * ceil(log2((double)d->inter_ranks)) : 1.0;
+        t.step_latency = d->inter_latency_s / steps;
+    }
+    /* A node's ranks share their links with the ring too: the slower tier bounds it. */
+    struct tier in = intra_tier(d);
+    if (in.busbw > 0.0 && t.busbw > in.busbw)
+        t.busbw = in.busbw;
+    return t;
+}
+
+static void na(struct ff_step_part *t, const char *why)
+{
+    t->applies = false;
+    t->known = true;
+    snprintf(t->note, sizeof(t->note), "%s", why);
+}
+
+/* A communication term over a group of n ranks with stride `stride` in the rank order. */
+static const struct tier *group_tier(struct ff_step_part *t, double n, double stride, double node,
+                                     const struct tier *intra, const struct tier *inter)
+{
+    t->applies = true;
+    t->inter_node = n * stride > node;
+    const struct tier *tr = t->inter_node ? inter : intra;
+    t->known = tr->busbw > 0.0;
+    if (!t->known)
+        snprintf(t->note, sizeof(t->note), "%s",
+                 t->inter_node ? "unknown: no inter-node rate (pass --inter-node-gbps)"
+                               : "unknown: no GPU-to-GPU link rate for this device");
+    return tr;
+}
+
+/* Expert share of the active matmul parameters (routed experts only). */
+static double expert_share(const struct ff_model *m, const struct ff_param_count *pc)
+{
+    if (m->experts <= 0 || pc->expert == 0 || pc->matmul_active == 0)
+        return 0.0;
+    double n_moe =
+        m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+    double routed = n_moe * (double)m->experts_active * (double)pc->expert;
+    double share = routed / (double)pc->matmul_active;
+    return share > 1.0 ? 1.0 : share;
+}
+
+/* LoRA adapter parameters, r·(d_in + d_out) per adapted matrix (Hu et al. 2021 §4). */
+static double lora_params(const struct ff_model *m, const struct ff_plan *p)
+{
+    double h = (double)m->hidden, r = (double)p->lora_rank, hd = (double)m->head_dim;
+    double q = (double)m->heads * hd, kv = (double)m->kv_heads * hd;
+    double f = (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn);
+    double per = r * ((h + q) + (h + kv)); /* Wq, Wv */
+    if (p->lora_all_linear)
+        per += r * ((h + kv) + (q + h) + 3.0 * (h + f)); /* Wk, Wo, gate, up, down */
+    return per * (double)m->layers;
+}
+
+int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                 const struct ff_param_count *pc, int64_t dp_i, struct ff_step *out)
+{
+    memset(out, 0, sizeof(*out));
+    double tp = (double)p->tp, pp = (double)p->pp, dp = (double)dp_i;
+    double gpus = tp * pp * dp;
+    double node = (double)ff_comm_node_size(d, p);
+    double rate = ff_spec_rate(d, ff_plan_compute_precision(p));
+    if (!(rate > 0.0))
+        return FF_ERR_UNSUPPORTED;
+    double eff =
+        p->compute_efficiency > 0.0 ? p->compute_efficiency : FF_DEFAULT_COMPUTE_EFFICIENCY;
+    if (ff_plan_compute_precision(p) == FF_PREC_FP8 && p->compute_efficiency <= 0.0) {
+        /* FP8 runs nowhere near twice BF16 (FF_DEFAULT_FP8_SPEEDUP over the BF16 rate). */
+        double bf16 = d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16] : rate / 2.0;
+        eff = eff * FF_DEFAULT_FP8_SPEEDUP * bf16 / rate;
+    }
+    struct tier intra = intra_tier(d), inter = inter_tier(d, p);
+    double s = (double)ff_plan_seq(m, p), b = (double)p->batch, mb = (double)p->accum;
+    double act = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
+    double h = (double)m->hidden;
+    double L = (double)m->layers, Lst = ceil(L / pp);
+
+    out->valid = true;
+    out->micro_batches = p->accum;
+    out->sequences = b * mb * dp;
+    out->gpus_per_node = (int64_t)node;
+    out->nodes = (int64_t)ceil(gpus / node);
+    out->intra_busbw_bytes_per_s = intra.busbw;
+    out->inter_busbw_bytes_per_s = inter.busbw;
+    out->intra_measured = intra.measured;
+    out->inter_measured = inter.measured;
+    out->compute_efficiency = eff;
+
+    /* Compute: hardware FLOPs of one micro-batch on one GPU. */
+    struct ff_flops f;
+    int rc = ff_est_flops(m, p, b * s, &f);
+    if (rc != FF_OK)
+        return rc;
+    double t_mb = f.hardware / (tp * pp) / (rate * eff);
+    double fwd_share = f.hardware > 0.0 ? (f.model / 3.0) / f.hardware : 1.0 / 3.0;
+    if (p->task != FF_TASK_TRAIN)
+        fwd_share = f.hardware > 0.0 ? (f.model / 2.0) / f.hardware : 0.5; /* frozen: 4N = 2+2 */
+    double t_fwd = t_mb * fwd_share, t_bwd = t_mb - t_fwd;
+    struct ff_step_part *T = out->term;
+    T[FF_TERM_COMPUTE].applies = T[FF_TERM_COMPUTE].known = true;
+    T[FF_TERM_COMPUTE].seconds = T[FF_TERM_COMPUTE].total_seconds = mb * t_mb;
+    snprintf(T[FF_TERM_COMPUTE].note, sizeof(T[0].note), "%.0f%% of peak, %lld micro-batch(es)",
+             eff * 100.0, (long long)p->accum);
+
+    /* Tensor parallel: 4 collectives per layer (6 with full recompute), on the critical path. */
+    double t_tp_mb = 0.0;
+    if (p->tp <= 1) {
+        na(&T[FF_TERM_TP], "tp 1: no tensor-parallel all-reduce");
+    } else {
+        const struct tier *tr = group_tier(&T[FF_TERM_TP], tp, 1.0, node, &intra, &inter);
+        double S = b * s * h * act;
+        double count = (p->recompute == FF_RECOMPUTE_FULL ? 6.0 : 4.0) * Lst;
+        double one;
+        if (p->sequence_parallel)
+            one = ff_coll_seconds(FF_COLL_ALL_GATHER, tp, S, tr->busbw, tr->step_latency) +
+                  ff_coll_seconds(FF_COLL_REDUCE_SCATTER, tp, S, tr->busbw, tr->step_latency);
+        else
+            one = ff_coll_seconds(FF_COLL_ALL_REDUCE, tp, S, tr->busbw, tr->step_latency);
+        t_tp_mb = T[FF_TERM_TP].known ? count * one : 0.0;
+        T[FF_TERM_TP].bytes = mb * count * ff_coll_bus_factor(FF_COLL_ALL_REDUCE, tp) * S;
+        T[FF_TERM_TP].seconds = T[FF_TERM_TP].total_seconds = mb * t_tp_mb;
+        if (T[FF_TERM_TP].known)
+            snprintf(T[FF_TERM_TP].note, sizeof(T[0].note), "%.0f %s per micro-batch over %lld",
+                     count, p->sequence_parallel ? "all-gather+reduce-scatter" : "all-reduces",
+                     (long long)p->tp);
+    }
+
+    /* MoE expert parallel: 4 all-to-alls per MoE layer (6 with full recompute). */
+    double t_ep_mb = 0.0, t_imb_mb = 0.0;
+    double share = expert_share(m, pc);
+    double imb = FF_DEFAULT_MOE_IMBALANCE;
+    if (m->experts <= 0) {
+        na(&T[FF_TERM_MOE_A2A], "dense model");
+        na(&T[FF_TERM_MOE_IMBALANCE], "dense model");
+    } else if (p->ep <= 1) {
+        na(&T[FF_TERM_MOE_A2A], "ep 1: experts replicated over data-parallel ranks (--ep N)");
+        na(&T[FF_TERM_MOE_IMBALANCE], "ep 1: each rank computes its own tokens' experts");
+    } else {
+        double ep = (double)p->ep;
+        const struct tier *tr = group_tier(&T[FF_TERM_MOE_A2A], ep, tp, node, &intra, &inter);
+        double n_moe = m->moe_layers > 0 ? (double)m->moe_layers : L - (double)m->dense_layers;
+        double S = b * s * (double)m->experts_active * h * act / tp * imb;
+        double count = (p->recompute == FF_RECOMPUTE_FULL ? 6.0 : 4.0) * ceil(n_moe / pp);
+        double one = ff_coll_seconds(FF_COLL_ALL_TO_ALL, ep, S, tr->busbw, tr->step_latency);
+        t_ep_mb = T[FF_TERM_MOE_A2A].known ? count * one : 0.0;
+        T[FF_TERM_MOE_A2A].bytes = mb * count * ff_coll_bus_factor(FF_COLL_ALL_TO_ALL, ep) * S;
+        T[FF_TERM_MOE_A2A].seconds = T[FF_TERM_MOE_A2A].total_seconds = mb * t_ep_mb;
+        if (T[FF_TERM_MOE_A2A].known)
+            snprintf(T[FF_TERM_MOE_A2A].note, sizeof(T[0].note),
+                     "%.0f all-to-alls per micro-batch over %lld, x%.2f imbalance", count,
+                     (long long)p->ep, imb);
+        T[FF_TERM_MOE_IMBALANCE].applies = T[FF_TERM_MOE_IMBALANCE].known = true;
+        t_imb_mb = (imb - 1.0) * share * t_mb;
+        T[FF_TERM_MOE_IMBALANCE].seconds = T[FF_TERM_MOE_IMBALANCE].total_seconds = mb * t_imb_mb;
+        snprintf(T[FF_TERM_MOE_IMBALANCE].note, sizeof(T[0].note),
+                 "most loaded rank %.2fx the mean on %.0f%% expert compute", imb, share * 100.0);
+    }
+
+    /* Pipeline: the bubble over the pipelined work (compute + TP + EP), plus the stage-to-
+     * stage sends: per micro-batch the activations forward and their gradients backward,
+     * b·s·h·a/tp bytes each (Megatron's scatter/gather over the tp ranks, Narayanan §4.1),
+     * over the network when a stage boundary crosses nodes (tp·dp ranks per stage). */
+    if (p->pp <= 1) {
+        na(&T[FF_TERM_BUBBLE], "pp 1: no pipeline");
+    } else {
+        double v = p->pp_chunks > 1 ? (double)p->pp_chunks : 1.0;
+        double work = mb * (t_mb + t_tp_mb + t_ep_mb + t_imb_mb);
+        double bubble = (pp - 1.0) / (v * mb) * work;
+        struct ff_step_part *B = &T[FF_TERM_BUBBLE];
+        B->applies = true;
+        B->inter_node = tp * dp * pp > node; /* some boundary crosses: it bounds the rest */
+        const struct tier *tr = B->inter_node ? &inter : &intra;
+        B->known = tr->busbw > 0.0;
+        double S = b * s * h * act / tp;
+        double send = B->known ? tr->step_latency + S / tr->busbw : 0.0;
+        double p2p = 2.0 * mb * v * send;
+        B->bytes = 2.0 * mb * v * S;
+        B->seconds = B->total_seconds = bubble + p2p;
+        if (B->known)
+            snprintf(B->note, sizeof(B->note), "(p-1)/(v*m) = %lld/(%lld*%lld)%s + stage sends",
+                     (long long)(p->pp - 1), (long long)v, (long long)p->accum,
+                     v > 1 ? ", interleaved" : ", 1F1B");
+        else
+            snprintf(B->note, sizeof(B->note), "%s",
+                     "unknown: stage sends cross nodes with no inter-node rate "
+                     "(--inter-node-gbps)");
+    }
+
+    /* Data parallel: 16-bit gradients of this GPU's shard (ZeRO §7: 2Ψ bytes); LoRA/QLoRA
+     * reduce only the adapters' gradients but ZeRO-3 still gathers the frozen base. */
+    double psi = (double)pc->total / (tp * pp);
+    double gbytes = 2.0 * psi * (act / 2.0), wbytes = gbytes;
+    if (p->task != FF_TASK_TRAIN)
+        gbytes = 2.0 * (act / 2.0) * lora_params(m, p) / (tp * pp);
+    if (dp_i <= 1) {
+        na(&T[FF_TERM_DP], "dp 1: no gradient all-reduce");
+        na(&T[FF_TERM_ZERO3], "dp 1: nothing sharded");
+    } else {
+        const struct tier *tr = group_tier(&T[FF_TERM_DP], dp, tp, node, &intra, &inter);
+        if (p->zero < 3) {
+            na(&T[FF_TERM_ZERO3],
+               p->zero == 0 ? "ZeRO-0: parameters replicated" : "ZeRO-1/2: parameters replicated");
+            double c = ff_coll_seconds(FF_COLL_ALL_REDUCE, dp, gbytes, tr->busbw, tr->step_latency);
+            double window = p->dp_overlap ? t_bwd : 0.0;
+            double tail = gbytes > 0.0 ? c * fmin(1.0, FF_COMM_DDP_BUCKET_BYTES / gbytes) : 0.0;
+            double exposed = p->dp_overlap ? fmax(tail, c - window) : c;
+            T[FF_TERM_DP].bytes = ff_coll_bus_factor(FF_COLL_ALL_REDUCE, dp) * gbytes;
+            T[FF_TERM_DP].total_seconds = T[FF_TERM_DP].known ? c : 0.0;
+            T[FF_TERM_DP].seconds = T[FF_TERM_DP].known ? exposed : 0.0;
+            if (T[FF_TERM_DP].known)
+                snprintf(T[FF_TERM_DP].note, sizeof(T[0].note),
+                         "all-reduce of %.3g GB over %lld, %.0f%% hidden under backward",
+                         gbytes / 1e9, (long long)dp_i, c > 0 ? 100.0 * (1.0 - exposed / c) : 0.0);
+        } else {
+            /* Per micro-batch: gather forward (hidden under forward but one layer's share),
+             * gather + reduce-scatter backward (hidden under backward likewise). */
+            group_tier(&T[FF_TERM_ZERO3], dp, tp, node, &intra, &inter);
+            double ag =
+                ff_coll_seconds(FF_COLL_ALL_GATHER, dp, wbytes, tr->busbw, tr->step_latency);
+            double rs =
+                ff_coll_seconds(FF_COLL_REDUCE_SCATTER, dp, gbytes, tr->busbw, tr->step_latency);
+            double lay = Lst > 0 ? 1.0 / Lst : 1.0;
+            double ex_f = p->dp_overlap ? fmax(ag * lay, ag - t_fwd) : ag;
+            double ex_b = p->dp_overlap ? fmax((ag + rs) * lay, ag + rs - t_bwd) : ag + rs;
+            double tot = 2.0 * ag + rs;
+            double ex = ex_f + ex_b;
+            bool known = T[FF_TERM_DP].known;
+            T[FF_TERM_DP].bytes = mb * ff_coll_bus_factor(FF_COLL_REDUCE_SCATTER, dp) * gbytes;
+            T[FF_TERM_ZERO3].bytes = mb * 2.0 * ff_coll_bus_factor(FF_COLL_ALL_GATHER, dp) * wbytes;
+            T[FF_TERM_DP].total_seconds = known ? mb * rs : 0.0;
+            T[FF_TERM_ZERO3].total_seconds = known ? mb * 2.0 * ag : 0.0;
+            T[FF_TERM_DP].seconds = known && tot > 0 ? mb * ex * rs / tot : 0.0;
+            T[FF_TERM_ZERO3].seconds = known && tot > 0 ? mb * ex * 2.0 * ag / tot : 0.0;
+            if (known) {
+                snprintf(T[FF_TERM_DP].note, sizeof(T[0].note),
+                         "reduce-scatter of %.3g GB over %lld per micro-batch", gbytes / 1e9,
+                         (long long)dp_i);
+                snprintf(T[FF_TERM_ZERO3].note, sizeof(T[0].note),
+                         "2 all-gathers per micro-batch (1.5x DP volume), %.0f%% hidden",
+                         tot > 0 ? 100.0 * (1.0 - ex / tot) : 0.0);
+            }
+        }
+    }
+
+    out->seconds = 0.0;
+    out->dominant = FF_TERM_COMPUTE;
+    for (int i = 0; i < FF_STEP_TERMS; i++) {
+        if (!T[i].applies || !T[i].known)
+            continue;
+        out->seconds += T[i].seconds;
+        if (T[i].seconds > T[out->dominant].seconds)
+            out->dominant = i;
+    }
+    struct ff_flops step_f;
+    if ((rc = ff_est_flops(m, p, out->sequences * s, &step_f)) != FF_OK)
+        return rc;
+    out->mfu = out->seconds > 0.0 ? step_f.model / (out->seconds * gpus * rate) : 0.0;
+    return FF_OK;
+}
+
+int ff_est_step(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                struct ff_step *out, char *err, size_t errlen)
+{
+    if (!m || !d || !p || !out)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
+    if (p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "the step breakdown is for training tasks");
+    int rc = ff_plan_check(m, p, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    if (p->tp > ff_comm_node_size(d, p))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--tp %lld is more than the %lld GPUs of a node", (long long)p->tp,
+                       (long long)ff_comm_node_size(d, p));
+    struct ff_param_count pc;
+    if ((rc = ff_model_params(m, &pc)) != FF_OK)
+        return ff_errf(err, errlen, rc, "%s: parameter count out of range", m->name);
+    int64_t dp = p->gpus > 0 ? p->gpus / (p->tp * p->pp) : 1;
+    rc = ff_comm_step(m, d, p, &pc, dp, out);
+    if (rc != FF_OK)
+        return ff_errf(err, errlen, rc, "%s lacks a %s matrix rate", d->slug,
+                       ff_precision_name(ff_plan_compute_precision(p)));
+    return FF_OK;
+}
