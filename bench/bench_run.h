@@ -54,6 +54,26 @@ void ff_bench_device(const struct ff_bench_opts *o, const struct ff_bench_target
                      const struct ff_host *host, const struct ff_result *extra, size_t n_extra,
                      bool print, struct ff_bench_device_out *out);
 
+/*
+ * Opens the target and runs the families cfg selects on it into *p (a new run: the caller
+ * ff_run_finish-es it). FF_OK, or the open's error with the device named in err.
+ */
+int ff_bench_measure(const struct ff_bench_opts *o, const struct ff_bench_cfg *cfg,
+                     const struct ff_bench_target *t, struct ff_run *p, char *err, size_t errlen);
+
+/* The second half of ff_bench_device for a run measured already: print, write, fill out
+ * (whose label the caller set). */
+void ff_bench_emit(const struct ff_bench_opts *o, const struct ff_host *host,
+                   const struct ff_run *p, bool print, struct ff_bench_device_out *out);
+
+/*
+ * `flopfit bench --concurrent` (bench/concurrent.c): the targets one after the other, then
+ * all at once, one thread each; each profile keeps the solo figures and adds, per test, the
+ * figure measured while all ran (concurrent_value, concurrent_devices). Returns the exit code.
+ */
+int ff_bench_concurrent(const struct ff_bench_opts *o, const struct ff_bench_target *t, size_t n,
+                        const struct ff_host *host);
+
 /* "2026-12-01T10:10:10Z" and "20261201-101010" for now. */
 void ff_bench_utc_now(char *iso, size_t n, char *compact, size_t m);
 

@@ -231,51 +231,69 @@ int ff_bench_prepare_output(const struct ff_bench_opts *o)
     return 0;
 }
 
+int ff_bench_measure(const struct ff_bench_opts *o, const struct ff_bench_cfg *cfg,
+                     const struct ff_bench_target *t, struct ff_run *p, char *err, size_t errlen)
+{
+    char label[48], e[1024] = "";
+    snprintf(label, sizeof(label), "%s:%u", ff_backend_name(t->backend), t->index);
+    struct ff_device *dev = NULL;
+    int ret = ff_device_open_opts(t->backend, t->index, &o->dev_opts, &dev, e, sizeof(e));
+    if (ret < 0)
+        return ff_errf(err, errlen, ret, "%s: cannot open the device: %s", label, e);
+    *p = (struct ff_run){.info = *ff_device_info(dev)};
+    ff_bench_run_device(dev, cfg, p);
+    ff_device_destroy(&dev);
+    p->complete = !ff_interrupted;
+    /* Tests a signal cut off were not measured: they are absent, not failed
+     * ("complete": false says the run was cut short). */
+    ff_run_drop_interrupted(p);
+    return FF_OK;
+}
+
 void ff_bench_device(const struct ff_bench_opts *o, const struct ff_bench_target *t,
                      const struct ff_host *host, const struct ff_result *extra, size_t n_extra,
                      bool print, struct ff_bench_device_out *out)
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->label, sizeof(out->label), "%s:%u", ff_backend_name(t->backend), t->index);
-    char err[1024] = "";
-    struct ff_device *dev = NULL;
-    int ret = ff_device_open_opts(t->backend, t->index, &o->dev_opts, &dev, err, sizeof(err));
-    if (ret < 0) {
-        snprintf(out->error, sizeof(out->error), "%s: cannot open the device: %s", out->label, err);
+    struct ff_run p;
+    if (ff_bench_measure(o, &o->cfg, t, &p, out->error, sizeof(out->error)) < 0) {
         fprintf(stderr, "flopfit bench: %s\n", out->error);
         out->failed = true;
         return;
     }
-    out->opened = true;
-    struct ff_run p = {.info = *ff_device_info(dev)};
-    ff_bench_run_device(dev, &o->cfg, &p);
-    ff_device_destroy(&dev);
-    p.complete = !ff_interrupted;
-    /* Tests a signal cut off were not measured: they are absent, not failed
-     * ("complete": false says the run was cut short). */
-    ff_run_drop_interrupted(&p);
     for (size_t k = 0; k < n_extra; k++) {
         struct ff_result *r = ff_run_add(&p);
         if (r)
             *r = extra[k];
     }
+    ff_bench_emit(o, host, &p, print, out);
+    ff_run_finish(&p);
+}
+
+void ff_bench_emit(const struct ff_bench_opts *o, const struct ff_host *host,
+                   const struct ff_run *pp, bool print, struct ff_bench_device_out *out)
+{
+    char err[1024] = "";
+    int ret;
+    out->opened = true;
     ff_progress(&o->cfg, "%s", ""); /* clears the progress line */
 
     char iso[32], compact[32];
     ff_bench_utc_now(iso, sizeof(iso), compact, sizeof(compact));
-    struct json_object *js = ff_run_to_json(&p, host, iso);
+    struct json_object *js = ff_run_to_json(pp, host, iso);
     const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY |
                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
     out->json = strdup(text);
     sigset_t old;
     hold_signals(&old);
     if (print) {
-        const struct ff_bench_output bo = {.label = out->label, .profile = &p, .json = text};
+        const struct ff_bench_output bo = {.label = out->label, .profile = pp, .json = text};
         o->writer->device(stdout, &bo);
         fflush(stdout);
     }
-    if (!o->no_save && p.n_results > 0) {
-        ret = save_profile(o, &p, compact, text, out->path, sizeof(out->path), err, sizeof(err));
+    if (!o->no_save && pp->n_results > 0) {
+        ret = save_profile(o, pp, compact, text, out->path, sizeof(out->path), err, sizeof(err));
         if (ret < 0) {
             fprintf(stderr, "flopfit bench: %s\n", err);
             snprintf(out->error, sizeof(out->error), "%s: %s", out->label, err);
@@ -283,22 +301,21 @@ void ff_bench_device(const struct ff_bench_opts *o, const struct ff_bench_target
             out->failed = true;
         } else {
             fprintf(stderr, "flopfit: %s written to %s\n",
-                    p.complete ? "profile" : "partial profile", out->path);
+                    pp->complete ? "profile" : "partial profile", out->path);
         }
     }
     release_signals(&old);
-    if (any_failed(&p)) {
+    if (any_failed(pp)) {
         out->failed = true;
         if (!out->error[0])
-            for (size_t k = 0; k < p.n_results; k++)
-                if (p.results[k].status == FF_RES_FAILED) {
+            for (size_t k = 0; k < pp->n_results; k++)
+                if (pp->results[k].status == FF_RES_FAILED) {
                     snprintf(out->error, sizeof(out->error), "%s: %s/%s failed: %s", out->label,
-                             p.results[k].family, p.results[k].name, p.results[k].reason);
+                             pp->results[k].family, pp->results[k].name, pp->results[k].reason);
                     break;
                 }
     }
     json_object_put(js);
-    ff_run_finish(&p);
 }
 
 int ff_cmd_bench(int argc, char **argv)
@@ -351,6 +368,8 @@ int ff_cmd_bench(int argc, char **argv)
 
     struct ff_host host;
     ff_host_read(&host);
+    if (o.concurrent)
+        return ff_bench_concurrent(&o, targets, n_targets, &host);
     int exit_code = 0;
     for (size_t ti = 0; ti < n_targets && !ff_interrupted; ti++) {
         struct ff_bench_device_out out;

@@ -23,7 +23,7 @@ struct ff_timing {
     double wall_median_s, wall_min_s, wall_max_s;
 };
 
-#define FF_RESULT_MAX_EXTRA 8
+#define FF_RESULT_MAX_EXTRA 12
 
 struct ff_result {
     char family[16];  /* matmul, memory, bandwidth, transfer, latency, peak */
