@@ -111,7 +111,8 @@ static void print_comparison(FILE *f, struct job *jobs, const bool *ran, size_t 
                 else
                     ff_fmt_si(conc, sizeof(conc), cv, r->unit);
                 /* a time grows when a rate falls: the ratio is always "how much of solo" */
-                double x = is_time ? (cv > 0 ? r->value / cv : 0) : (r->value > 0 ? cv / r->value : 0);
+                double x =
+                    is_time ? (cv > 0 ? r->value / cv : 0) : (r->value > 0 ? cv / r->value : 0);
                 snprintf(ratio, sizeof(ratio), "%.2fx", x);
             }
             fprintf(f, "    %-10s %-10s %-16s %-8s %-5s %-8s %-14s %-14s %s\n", label, r->family,
@@ -183,8 +184,7 @@ int ff_bench_concurrent(const struct ff_bench_opts *o, const struct ff_bench_tar
             solo[d].run.complete = solo[d].run.complete && conc[d].run.complete;
         }
         struct ff_bench_device_out out = {0};
-        snprintf(out.label, sizeof(out.label), "%s:%u", ff_backend_name(t[d].backend),
-                 t[d].index);
+        snprintf(out.label, sizeof(out.label), "%s:%u", ff_backend_name(t[d].backend), t[d].index);
         ff_bench_emit(o, host, &solo[d].run, true, &out);
         if (out.failed)
             exit_code = 1;

@@ -230,33 +230,6 @@ void ff_net_unsupported(const char *scope, int ranks, const char *reason, struct
     }
 }
 
-double ff_net_host_copy_bandwidth(MPI_Comm node)
-{
-    const size_t bytes = 64u << 20; /* past every last-level cache of today's CPUs */
-    char *a = malloc(bytes), *b = malloc(bytes);
-    double rate = 0;
-    if (a && b) {
-        memset(a, 1, bytes);
-        memset(b, 2, bytes);
-        double best = 0;
-        for (int k = 0; k < 3; k++) {
-            MPI_Barrier(node);
-            double t0 = MPI_Wtime();
-            memcpy(b, a, bytes);
-            double dt = MPI_Wtime() - t0;
-            if (dt > 0 && 2.0 * (double)bytes / dt > best)
-                best = 2.0 * (double)bytes / dt; /* read + written */
-            a[k] = b[bytes - 1 - k];             /* the copy is used */
-        }
-        rate = best;
-    }
-    free(a);
-    free(b);
-    double sum = 0;
-    MPI_Allreduce(&rate, &sum, 1, MPI_DOUBLE, MPI_SUM, node);
-    return sum;
-}
-
 /* The number in a small sysfs file; false when absent or not a number. */
 static bool read_number(const char *path, double *v)
 {

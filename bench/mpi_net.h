@@ -62,12 +62,6 @@ void ff_net_sweep(MPI_Comm comm, const char *scope, const struct ff_net_cfg *cfg
 /* Appends one unsupported result per collective (scope, ranks, reason) to p. */
 void ff_net_unsupported(const char *scope, int ranks, const char *reason, struct ff_run *p);
 
-/*
- * The host-memory limit of intra-node figures: every rank of `node` copies a 64 MiB buffer at
- * the same time; the sum of their rates (bytes read + written per second). Collective on node.
- */
-double ff_net_host_copy_bandwidth(MPI_Comm node);
-
 /* The NICs' line rate of this host in B/s from /sys (Ethernet speed, InfiniBand rate),
  * summed over the links that are up; 0 when none is known. what: which links. */
 double ff_net_nic_rate(char *what, size_t n);

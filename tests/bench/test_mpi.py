@@ -8,6 +8,7 @@ rank without a device, a rank whose devices fail, and a rank SIGKILLed mid-run (
 error, no fleet file, every profile on disk whole).
 
   FLOPFIT   the binary          MPIRUN   mpirun
+  FF_NOCLOSE_SHIM   noclose_shim.so, LD_PRELOADed: Open MPI's components stay mapped
   FF_LSAN_SUPP_MPI  the LeakSanitizer rules for Open MPI's own allocations (added to the
                     tree's rules for the ranks)
   --no-mpi  instead: a build without MPI says how to get it and exits 2
@@ -60,6 +61,11 @@ def mpi_env(tmp):
                     with open(rules) as f:
                         out.write(f.read() + "\n")
         env["LSAN_OPTIONS"] = f"suppressions={merged}:print_suppressions=0"
+    shim = os.environ.get("FF_NOCLOSE_SHIM")
+    if shim:
+        # Open MPI's components stay mapped, so their leaks are named (noclose_shim.c).
+        env["LD_PRELOAD"] = shim
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
     return env
 
 
