@@ -105,11 +105,40 @@ static int cmp_double(const void *a, const void *b)
 
 #define ROUNDS 3
 
+void ff_net_record(struct ff_result *r, enum ff_net_coll c, int n, double sec, int iters,
+                   const struct ff_net_cfg *cfg)
+{
+    if (!(sec > 0)) {
+        ff_result_fail(r, FF_RES_FAILED, "the timer did not advance");
+        return;
+    }
+    double algbw = (double)r->bytes / sec;
+    double busbw = algbw * ff_net_bus_factor(c, n);
+    r->status = FF_RES_OK;
+    r->value = busbw;
+    snprintf(r->variant, sizeof(r->variant),
+             "MPI over host memory, %d rank%s, median of %d rounds of %d", n, n == 1 ? "" : "s",
+             ROUNDS, iters);
+    if (cfg->limit > 0) {
+        ff_result_extra(r, FF_PF_TEST_LIMIT_BYTES_PER_S, cfg->limit, false);
+        /* an implausible figure is not published, its algbw and time neither */
+        if (ff_result_implausible(r, busbw, cfg->limit, cfg->limit_why))
+            return;
+    }
+    ff_result_extra(r, FF_PF_TEST_ALGBW_BYTES_PER_S, algbw, false);
+    /* the time of one collective, replaced by the smallest message's at the sweep's end */
+    ff_result_extra(r, FF_PF_TEST_LATENCY_S, sec, false);
+}
+
 void ff_net_sweep(MPI_Comm comm, const char *scope, const struct ff_net_cfg *cfg, struct ff_run *p)
 {
     int n = 1, rank = 0;
     MPI_Comm_size(comm, &n);
     MPI_Comm_rank(comm, &rank);
+    if (n < 2) { /* a bus bandwidth of 0: nothing crosses a link */
+        ff_net_unsupported(scope, n, "one rank: no link to measure", p);
+        return;
+    }
     /* nccl-tests' usual sweep is 8 B to a few hundred MiB; ×8 steps keep it to 9 sizes here.
      * --quick stops at 1 MiB: a CI machine's shared memory, not a fabric. */
     static const uint64_t full[] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
@@ -182,26 +211,7 @@ void ff_net_sweep(MPI_Comm comm, const char *scope, const struct ff_net_cfg *cfg
                 t[k] = time_coll((enum ff_net_coll)c, in, out, count, n, iters, comm);
             qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
             double sec = t[ROUNDS / 2];
-            if (!(sec > 0)) {
-                ff_result_fail(r, FF_RES_FAILED, "the timer did not advance");
-                continue;
-            }
-            double algbw = (double)bytes / sec;
-            double busbw = algbw * ff_net_bus_factor((enum ff_net_coll)c, n);
-            r->status = FF_RES_OK;
-            r->value = busbw;
-            snprintf(r->variant, sizeof(r->variant),
-                     "MPI over host memory, %d rank%s, median of %d rounds of %d", n,
-                     n == 1 ? "" : "s", ROUNDS, iters);
-            if (cfg->limit > 0) {
-                ff_result_extra(r, FF_PF_TEST_LIMIT_BYTES_PER_S, cfg->limit, false);
-                /* an implausible figure is not published, its algbw and time neither */
-                if (ff_result_implausible(r, busbw, cfg->limit, cfg->limit_why))
-                    continue;
-            }
-            ff_result_extra(r, FF_PF_TEST_ALGBW_BYTES_PER_S, algbw, false);
-            /* the time of one collective, replaced below by the smallest message's */
-            ff_result_extra(r, FF_PF_TEST_LATENCY_S, sec, false);
+            ff_net_record(r, (enum ff_net_coll)c, n, sec, iters, cfg);
         }
         /* latency_s: the time of this collective's smallest message, on each of its tests */
         double lat = -1;

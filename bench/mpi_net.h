@@ -53,6 +53,15 @@ struct ff_net_cfg {
 };
 
 /*
+ * The figures of one measured test r (family, name, bytes and unit set; verified): sec is the
+ * time of one collective, iters the iterations a round. busbw becomes the value, with algbw
+ * and the time as latency_s beside it; above cfg->limit (when set) r is failed: implausible
+ * and carries neither.
+ */
+void ff_net_record(struct ff_result *r, enum ff_net_coll c, int n, double sec, int iters,
+                   const struct ff_net_cfg *cfg);
+
+/*
  * Sweeps every collective over the sizes on comm (collective: every rank of comm calls it
  * with the same cfg) and appends one result per collective and size to p, with the scope
  * and ranks set. A rank whose check failed fails the test on every rank.
