@@ -30,12 +30,13 @@
 #define FF_FLEET_RANK         "rank"
 #define FF_FLEET_HOST         "host"
 #define FF_FLEET_LOCAL_RANK   "local_rank"
-#define FF_FLEET_DEVICES      "devices"  /* ["opencl:0", ..] this rank's share */
-#define FF_FLEET_STATUS       "status"   /* ok, no_device, failed */
-#define FF_FLEET_ERROR        "error"    /* why a rank failed */
-#define FF_FLEET_PROFILES     "profiles" /* [] each of its devices' profile, in full */
-#define FF_FLEET_PATHS        "paths"    /* [] where the rank wrote them */
-#define FF_FLEET_NAME         "name"     /* a host's name */
+#define FF_FLEET_DEVICES      "devices" /* [] this rank's share, one object per device: */
+#define FF_FLEET_DEVICE       "device"  /*    "opencl:0" */
+#define FF_FLEET_PROFILE      "profile" /*    its profile in full (when it opened) */
+#define FF_FLEET_PATH         "path"    /*    where the rank wrote it (when it did) */
+#define FF_FLEET_STATUS       "status"  /* a rank's or device's: ok, no_device, failed */
+#define FF_FLEET_ERROR        "error"   /* why a rank or device failed */
+#define FF_FLEET_NAME         "name"    /* a host's name */
 
 /* True when this flopfit was built with MPI. */
 bool ff_fleet_built(void);

@@ -251,17 +251,16 @@ static void print_table(FILE *f, struct json_object *fleet, int size, int n_host
         const char *host = jstr(r, FF_FLEET_HOST), *status = jstr(r, FF_FLEET_STATUS);
         const char *error = jstr(r, FF_FLEET_ERROR);
         struct json_object *devs = json_object_object_get(r, FF_FLEET_DEVICES);
-        struct json_object *profs = json_object_object_get(r, FF_FLEET_PROFILES);
         size_t nd = devs ? json_object_array_length(devs) : 0;
         if (nd == 0)
             fprintf(f, "    %-5d %-20.20s %-10s %-10s %-8s %s\n", rank, host ? host : "?", "-",
                     status ? status : "?", "-", error ? error : "");
         for (size_t d = 0; d < nd; d++) {
-            const char *label = json_object_get_string(json_object_array_get_idx(devs, d));
-            struct json_object *prof = profs && d < json_object_array_length(profs)
-                                           ? json_object_array_get_idx(profs, d)
-                                           : NULL;
-            unsigned ok = 0, total = 0, failed = 0;
+            struct json_object *dev = json_object_array_get_idx(devs, d);
+            const char *label = jstr(dev, FF_FLEET_DEVICE), *dstatus = jstr(dev, FF_FLEET_STATUS);
+            const char *derror = jstr(dev, FF_FLEET_ERROR);
+            struct json_object *prof = json_object_object_get(dev, FF_FLEET_PROFILE);
+            unsigned ok = 0, total = 0;
             const char *name = NULL;
             if (prof) {
                 struct json_object *tests = json_object_object_get(prof, FF_PF_TESTS);
@@ -269,17 +268,16 @@ static void print_table(FILE *f, struct json_object *fleet, int size, int n_host
                     const char *st = jstr(json_object_array_get_idx(tests, k), FF_PF_TEST_STATUS);
                     total++;
                     ok += st && strcmp(st, FF_PF_STATUS_OK) == 0;
-                    failed += st && strcmp(st, FF_PF_STATUS_FAILED) == 0;
                 }
                 name = jstr(json_object_object_get(prof, FF_PF_DEVICE), FF_PF_DEVICE_NAME);
             }
             char tests[24];
             snprintf(tests, sizeof(tests), prof ? "%u/%u ok" : "-", ok, total);
-            fprintf(f, "    %-5d %-20.20s %-10s %-10s %-8s %s\n", rank, host ? host : "?", label,
-                    prof ? (failed ? "failed" : "ok") : "failed", tests,
-                    name && !(failed || !prof) ? name
-                    : error                    ? error
-                                               : "");
+            fprintf(f, "    %-5d %-20.20s %-10s %-10s %-8s %s\n", rank, host ? host : "?",
+                    label ? label : "?", dstatus ? dstatus : "?", tests,
+                    derror ? derror
+                    : name ? name
+                           : "");
         }
     }
     fprintf(f, "\ninterconnect: MPI collectives over host memory (busbw, algbw as nccl-tests)\n");
@@ -354,13 +352,14 @@ static int build_fleet(char **texts, int size, const char *iso, struct json_obje
             add_str(fr, FF_FLEET_ERROR, e ? e : "failed");
             json_object_array_add(failed, fr);
         }
-        struct json_object *profs = json_object_object_get(rep, FF_FLEET_PROFILES);
-        for (size_t k = 0; profs && k < json_object_array_length(profs); k++) {
+        struct json_object *devs = json_object_object_get(rep, FF_FLEET_DEVICES);
+        for (size_t k = 0; devs && k < json_object_array_length(devs); k++) {
+            struct json_object *prof, *c;
+            if (!json_object_object_get_ex(json_object_array_get_idx(devs, k), FF_FLEET_PROFILE,
+                                           &prof))
+                continue;
             devices++;
-            struct json_object *c;
-            if (json_object_object_get_ex(json_object_array_get_idx(profs, k), FF_PF_COMPLETE,
-                                          &c) &&
-                !json_object_get_boolean(c))
+            if (json_object_object_get_ex(prof, FF_PF_COMPLETE, &c) && !json_object_get_boolean(c))
                 complete = false;
         }
         /* The interconnect tests travel in the report, not in the fleet's rank list. */
@@ -482,8 +481,7 @@ int ff_fleet_bench(const struct ff_bench_opts *opts)
     json_object_object_add(rep, FF_FLEET_RANK, json_object_new_int(l.rank));
     add_str(rep, FF_FLEET_HOST, l.host);
     json_object_object_add(rep, FF_FLEET_LOCAL_RANK, json_object_new_int(l.local_rank));
-    struct json_object *devs = json_object_new_array(), *profs = json_object_new_array();
-    struct json_object *paths = json_object_new_array();
+    struct json_object *devs = json_object_new_array();
     char rank_error[2048] = "";
     bool failed = sel < 0;
     if (sel < 0)
@@ -498,15 +496,20 @@ int ff_fleet_bench(const struct ff_bench_opts *opts)
         struct ff_bench_device_out out;
         ff_bench_device(&o, &all[t], &host, extra.results, extra.n_results, false, &out);
         mine++;
-        json_object_array_add(devs, json_object_new_string(out.label));
+        struct json_object *d = json_object_new_object();
+        add_str(d, FF_FLEET_DEVICE, out.label);
+        add_str(d, FF_FLEET_STATUS, out.failed ? "failed" : "ok");
+        if (out.failed)
+            add_str(d, FF_FLEET_ERROR, out.error[0] ? out.error : "failed");
+        if (out.path[0])
+            add_str(d, FF_FLEET_PATH, out.path);
         if (out.json) {
             struct json_object *pj = json_tokener_parse(out.json);
             if (pj)
-                json_object_array_add(profs, pj);
+                json_object_object_add(d, FF_FLEET_PROFILE, pj);
             free(out.json);
         }
-        if (out.path[0])
-            json_object_array_add(paths, json_object_new_string(out.path));
+        json_object_array_add(devs, d);
         if (out.failed) {
             failed = true;
             size_t len = strlen(rank_error);
@@ -526,8 +529,6 @@ int ff_fleet_bench(const struct ff_bench_opts *opts)
     if (rank_error[0])
         add_str(rep, FF_FLEET_ERROR, rank_error);
     json_object_object_add(rep, FF_FLEET_DEVICES, devs);
-    json_object_object_add(rep, FF_FLEET_PROFILES, profs);
-    json_object_object_add(rep, FF_FLEET_PATHS, paths);
     /* Each host's intra-node tests once (its local rank 0), the inter-node ones once. */
     if (l.local_rank == 0 || l.rank == 0) {
         struct json_object *ic = json_object_new_array();

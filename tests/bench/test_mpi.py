@@ -127,10 +127,18 @@ def validate_fleet(fleet_path, n, label, want_status):
         want = want_status(r["rank"])
         check(r["status"] == want, f"{label}: rank {r['rank']} is {r['status']}, want {want}: "
               f"{r.get('error')}")
-        check(len(r["profiles"]) == len(r["paths"]) or r["status"] == "failed",
-              f"{label}: rank {r['rank']}: profiles {len(r['profiles'])} paths {r['paths']}")
-        for prof, path in zip(r["profiles"], r["paths"]):
+        for dev in r["devices"]:
+            if dev["status"] == "failed":
+                check(dev.get("error"), f"{label}: rank {r['rank']}: a failed device says "
+                      f"nothing: {dev}")
+                continue
+            prof, path = dev.get("profile"), dev.get("path")
+            if not check(prof and path, f"{label}: rank {r['rank']}: {dev['device']} has no "
+                         "profile or path"):
+                continue
             check(prof["schema"] == "flopfit.profile", f"{label}: rank {r['rank']} profile")
+            check(prof["device"]["backend"] == dev["device"].split(":")[0],
+                  f"{label}: {dev['device']} holds a {prof['device']['backend']} profile")
             check(load(path) == prof, f"{label}: {path} differs from the fleet file's copy")
             check_interconnect([t for t in prof["tests"] if t["family"] == "interconnect"], n,
                                f"{label} rank {r['rank']} profile")

@@ -60,8 +60,7 @@ Test(mpi_net, check_takes_the_right_output_and_names_a_wrong_element)
             memset(out, 0, count * sizeof(float));
             expected((enum ff_net_coll)c, rank, n, count, out);
             cr_expect_eq(ff_net_check((enum ff_net_coll)c, rank, n, count, out, err, sizeof(err)),
-                         FF_OK, "%s rank %d: %s", ff_net_coll_name((enum ff_net_coll)c), rank,
-                         err);
+                         FF_OK, "%s rank %d: %s", ff_net_coll_name((enum ff_net_coll)c), rank, err);
             out[5] += 1;
             cr_expect_eq(ff_net_check((enum ff_net_coll)c, rank, n, count, out, err, sizeof(err)),
                          FF_ERR_VERIFY);
