@@ -44,7 +44,7 @@ static void merge(struct ff_run *solo, const struct ff_run *conc, size_t n_devic
     bool *used = calloc(conc->n_results ? conc->n_results : 1, sizeof(bool));
     for (size_t i = 0; i < solo->n_results; i++) {
         struct ff_result *r = &solo->results[i];
-        ff_result_extra(r, FF_PF_TEST_CONCURRENT_DEVICES, (double)n_devices, false);
+        ff_result_extra(r, FF_PF_TEST_CONC_DEVICES, (double)n_devices, false);
         for (size_t k = 0; k < conc->n_results; k++) {
             const struct ff_result *c = &conc->results[k];
             if ((used && used[k]) || !same_test(r, c))
@@ -54,7 +54,7 @@ static void merge(struct ff_run *solo, const struct ff_run *conc, size_t n_devic
             /* a figure only for a concurrent run that passed its own check */
             if (r->status == FF_RES_OK && c->status == FF_RES_OK &&
                 (c->verified || strcmp(c->unit, FF_PF_UNIT_SECONDS) == 0))
-                ff_result_extra(r, FF_PF_TEST_CONCURRENT_VALUE, c->value, false);
+                ff_result_extra(r, FF_PF_TEST_CONC_VALUE, c->value, false);
             break;
         }
     }
@@ -89,7 +89,7 @@ static void print_comparison(FILE *f, struct job *jobs, const bool *ran, size_t 
             if (r->status != FF_RES_OK)
                 continue;
             bool found;
-            double cv = extra_of(r, FF_PF_TEST_CONCURRENT_VALUE, &found);
+            double cv = extra_of(r, FF_PF_TEST_CONC_VALUE, &found);
             char size[24] = "-", solo[32], conc[32] = "failed", ratio[16] = "-";
             if (r->m)
                 snprintf(size, sizeof(size), "%u", r->m);

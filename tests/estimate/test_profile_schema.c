@@ -88,8 +88,8 @@ static struct ff_run every_field(void)
     r->value = 1.5e14;
     snprintf(r->unit, sizeof(r->unit), "FLOP/s");
     /* --concurrent's fields (bench/concurrent.c) */
-    ff_result_extra(r, FF_PF_TEST_CONCURRENT_DEVICES, 2, false);
-    ff_result_extra(r, FF_PF_TEST_CONCURRENT_VALUE, 1.25e14, false);
+    ff_result_extra(r, FF_PF_TEST_CONC_DEVICES, 2, false);
+    ff_result_extra(r, FF_PF_TEST_CONC_VALUE, 1.25e14, false);
 
     r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");

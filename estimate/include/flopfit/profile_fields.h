@@ -91,20 +91,21 @@
 #define FF_PF_TIME_MAX        "max"
 
 /* Extra fields some families add to a test (bench/probe_memory.c, probe_bandwidth.c). */
-#define FF_PF_TEST_REPORTED_BYTES     "reported_bytes"    /* memory/usable */
-#define FF_PF_TEST_DIFFERENCE_BYTES   "difference_bytes"  /* memory/usable, may be < 0 */
-#define FF_PF_TEST_CAP_BYTES          "cap_bytes"         /* memory/usable */
-#define FF_PF_TEST_CAPPED             "capped"            /* memory/usable, boolean */
-#define FF_PF_TEST_CHUNK_BYTES        "chunk_bytes"       /* memory/usable */
-#define FF_PF_TEST_TIME_LIMITED       "time_limited"      /* memory/usable, boolean */
-#define FF_PF_TEST_PROBE_S            "probe_s"           /* memory/usable */
-#define FF_PF_TEST_LIMIT_BYTES_PER_S  "limit_bytes_per_s" /* bandwidth */
-#define FF_PF_TEST_SCOPE              "scope"             /* interconnect: intra_node, inter_node */
-#define FF_PF_TEST_RANKS              "ranks"             /* interconnect: ranks taking part */
-#define FF_PF_TEST_ALGBW_BYTES_PER_S  "algbw_bytes_per_s" /* interconnect: bytes / time */
-#define FF_PF_TEST_LATENCY_S          "latency_s"         /* interconnect: smallest-message time */
-#define FF_PF_TEST_CONCURRENT_VALUE   "concurrent_value"  /* --concurrent: all devices at once */
-#define FF_PF_TEST_CONCURRENT_DEVICES "concurrent_devices" /* --concurrent: how many at once */
+#define FF_PF_TEST_REPORTED_BYTES    "reported_bytes"    /* memory/usable */
+#define FF_PF_TEST_DIFFERENCE_BYTES  "difference_bytes"  /* memory/usable, may be < 0 */
+#define FF_PF_TEST_CAP_BYTES         "cap_bytes"         /* memory/usable */
+#define FF_PF_TEST_CAPPED            "capped"            /* memory/usable, boolean */
+#define FF_PF_TEST_CHUNK_BYTES       "chunk_bytes"       /* memory/usable */
+#define FF_PF_TEST_TIME_LIMITED      "time_limited"      /* memory/usable, boolean */
+#define FF_PF_TEST_PROBE_S           "probe_s"           /* memory/usable */
+#define FF_PF_TEST_LIMIT_BYTES_PER_S "limit_bytes_per_s" /* bandwidth */
+#define FF_PF_TEST_SCOPE             "scope"             /* interconnect: intra_node, inter_node */
+#define FF_PF_TEST_RANKS             "ranks"             /* interconnect: ranks taking part */
+#define FF_PF_TEST_ALGBW_BYTES_PER_S "algbw_bytes_per_s" /* interconnect: bytes / time */
+#define FF_PF_TEST_LATENCY_S         "latency_s"         /* interconnect: smallest-message time */
+/* --concurrent: the figure measured while every device ran, and how many ran at once */
+#define FF_PF_TEST_CONC_VALUE        "concurrent_value"
+#define FF_PF_TEST_CONC_DEVICES      "concurrent_devices"
 
 /* ---- values of enumerated fields ---- */
 #define FF_PF_STATUS_OK           "ok"
@@ -199,7 +200,7 @@
     X(FF_PF_TEST_RANKS)                                                                            \
     X(FF_PF_TEST_ALGBW_BYTES_PER_S)                                                                \
     X(FF_PF_TEST_LATENCY_S)                                                                        \
-    X(FF_PF_TEST_CONCURRENT_VALUE)                                                                 \
-    X(FF_PF_TEST_CONCURRENT_DEVICES)
+    X(FF_PF_TEST_CONC_VALUE)                                                                       \
+    X(FF_PF_TEST_CONC_DEVICES)
 
 #endif
