@@ -81,6 +81,14 @@ void ff_bench_usage(FILE *f)
         "  --format NAME        what stdout gets: %s (default: table)\n"
         "  --list-formats       the formats, and exit\n"
         "  --json               --format json: the profile(s) on stdout, one object per device\n"
+        "  --mpi                one rank of a fleet run: `mpirun -np N flopfit bench --mpi`;\n"
+        "                       the ranks of a node share its devices, the network is measured\n"
+        "                       with MPI collectives (all-reduce, all-gather, reduce-scatter,\n"
+        "                       all-to-all; intra- and inter-node) and rank 0 writes one fleet\n"
+        "                       file (--output FILE, else fleet-<time>.json in the folder);\n"
+        "                       a signal or a dead rank ends the whole job: no fleet file\n"
+        "  --concurrent         run the tests on every selected device alone, then on all of\n"
+        "                       them at once (one thread each), and report both rates\n"
         "  -h, --help           this text\n"
         "\n"
         "Ctrl-C (SIGINT) or SIGTERM stops at the next safe point and writes what was\n"
@@ -290,6 +298,8 @@ enum {
     OPT_LIST_FORMATS,
     OPT_OVERRIDE,
     OPT_STANDARD,
+    OPT_MPI,
+    OPT_CONCURRENT,
 };
 
 static const struct option long_opts[] = {
@@ -314,6 +324,8 @@ static const struct option long_opts[] = {
     {"list-formats", no_argument, NULL, OPT_LIST_FORMATS},
     {"override", required_argument, NULL, OPT_OVERRIDE},
     {"standard", no_argument, NULL, OPT_STANDARD},
+    {"mpi", no_argument, NULL, OPT_MPI},
+    {"concurrent", no_argument, NULL, OPT_CONCURRENT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -398,6 +410,8 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_LIST_FAMILIES: o->list_families = true; break;
         case OPT_LIST_FORMATS: o->list_formats = true; break;
         case OPT_OVERRIDE: ret = parse_override(optarg, o, err, errlen); break;
+        case OPT_MPI: o->mpi = true; break;
+        case OPT_CONCURRENT: o->concurrent = true; break;
         case 'h': return FF_CLI_HELP;
         case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
         default:
@@ -412,6 +426,10 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
                        argv[optind]);
     if (o->output && o->no_save)
         return ff_errf(err, errlen, FF_ERR_INVALID, "--output and --no-save contradict");
+    if (o->mpi && o->concurrent)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--mpi and --concurrent do not combine (a fleet run shares a node's "
+                       "devices between its ranks; run --concurrent on one node)");
 
     /* --standard is one documented workload so community results compare: nothing changes it */
     if (standard && (quick || prec_given || families || cfg->sizes_given || reps_given ||

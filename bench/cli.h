@@ -30,6 +30,8 @@ struct ff_bench_opts {
     const struct ff_bench_writer *writer; /* --format (--json); default the table */
     bool list_families;                   /* --list-families: print the registry, run nothing */
     bool list_formats;                    /* --list-formats */
+    bool mpi;        /* --mpi: one rank of a fleet run under mpirun (bench/fleet.h) */
+    bool concurrent; /* --concurrent: every local device at once, after each alone */
     /* Tuning overrides: the FF_* variables (ff_device_options_from_env), then each
      * --override NAME=VALUE; every device opens with them and records them in its profile. */
     struct ff_device_options dev_opts;

@@ -20,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_run.h"
 #include "cli.h"
 #include "commands.h"
+#include "fleet.h"
 #include "families.h"
 #include "host.h"
 #include "paths.h"
@@ -44,7 +46,7 @@ static void on_signal(int sig)
     }
 }
 
-static void catch_signals(void)
+void ff_bench_catch_signals(void)
 {
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
@@ -102,20 +104,8 @@ static int mkdir_p(const char *dir, char *err, size_t errlen)
     return FF_OK;
 }
 
-struct target {
-    const struct ff_backend *backend;
-    uint32_t index;
-};
-
-#define MAX_TARGETS 64
-
-/*
- * Which (backend, device) pairs to run. Usage errors (unknown device index)
- * return FF_ERR_INVALID; no driver at all for a requested backend is
- * FF_ERR_NO_DEVICE.
- */
-static int select_targets(const struct ff_bench_opts *o, struct target *t, size_t *n, char *err,
-                          size_t errlen)
+int ff_bench_select_targets(const struct ff_bench_opts *o, struct ff_bench_target *t, size_t *n,
+                            char *err, size_t errlen)
 {
     *n = 0;
     size_t errs = 0, tried = 0;
@@ -140,11 +130,11 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
                                "unknown device index %u for --device: %s has %u device%s "
                                "(0..%d; see `flopfit devices`)",
                                o->device_index, name, count, count == 1 ? "" : "s", (int)count - 1);
-            t[(*n)++] = (struct target){*b, o->device_index};
+            t[(*n)++] = (struct ff_bench_target){*b, o->device_index};
             continue;
         }
-        for (uint32_t i = 0; i < count && *n < MAX_TARGETS; i++)
-            t[(*n)++] = (struct target){*b, i};
+        for (uint32_t i = 0; i < count && *n < FF_BENCH_MAX_TARGETS; i++)
+            t[(*n)++] = (struct ff_bench_target){*b, i};
     }
     if (tried == 0) {
         const char *want = o->backend[0] ? o->backend : o->device_backend;
@@ -157,7 +147,7 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
     return FF_OK;
 }
 
-static void utc_now(char *iso, size_t n, char *compact, size_t m)
+void ff_bench_utc_now(char *iso, size_t n, char *compact, size_t m)
 {
     time_t now = time(NULL);
     struct tm tm;
@@ -205,8 +195,7 @@ static int save_profile(const struct ff_bench_opts *o, const struct ff_run *p, c
     return ff_write_unique(path, text, used, usedlen, err, errlen);
 }
 
-/* The folder profiles go to must exist and take files; what a killed run left there goes. */
-static int prepare_output(const struct ff_bench_opts *o)
+int ff_bench_prepare_output(const struct ff_bench_opts *o)
 {
     char err[1024] = "";
     int ret;
@@ -242,6 +231,93 @@ static int prepare_output(const struct ff_bench_opts *o)
     return 0;
 }
 
+int ff_bench_measure(const struct ff_bench_opts *o, const struct ff_bench_cfg *cfg,
+                     const struct ff_bench_target *t, struct ff_run *p, char *err, size_t errlen)
+{
+    char label[48], e[1024] = "";
+    snprintf(label, sizeof(label), "%s:%u", ff_backend_name(t->backend), t->index);
+    struct ff_device *dev = NULL;
+    int ret = ff_device_open_opts(t->backend, t->index, &o->dev_opts, &dev, e, sizeof(e));
+    if (ret < 0)
+        return ff_errf(err, errlen, ret, "%s: cannot open the device: %s", label, e);
+    *p = (struct ff_run){.info = *ff_device_info(dev)};
+    ff_bench_run_device(dev, cfg, p);
+    ff_device_destroy(&dev);
+    p->complete = !ff_interrupted;
+    /* Tests a signal cut off were not measured: they are absent, not failed
+     * ("complete": false says the run was cut short). */
+    ff_run_drop_interrupted(p);
+    return FF_OK;
+}
+
+void ff_bench_device(const struct ff_bench_opts *o, const struct ff_bench_target *t,
+                     const struct ff_host *host, const struct ff_result *extra, size_t n_extra,
+                     bool print, struct ff_bench_device_out *out)
+{
+    memset(out, 0, sizeof(*out));
+    snprintf(out->label, sizeof(out->label), "%s:%u", ff_backend_name(t->backend), t->index);
+    struct ff_run p;
+    if (ff_bench_measure(o, &o->cfg, t, &p, out->error, sizeof(out->error)) < 0) {
+        fprintf(stderr, "flopfit bench: %s\n", out->error);
+        out->failed = true;
+        return;
+    }
+    for (size_t k = 0; k < n_extra; k++) {
+        struct ff_result *r = ff_run_add(&p);
+        if (r)
+            *r = extra[k];
+    }
+    ff_bench_emit(o, host, &p, print, out);
+    ff_run_finish(&p);
+}
+
+void ff_bench_emit(const struct ff_bench_opts *o, const struct ff_host *host,
+                   const struct ff_run *pp, bool print, struct ff_bench_device_out *out)
+{
+    char err[1024] = "";
+    int ret;
+    out->opened = true;
+    ff_progress(&o->cfg, "%s", ""); /* clears the progress line */
+
+    char iso[32], compact[32];
+    ff_bench_utc_now(iso, sizeof(iso), compact, sizeof(compact));
+    struct json_object *js = ff_run_to_json(pp, host, iso);
+    const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY |
+                                                              JSON_C_TO_STRING_NOSLASHESCAPE);
+    out->json = strdup(text);
+    sigset_t old;
+    hold_signals(&old);
+    if (print) {
+        const struct ff_bench_output bo = {.label = out->label, .profile = pp, .json = text};
+        o->writer->device(stdout, &bo);
+        fflush(stdout);
+    }
+    if (!o->no_save && pp->n_results > 0) {
+        ret = save_profile(o, pp, compact, text, out->path, sizeof(out->path), err, sizeof(err));
+        if (ret < 0) {
+            fprintf(stderr, "flopfit bench: %s\n", err);
+            snprintf(out->error, sizeof(out->error), "%s: %s", out->label, err);
+            out->path[0] = 0;
+            out->failed = true;
+        } else {
+            fprintf(stderr, "flopfit: %s written to %s\n",
+                    pp->complete ? "profile" : "partial profile", out->path);
+        }
+    }
+    release_signals(&old);
+    if (any_failed(pp)) {
+        out->failed = true;
+        if (!out->error[0])
+            for (size_t k = 0; k < pp->n_results; k++)
+                if (pp->results[k].status == FF_RES_FAILED) {
+                    snprintf(out->error, sizeof(out->error), "%s: %s/%s failed: %s", out->label,
+                             pp->results[k].family, pp->results[k].name, pp->results[k].reason);
+                    break;
+                }
+    }
+    json_object_put(js);
+}
+
 int ff_cmd_bench(int argc, char **argv)
 {
     struct ff_bench_opts o;
@@ -266,14 +342,17 @@ int ff_cmd_bench(int argc, char **argv)
         o.cfg.progress = progress_to_terminal;
         o.cfg.progress_ctx = stderr;
     }
+    /* Under mpirun: every rank runs its share of its node's devices (bench/fleet.h). */
+    if (o.mpi)
+        return ff_fleet_bench(&o);
 
     /* Fail before measuring if the profile could not be written. */
-    if (!o.no_save && (ret = prepare_output(&o)) != 0)
+    if (!o.no_save && (ret = ff_bench_prepare_output(&o)) != 0)
         return ret;
 
-    struct target targets[MAX_TARGETS];
+    struct ff_bench_target targets[FF_BENCH_MAX_TARGETS];
     size_t n_targets = 0;
-    ret = select_targets(&o, targets, &n_targets, err, sizeof(err));
+    ret = ff_bench_select_targets(&o, targets, &n_targets, err, sizeof(err));
     if (ret < 0) {
         fprintf(stderr, "flopfit bench: %s\n", err);
         return ret == FF_ERR_INVALID ? 2 : 1;
@@ -285,58 +364,19 @@ int ff_cmd_bench(int argc, char **argv)
                 n_targets);
         return 2;
     }
-    catch_signals();
+    ff_bench_catch_signals();
 
     struct ff_host host;
     ff_host_read(&host);
+    if (o.concurrent)
+        return ff_bench_concurrent(&o, targets, n_targets, &host);
     int exit_code = 0;
     for (size_t ti = 0; ti < n_targets && !ff_interrupted; ti++) {
-        char label[48];
-        snprintf(label, sizeof(label), "%s:%u", ff_backend_name(targets[ti].backend),
-                 targets[ti].index);
-        struct ff_device *dev = NULL;
-        ret = ff_device_open_opts(targets[ti].backend, targets[ti].index, &o.dev_opts, &dev, err,
-                                  sizeof(err));
-        if (ret < 0) {
-            fprintf(stderr, "flopfit bench: %s: cannot open the device: %s\n", label, err);
+        struct ff_bench_device_out out;
+        ff_bench_device(&o, &targets[ti], &host, NULL, 0, true, &out);
+        if (out.failed)
             exit_code = 1;
-            continue;
-        }
-        struct ff_run p = {.info = *ff_device_info(dev)};
-        ff_bench_run_device(dev, &o.cfg, &p);
-        ff_device_destroy(&dev);
-        p.complete = !ff_interrupted;
-        /* Tests a signal cut off were not measured: they are absent, not failed
-         * ("complete": false says the run was cut short). */
-        ff_run_drop_interrupted(&p);
-        ff_progress(&o.cfg, "%s", ""); /* clears the progress line */
-
-        char iso[32], compact[32];
-        utc_now(iso, sizeof(iso), compact, sizeof(compact));
-        struct json_object *js = ff_run_to_json(&p, &host, iso);
-        const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY |
-                                                                  JSON_C_TO_STRING_NOSLASHESCAPE);
-        sigset_t old;
-        hold_signals(&old);
-        const struct ff_bench_output out = {.label = label, .profile = &p, .json = text};
-        o.writer->device(stdout, &out);
-        fflush(stdout);
-        if (!o.no_save && p.n_results > 0) {
-            char path[4352];
-            ret = save_profile(&o, &p, compact, text, path, sizeof(path), err, sizeof(err));
-            if (ret < 0) {
-                fprintf(stderr, "flopfit bench: %s\n", err);
-                exit_code = 1;
-            } else {
-                fprintf(stderr, "flopfit: %s written to %s\n",
-                        p.complete ? "profile" : "partial profile", path);
-            }
-        }
-        release_signals(&old);
-        if (any_failed(&p))
-            exit_code = 1;
-        json_object_put(js);
-        ff_run_finish(&p);
+        free(out.json);
     }
     if (ff_interrupted) {
         fprintf(stderr, "flopfit bench: interrupted (%s); what was measured is kept\n",

@@ -137,13 +137,19 @@ error_alloc:
     return best;
 }
 
+static double host_bw_cached = -1;
+
+static void host_bw_once(void)
+{
+    host_bw_cached = measure_host_bw();
+}
+
 double ff_probe_host_read_bw(void)
 {
-    /* One thread drives a device at a time (backend.h), so a plain cache is enough. */
-    static double cached = -1;
-    if (cached < 0)
-        cached = measure_host_bw();
-    return cached;
+    /* Measured once per process; --concurrent asks from one thread per device. */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, host_bw_once);
+    return host_bw_cached;
 }
 
 double ff_probe_bandwidth_limit(const struct ff_device_info *info, char *why, size_t whylen)

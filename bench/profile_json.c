@@ -39,7 +39,7 @@ static struct json_object *times(double med, double min, double max)
     return o;
 }
 
-static struct json_object *result_json(const struct ff_result *r)
+struct json_object *ff_result_to_json(const struct ff_result *r)
 {
     struct json_object *o = json_object_new_object();
     add_str(o, FF_PF_TEST_FAMILY, r->family);
@@ -58,6 +58,8 @@ static struct json_object *result_json(const struct ff_result *r)
     }
     if (r->bytes)
         add_u64(o, FF_PF_TEST_BYTES, r->bytes);
+    if (r->scope[0])
+        add_str(o, FF_PF_TEST_SCOPE, r->scope);
     add_str(o, FF_PF_TEST_STATUS, ff_res_status_name(r->status));
     if (r->status != FF_RES_OK)
         add_str(o, FF_PF_TEST_REASON, r->reason);
@@ -150,7 +152,7 @@ struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host 
     json_object_object_add(root, FF_PF_COMPLETE, json_object_new_boolean(p->complete));
     struct json_object *tests = json_object_new_array();
     for (size_t k = 0; k < p->n_results; k++)
-        json_object_array_add(tests, result_json(&p->results[k]));
+        json_object_array_add(tests, ff_result_to_json(&p->results[k]));
     json_object_object_add(root, FF_PF_TESTS, tests);
     return root;
 }

@@ -23,4 +23,7 @@
 struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host *host,
                                    const char *created_utc);
 
+/* One test as it appears in "tests" (a new reference). */
+struct json_object *ff_result_to_json(const struct ff_result *r);
+
 #endif

@@ -23,7 +23,7 @@ struct ff_timing {
     double wall_median_s, wall_min_s, wall_max_s;
 };
 
-#define FF_RESULT_MAX_EXTRA 8
+#define FF_RESULT_MAX_EXTRA 12
 
 struct ff_result {
     char family[16];  /* matmul, memory, bandwidth, transfer, latency, peak */
@@ -43,6 +43,7 @@ struct ff_result {
     double value;     /* only meaningful when status == FF_RES_OK */
     char unit[8];     /* FLOP/s, OP/s, B/s, B, s */
     bool interrupted; /* cut off by Ctrl-C before it was measured: not published */
+    char scope[16];   /* interconnect: intra_node or inter_node; "" for device tests */
     size_t n_extra;   /* extra numeric fields (memory probe) */
     struct {
         char key[32];

@@ -22,6 +22,7 @@ packages=(
     glslc glslang-tools spirv-tools vulkan-validationlayers
     libcriterion-dev                                # tests
     libopenblas-dev                                 # CPU peer in the matmul benchmark
+    openmpi-bin libopenmpi-dev                      # `flopfit bench --mpi` and its tests
     clang-format                                    # the format check in the test suite
     clang libclang-rt-14-dev                        # libFuzzer for the fuzz stage of `test`
     chromium fonts-dejavu-core                      # the results page test (headless)

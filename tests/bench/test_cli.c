@@ -431,3 +431,15 @@ Test(cli, overrides_come_from_the_environment_then_the_option)
     cr_expect(strstr(err, "FF_VK_TILES"), "%s", err);
     unsetenv("FF_VK_TILES");
 }
+
+Test(cli, mpi_and_concurrent)
+{
+    struct ff_bench_opts o;
+    char err[256];
+    cr_assert_eq(PARSE(&o, err, "--mpi", "--quick"), FF_OK, "%s", err);
+    cr_expect(o.mpi && !o.concurrent);
+    cr_assert_eq(PARSE(&o, err, "--concurrent"), FF_OK, "%s", err);
+    cr_expect(o.concurrent && !o.mpi);
+    cr_assert_eq(PARSE(&o, err, "--mpi", "--concurrent"), FF_ERR_INVALID);
+    cr_expect(strstr(err, "--mpi and --concurrent"), "%s", err);
+}

@@ -7,9 +7,11 @@
 
 #include "backend.h"
 #include "bench.h"
+#include "bench_run.h"
 #include "cli.h"
 #include "commands.h"
 #include "families.h"
+#include "fleet.h"
 #include "host.h"
 #include "kcheck.h"
 #include "measure.h"

@@ -87,6 +87,9 @@ static struct ff_run every_field(void)
     r->t = (struct ff_timing){7, 0.0025, 0.002, 0.003, 0.0026, 0.0021, 0.0031};
     r->value = 1.5e14;
     snprintf(r->unit, sizeof(r->unit), "FLOP/s");
+    /* --concurrent's fields (bench/concurrent.c) */
+    ff_result_extra(r, FF_PF_TEST_CONC_DEVICES, 2, false);
+    ff_result_extra(r, FF_PF_TEST_CONC_VALUE, 1.25e14, false);
 
     r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");
@@ -115,6 +118,21 @@ static struct ff_run every_field(void)
     snprintf(r->reason, sizeof(r->reason), "implausible: above the limit");
     r->bytes = 536870912;
     ff_result_extra(r, FF_PF_TEST_LIMIT_BYTES_PER_S, 2.5e12, false);
+
+    /* An interconnect test as bench/mpi_net.c writes it. */
+    r = ff_run_add(&p);
+    ff_result_set(r, FF_PF_FAMILY_INTERCONNECT, "all_reduce", "mpi");
+    snprintf(r->scope, sizeof(r->scope), "%s", FF_PF_SCOPE_INTRA_NODE);
+    snprintf(r->variant, sizeof(r->variant), "MPI over host memory, 4 ranks");
+    r->bytes = 1048576;
+    r->status = FF_RES_OK;
+    r->verified = true;
+    r->value = 3.75e9; /* busbw = algbw * 2(n-1)/n */
+    snprintf(r->unit, sizeof(r->unit), "B/s");
+    ff_result_extra(r, FF_PF_TEST_RANKS, 4, false);
+    ff_result_extra(r, FF_PF_TEST_LIMIT_BYTES_PER_S, 4.0e10, false);
+    ff_result_extra(r, FF_PF_TEST_ALGBW_BYTES_PER_S, 2.5e9, false);
+    ff_result_extra(r, FF_PF_TEST_LATENCY_S, 1.25e-6, false);
     return p;
 }
 
@@ -188,7 +206,7 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect_str_eq(d->overrides[0].value, "4,2,8,1");
     cr_expect(!i->complete);
 
-    cr_assert_eq(ff_profile_test_count(doc), 4);
+    cr_assert_eq(ff_profile_test_count(doc), 5);
     const struct ff_profile_test *t = ff_profile_test_at(doc, 0);
     cr_expect_str_eq(t->family, "matmul");
     cr_expect_str_eq(t->name, "matmul");
@@ -236,6 +254,21 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect_eq(t->limit_bytes_per_s, 2.5e12);
     cr_expect(!t->has_value);
     cr_expect_eq(t->bytes, 536870912);
+
+    t = ff_profile_test_at(doc, 4);
+    cr_expect_str_eq(t->family, FF_PF_FAMILY_INTERCONNECT);
+    cr_expect_str_eq(t->name, "all_reduce");
+    cr_expect_str_eq(t->impl, "mpi");
+    cr_expect(t->scope && strcmp(t->scope, FF_PF_SCOPE_INTRA_NODE) == 0);
+    cr_expect_eq(t->ranks, 4);
+    cr_expect_eq(t->bytes, 1048576);
+    cr_expect_eq(t->status, FF_PROFILE_TEST_OK);
+    cr_expect(t->verified && t->has_value);
+    cr_expect_float_eq(t->value, 3.75e9, 1);
+    cr_expect_str_eq(t->unit, "B/s");
+    cr_expect_float_eq(t->algbw_bytes_per_s, 2.5e9, 1);
+    cr_expect_float_eq(t->latency_s, 1.25e-6, 1e-12);
+    cr_expect_eq(t->limit_bytes_per_s, 4.0e10);
 
     ff_profile_close(&doc);
     json_object_put(js);

@@ -16,12 +16,17 @@
 #include "backends/vulkan/vk_internal.h"
 #endif
 #include "bench/bench.h"
+#include "bench/bench_run.h"
 #include "bench/cli.h"
 #include "bench/commands.h"
 #include "bench/families.h"
+#include "bench/fleet.h"
 #include "bench/host.h"
 #include "bench/kcheck.h"
 #include "bench/measure.h"
+#if FF_TEST_MPI
+#include "bench/mpi_net.h"
+#endif
 #include "bench/paths.h"
 #include "bench/probe_common.h"
 #include "bench/profile_json.h"

@@ -103,6 +103,9 @@
 #define FF_PF_TEST_RANKS             "ranks"             /* interconnect: ranks taking part */
 #define FF_PF_TEST_ALGBW_BYTES_PER_S "algbw_bytes_per_s" /* interconnect: bytes / time */
 #define FF_PF_TEST_LATENCY_S         "latency_s"         /* interconnect: smallest-message time */
+/* --concurrent: the figure measured while every device ran, and how many ran at once */
+#define FF_PF_TEST_CONC_VALUE        "concurrent_value"
+#define FF_PF_TEST_CONC_DEVICES      "concurrent_devices"
 
 /* ---- values of enumerated fields ---- */
 #define FF_PF_STATUS_OK           "ok"
@@ -196,6 +199,8 @@
     X(FF_PF_TEST_SCOPE)                                                                            \
     X(FF_PF_TEST_RANKS)                                                                            \
     X(FF_PF_TEST_ALGBW_BYTES_PER_S)                                                                \
-    X(FF_PF_TEST_LATENCY_S)
+    X(FF_PF_TEST_LATENCY_S)                                                                        \
+    X(FF_PF_TEST_CONC_VALUE)                                                                       \
+    X(FF_PF_TEST_CONC_DEVICES)
 
 #endif
