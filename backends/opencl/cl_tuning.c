@@ -287,6 +287,16 @@ static int check_tune(const struct cl_dev *d, enum ff_precision prec,
                        "a %ux%u tile needs %u registers' worth of 32-bit lanes; the budget on this "
                        "device is %u",
                        t->tm, t->tn, lanes, budget);
+    /* CPU devices run a work-group's work-items as loops on one thread; across a barrier
+     * (the local layout) PoCL keeps every work-item's live values in a per-work-group context
+     * on the worker's stack. Measured on PoCL 3.1: 1024 work-items x 288 lanes (1.2 MB) run,
+     * 4096 x 288 (4.7 MB) crash the process. Kept to 1 MiB. */
+    size_t ctx = wg * lanes * 4;
+    if (d->is_cpu && t->use_local && ctx > ((size_t)1 << 20))
+        return ff_errf(err, errlen, U,
+                       "local=1 on a CPU device keeps %zu bytes of work-item state per work-group "
+                       "(%ux%u work-items, a %ux%u tile) across barriers; the limit is 1 MiB",
+                       ctx, t->wg0, t->wg1, t->tm, t->tn);
     return FF_OK;
 }
 
