@@ -75,7 +75,8 @@ const char *ff_cl_matmul_source(void)
     return ff_cl_src_matmul;
 }
 
-/* Scratch panels and the two packing kernels of the packed register layout. */
+/* Scratch panels and the packing kernels of the packed register layout: pack_a when
+ * t->pack & 2, pack_b when t->pack & 1 (matmul.cl). */
 static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
                           const struct cl_matmul_tune *t, char *err, size_t errlen)
 {
@@ -84,8 +85,11 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
     size_t mp = round_up(desc->m, t->tm), np = round_up(desc->n, t->tn);
     size_t bytes[2] = {mp * desc->k * el, np * desc->k * el};
     static const char *const names[2] = {"pack_a", "pack_b"};
+    const bool want[2] = {(t->pack & 2) != 0, (t->pack & 1) != 0};
     cl_int rc;
     for (int i = 0; i < 2; i++) {
+        if (!want[i])
+            continue;
         k->packed[i] =
             clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes[i] ? bytes[i] : 1, NULL, &rc);
         if (!k->packed[i])
@@ -94,9 +98,9 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
         if (!k->pack[i])
             return ff_cl_fail(rc, "clCreateKernel", err, errlen);
     }
-    k->pack_global[0][0] = mp;
-    k->pack_global[0][1] = desc->k;
-    k->pack_global[1][0] = np;
+    k->pack_global[0][0] = desc->k; /* pack_a: one panel row per work-item */
+    k->pack_global[0][1] = mp / t->tm;
+    k->pack_global[1][0] = np / t->tn; /* pack_b: one panel row per work-item */
     k->pack_global[1][1] = desc->k;
     return FF_OK;
 }
@@ -142,8 +146,11 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %s%u vectors, %s, no local memory, k-unroll %u%s (%s)",
                  ff_precision_name(desc->prec), t.tm, t.tn, el, t.vw,
-                 t.pack ? "packed panels" : "in place", t.ku, t.f32acc ? ", exact fp32 chunks" : "",
-                 t.why);
+                 t.pack == 3   ? "A and B packed"
+                 : t.pack == 1 ? "B packed, A in place"
+                 : t.pack == 2 ? "A packed, B in place"
+                               : "in place",
+                 t.ku, t.f32acc ? ", exact fp32 chunks" : "", t.why);
     }
     k->global[0] = gx;
     k->global[1] = gy;
@@ -381,10 +388,13 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
         cl_mem mems[FF_MAX_BUFS];
         for (size_t i = 0; i < n_bufs; i++)
             mems[i] = ((struct cl_buf *)bufs[i])->mem;
-        if (k->pack[0]) {
-            /* pack_a(A, Ap, M, K), pack_b(B, Bp, N, K), then matmul(Ap, Bp, C, ...) */
+        if (k->pack[0] || k->pack[1]) {
+            /* pack_a(A, Ap, M, K) and/or pack_b(B, Bp, N, K), then matmul(Ap or A, Bp or B,
+             * C, ...) */
             const cl_uint dims[2] = {params[0], params[1]};
             for (int i = 0; i < 2 && rc == CL_SUCCESS; i++) {
+                if (!k->pack[i])
+                    continue;
                 rc = clSetKernelArg(k->pack[i], 0, sizeof(cl_mem), &mems[i]);
                 if (rc == CL_SUCCESS)
                     rc = clSetKernelArg(k->pack[i], 1, sizeof(cl_mem), &k->packed[i]);
@@ -394,15 +404,16 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
                     rc = clSetKernelArg(k->pack[i], 3, sizeof(cl_uint), &params[2]);
                 if (rc == CL_SUCCESS)
                     rc = clEnqueueNDRangeKernel(d->queue, k->pack[i], 2, NULL, k->pack_global[i],
-                                                NULL, 0, NULL, i == 0 ? &first : NULL);
+                                                NULL, 0, NULL, first ? NULL : &first);
             }
             if (rc != CL_SUCCESS) {
                 if (first)
                     clReleaseEvent(first);
                 return ff_cl_fail(rc, "packing the inputs", err, errlen);
             }
-            mems[0] = k->packed[0];
-            mems[1] = k->packed[1];
+            for (int i = 0; i < 2; i++)
+                if (k->packed[i])
+                    mems[i] = k->packed[i];
         }
         for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
             rc = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem), &mems[i]);

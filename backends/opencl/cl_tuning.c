@@ -52,7 +52,7 @@ static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
         t->pack = 0;
         t->f32acc = 0;
     } else if (!t->pack) {
-        t->pack = 1; /* the option's register layout is the packed one, as it always was */
+        t->pack = 3; /* the option's register layout packs both, as it always did */
     }
     t->why = "FF_CL_MATMUL_TUNE override";
     return true;
@@ -72,7 +72,7 @@ static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl
         t->tm = prec == FF_PREC_INT8 ? 12 : 6;
         t->tn = prec == FF_PREC_INT8 ? 8 : 16;
         t->vw = 8;
-        t->pack = 1;
+        t->pack = 3;
         /* Work-groups tall in rows: PoCL runs a group's work-items x-fastest
          * on one thread, so a 2x32 group reuses two B panels from L2 across
          * 32 row blocks instead of streaming all of B for every row block
@@ -138,7 +138,7 @@ static const struct {
     [P_WG1] = {"wg1", 10, {0, 1, 2, 4, 8, 16, 32, 64, 128, 256}},
     [P_TK] = {"tk", 5, {0, 4, 8, 16, 32}},
     [P_KU] = {"ku", 4, {1, 2, 4, 8}},
-    [P_PACK] = {"pack", 2, {0, 1}},
+    [P_PACK] = {"pack", 4, {0, 1, 2, 3}},
     [P_F32ACC] = {"f32acc", 2, {0, 1}},
 };
 
@@ -226,9 +226,8 @@ static int check_tune(const struct cl_dev *d, enum ff_precision prec,
         return ff_errf(err, errlen, U, "tn=%u is not a multiple of vw=%u", t->tn, t->vw);
     if (prec == FF_PREC_FP16 && !d->base.info.fp16)
         return ff_errf(err, errlen, U, "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
-    if (t->f32acc && (t->use_local || !t->pack))
-        return ff_errf(err, errlen, U,
-                       "f32acc=1 needs the packed register layout (local=0, pack=1)");
+    if (t->f32acc && t->use_local)
+        return ff_errf(err, errlen, U, "f32acc=1 needs the register layout (local=0)");
     size_t wg = (size_t)t->wg0 * t->wg1;
     if (t->use_local) {
         if (!t->wg0 || !t->wg1)
@@ -236,7 +235,8 @@ static int check_tune(const struct cl_dev *d, enum ff_precision prec,
         if (!t->tk)
             return ff_errf(err, errlen, U, "local=1 needs a k tile (tk >= 4)");
         if (t->pack)
-            return ff_errf(err, errlen, U, "pack=1 applies to the register layout (local=0) only");
+            return ff_errf(err, errlen, U, "pack=%u applies to the register layout (local=0) only",
+                           t->pack);
     } else {
         if (t->tk)
             return ff_errf(err, errlen, U,

@@ -10,9 +10,9 @@
  *              1: tiles of A and B staged in local memory (GPUs)
  *   WG0, WG1   work-group size; TK the k tile of the local layout
  *   KU         unroll factor of the k loop
- *   PACK       register layout: 1 reads A and B from packed panels (pack_a, pack_b), 0 reads
- *              them in place
- *   F32ACC     int8, packed register layout: 1 multiplies in fp32 on panels widened to float.
+ *   PACK       register layout, a bit mask: 1 reads B from packed panels (pack_b), 2 reads A
+ *              from packed panels (pack_a); an operand not packed is read in place
+ *   F32ACC     int8, register layout: 1 multiplies in fp32 (packed panels widened to float).
  *              Exact: each fp32 partial sum covers at most F32_CHUNK = 2^10 k steps, so with
  *              |a*b| <= 2^14 every partial sum is an integer of magnitude <= 2^24, which fp32
  *              holds exactly; after each chunk it is converted and added into C in int32.
@@ -24,8 +24,10 @@
 #define KU 1
 #endif
 #ifndef PACK
-#define PACK 1
+#define PACK 3
 #endif
+#define PACKB (PACK & 1)
+#define PACKA ((PACK >> 1) & 1)
 #ifndef F32ACC
 #define F32ACC 0
 #endif
@@ -82,7 +84,7 @@
 #elif PREC == 1
 #define LOADV(p) VLOAD_HALF(p)
 #elif F32ACC
-#define LOADV(p) VLOAD(p) /* the panels hold floats */
+#define LOADV(p) CONV(float, VLOAD(p))
 #else
 #define LOADV(p) CONV(int, VLOAD(p))
 #endif
@@ -122,19 +124,42 @@
 #define CHUNK K
 #endif
 
-#if PACK
-/* Ap[r / TM][k][r % TM] = A[r][k]; global size (roundup(M, TM), K). */
+#if PACKA
+/* Ap[r / TM][k][r % TM] = A[r][k], zeros for rows past M; global size (K, roundup(M, TM) /
+ * TM): work-item (k, p) writes one TM-long row of panel p; neighbours in k read neighbouring
+ * elements of the same TM rows. */
 __kernel void pack_a(__global const TIN *restrict A, __global TP *restrict Ap, uint M, uint K)
 {
-    const uint r = get_global_id(0), k = get_global_id(1);
-    Ap[((size_t)(r / TM) * K + k) * TM + r % TM] = r < M ? (TP)A[(size_t)r * K + k] : (TP)0;
+    const uint k = get_global_id(0), p = get_global_id(1);
+    __global TP *dst = Ap + ((size_t)p * K + k) * TM;
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        const uint r = p * TM + i;
+        dst[i] = r < M ? (TP)A[(size_t)r * K + k] : (TP)0;
+    }
 }
+#endif
 
-/* Bp[c / TN][k][c % TN] = B[k][c]; global size (roundup(N, TN), K). */
+#if PACKB
+/* Bp[c / TN][k][0 .. TN) = B[k][c .. c + TN), zeros past N; global size (roundup(N, TN) / TN,
+ * K): one row of a panel per work-item, read and written in VW-wide vectors. */
 __kernel void pack_b(__global const TIN *restrict B, __global TP *restrict Bp, uint N, uint K)
 {
-    const uint c = get_global_id(0), k = get_global_id(1);
-    Bp[((size_t)(c / TN) * K + k) * TN + c % TN] = c < N ? (TP)B[(size_t)k * N + c] : (TP)0;
+    const uint p = get_global_id(0), k = get_global_id(1), c0 = p * TN;
+    __global TP *dst = Bp + ((size_t)p * K + k) * TN;
+    __global const TIN *src = B + (size_t)k * N + c0;
+    if (c0 + TN <= N) {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#if F32ACC
+            VSTORE(CONV(float, VLOAD(src + j * VW)), dst + j * VW);
+#else
+            VSTORE(VLOAD(src + j * VW), dst + j * VW);
+#endif
+    } else {
+        for (int j = 0; j < TN; j++)
+            dst[j] = c0 + j < N ? (TP)src[j] : (TP)0;
+    }
 }
 #else
 /* An edge tile's VW columns from c on, those past N as zeros. */
@@ -147,7 +172,23 @@ static inline TACCV load_b_edge(__global const TIN *p, uint c, uint N)
 }
 #endif
 
-__kernel void matmul(__global const TP *restrict Ap, __global const TP *restrict Bp,
+#if PACKA
+#define TPA TP
+#else
+#define TPA TIN
+#endif
+#if PACKB
+#define TPB TP
+#if F32ACC
+#define LOADP(p) VLOAD(p) /* the panels hold floats */
+#else
+#define LOADP(p) LOADV(p)
+#endif
+#else
+#define TPB TIN
+#endif
+
+__kernel void matmul(__global const TPA *restrict Ap, __global const TPB *restrict Bp,
                      __global TOUT *restrict C, uint M, uint N, uint K)
 {
     const uint px = get_global_id(0), py = get_global_id(1);
@@ -155,26 +196,31 @@ __kernel void matmul(__global const TP *restrict Ap, __global const TP *restrict
     if (row0 >= M || col0 >= N)
         return;
     const bool full = row0 + TM <= M && col0 + TN <= N;
-#if PACK
-    __global const TP *pa = Ap + (size_t)py * K * TM;
-    __global const TP *pb = Bp + (size_t)px * K * TN;
+#if PACKA
+    __global const TPA *pa = Ap + (size_t)py * K * TM;
 #define A_AT(i) pa[i]
-#define B_AT(j) LOADV(pb + (j) * VW)
-#define STEP() (pa += TM, pb += TN)
+#define STEPA() (pa += TM)
 #else
-    /* In place: rows past M read row M - 1 (their results are discarded); an edge tile loads
-     * B column by column, those past N as zeros. */
-    __global const TP *pa[TM];
+    /* In place: TM row streams; rows past M read row M - 1 (their results are discarded). */
+    __global const TPA *pa[TM];
 #pragma unroll
     for (int i = 0; i < TM; i++)
         pa[i] = Ap + (size_t)min(row0 + i, M - 1) * K;
-    __global const TP *pb = Bp + col0;
-    const bool edge = col0 + TN > N;
 #define A_AT(i) pa[i][k]
-#define B_AT(j) (edge ? load_b_edge(pb + (j) * VW, col0 + (j) * VW, N) : LOADV(pb + (j) * VW))
-#define STEP() (pb += N)
+#define STEPA() 0
 #endif
-
+#if PACKB
+    __global const TPB *pb = Bp + (size_t)px * K * TN;
+#define B_AT(j) LOADP(pb + (j) * VW)
+#define STEPB() (pb += TN)
+#else
+    /* In place: row k of B from column col0; an edge tile loads column by column, those past
+     * N as zeros. */
+    __global const TPB *pb = Bp + col0;
+    const bool edge = col0 + TN > N;
+#define B_AT(j) (edge ? load_b_edge(pb + (j) * VW, col0 + (j) * VW, N) : LOADV(pb + (j) * VW))
+#define STEPB() (pb += N)
+#endif
     uint k0 = 0;
     do {
         const uint k1 = min(K, k0 + CHUNK);
@@ -186,7 +232,7 @@ __kernel void matmul(__global const TP *restrict Ap, __global const TP *restrict
 #pragma unroll
             for (int j = 0; j < NV; j++)
                 acc[i][j] = (TACCV)(0);
-        __attribute__((opencl_unroll_hint(KU))) for (uint k = k0; k < k1; k++, STEP())
+        __attribute__((opencl_unroll_hint(KU))) for (uint k = k0; k < k1; k++, STEPA(), STEPB())
         {
             TACCV b[NV];
 #pragma unroll

@@ -8,7 +8,7 @@
  * The full cross product (over a million points, most of them illegal) is too large to build
  * (each point is a kernel compile), so the coverage test runs every value of every parameter
  * at least once, on the first of a few base points that makes it legal (the device's default,
- * the default with the runtime's work-group, the default with packing flipped, a GPU-style
+ * the default with the runtime's work-group, the default in place (pack=0), a GPU-style
  * local-memory point), plus a deterministic sample of the cross product (a fixed-seed
  * generator, legal points only). fp32 runs every parameter; fp16 and int8 the parameters
  * that change how their types are loaded and stored (vw, local, pack, f32acc).
@@ -150,9 +150,7 @@ static size_t base_points(const struct ff_tune_space *s, struct ff_tune_point ou
     out[1].v[wg0] = 0;
     out[1].v[wg1] = 0;
     out[2] = s->dflt;
-    out[2].v[pack] = !s->dflt.v[pack];
-    if (s->n_params > 9 && !out[2].v[pack])
-        out[2].v[param_index(s, "f32acc")] = 0;
+    out[2].v[pack] = 0;
     struct ff_tune_point g = s->dflt;
     const struct {
         const char *name;
@@ -301,13 +299,13 @@ Test(cl_space, illegal_points_are_refused_with_a_reason)
     expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=0,wg0=8,wg1=8,tk=8,ku=1,pack=1", U,
                    "no effect without local memory");
     expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=1", U,
-                   "register layout");
+                   "pack=1 applies to the register layout");
     expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=0,wg0=8,wg1=0,tk=0,ku=1,pack=1", U,
                    "give both");
     expect_refused(FF_PREC_FP32, "tm=16,tn=64,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1", U,
                    "registers' worth");
-    expect_refused(FF_PREC_INT8, "tm=4,tn=16,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=0,f32acc=1",
-                   U, "f32acc=1 needs the packed register layout");
+    expect_refused(FF_PREC_INT8, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=0,f32acc=1", U,
+                   "f32acc=1 needs the register layout");
     /* local tiles larger than the device's local memory */
     uint64_t lm = ff_device_info(dev)->local_mem_bytes;
     if (lm && lm < (uint64_t)32 * (256 * 16 + 1 + 16 * 64) * 4) {
