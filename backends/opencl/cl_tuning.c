@@ -58,25 +58,56 @@ static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
     return true;
 }
 
+/* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: the SIMD width of a CPU device (16 with AVX-512). */
+static unsigned native_float_width(const struct cl_dev *d)
+{
+    cl_uint nw = 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof(nw), &nw, NULL) !=
+        CL_SUCCESS)
+        nw = 0;
+    return nw;
+}
+
 static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t)
 {
     const struct ff_device_info *info = &d->base.info;
     memset(t, 0, sizeof(*t));
     t->ku = 1;
+    if (d->is_cpu && native_float_width(d) >= 16) {
+        /* AVX-512 (32 registers of 16 floats; PoCL's skylake-avx512 target on the CI Xeon):
+         * 8 rows x 48 columns = 24 float16 accumulators, three B loads and eight broadcasts
+         * per k, 28 of the 32 registers, no spills (checked in the generated code). B packed
+         * into panels, A read in place (its 8 row streams prefetch well; packing A too cost
+         * 5-12 ms of a ~70 ms run). int8 multiplies in exact fp32 chunks on float panels of
+         * both (f32acc: 3x the int32 multiply path, which has no 16-lane multiply-add on this
+         * target). Chosen by the search in README ("Tuning"): 20 tiles 4..14 x 16..64 at
+         * n=2048, then work-group shapes, k-unroll and packing on the best three, interleaved
+         * and repeated on the shared CI machine; 8x48, 12x32 and 6x64 tied within noise. */
+        t->tm = 8;
+        t->tn = 48;
+        t->vw = 16;
+        t->pack = prec == FF_PREC_INT8 ? 3 : 1;
+        t->f32acc = prec == FF_PREC_INT8;
+        /* Work-groups tall in rows: PoCL runs a group's work-items x-fastest on one thread,
+         * so a 1x32 group reuses one B panel from L2 across 32 row blocks (1x16, 1x64, 2x32
+         * and the runtime's choice measured slower or level; 0x0 2-3x slower). */
+        t->wg0 = 1;
+        t->wg1 = 32;
+        t->why = d->is_pocl ? "PoCL AVX-512 CPU: B panels, 8x48 register tile"
+                            : "AVX-512 CPU: register tile";
+        return;
+    }
     if (d->is_cpu) {
-        /* fp32: 6 rows x 16 columns = 12 float8 accumulators, two B loads and
-         * six broadcasts per k: the 16 AVX2 registers, FMA-bound. int8: 12 x 8
-         * (int multiplies are slower; fewer live vectors measured faster).
-         * Measured at n=2048 on the CI CPU against 4x16, 8x8, 12x8, 14x8,
-         * 8x16 and 4x24 (README, "Tuning"). */
+        /* AVX2 and narrower (16 registers): fp32 6 rows x 16 columns = 12 float8 accumulators,
+         * two B loads and six broadcasts per k, FMA-bound. int8: 12 x 8 (int multiplies are
+         * slower; fewer live vectors measured faster). Measured at n=2048 on the earlier CI
+         * CPU (AMD EPYC Zen 4, AVX2) against 4x16, 8x8, 12x8, 14x8, 8x16 and 4x24; a 2x32
+         * group reused two B panels from L2 across 32 row blocks (n=4096: 41 -> 117..132
+         * GFLOP/s). */
         t->tm = prec == FF_PREC_INT8 ? 12 : 6;
         t->tn = prec == FF_PREC_INT8 ? 8 : 16;
         t->vw = 8;
         t->pack = 3;
-        /* Work-groups tall in rows: PoCL runs a group's work-items x-fastest
-         * on one thread, so a 2x32 group reuses two B panels from L2 across
-         * 32 row blocks instead of streaming all of B for every row block
-         * (n=4096: 41 -> 117..132 GFLOP/s; n=2048 unchanged or better). */
         t->wg0 = prec == FF_PREC_INT8 ? 1 : 2;
         t->wg1 = 32;
         t->why = d->is_pocl ? "PoCL CPU: packed panels, register tile" : "CPU: register tile";
@@ -273,8 +304,7 @@ static int check_tune(const struct cl_dev *d, enum ff_precision prec,
      * memory. */
     unsigned budget;
     if (d->is_cpu) {
-        cl_uint nw = 0;
-        clGetDeviceInfo(d->id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof(nw), &nw, NULL);
+        unsigned nw = native_float_width(d);
         if (!nw)
             nw = 4;
         budget = 2 * (nw >= 16 ? 32u : 16u) * nw;
