@@ -296,7 +296,7 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
         if (c.sg)
             snprintf(sga, sizeof(sga), ", A shared over subgroups of %u", c.sg);
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "%s; %ux%u block per invocation, %s%s, work-group %ux%u, no shared memory (%s)",
+                 "%s; %ux%u block per invocation, %s%s, work-group %ux%u, no shared memory; %s",
                  maths, t.tm, t.tn4 * 4,
                  texel       ? "A, B via texel buffers"
                  : c.aligned ? "vec4 storage loads"
