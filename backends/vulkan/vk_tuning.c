@@ -11,11 +11,26 @@
 
 #include "vk_internal.h"
 
-/* Register block on CPU devices (lavapipe), see ffvk_pick_tiles(). */
+/* Register block on CPU devices (lavapipe) without a fixed-size subgroup, see
+ * ffvk_pick_tiles(). */
 #define FF_VK_CPU_TM  8
 #define FF_VK_CPU_TN4 4
 #define FF_VK_CPU_WX  8
 #define FF_VK_CPU_WY  1
+
+/*
+ * Register block on CPU devices with a fixed subgroup size and shuffles (lavapipe: 8 lanes),
+ * A shared over the subgroup (sga). Chosen by search (tests/vulkan/search_default.sh, fp32
+ * n=1024, each candidate as a fraction of the fp32 peak measured in the same round): stage 1
+ * ran 52 texel/storage points (tm 4..16, tn 8/16, wx 8/16/32, sga 0/1) two rounds each,
+ * stage 2 the best four five rounds each: 12x16/wx16 0.81, 16x16/wx8 0.80, 12x16/wx8 0.79,
+ * 16x16/wx16 0.73 of the peak, against 0.54 for the former default (8x16/wx8, sga=0) in
+ * stage 1. fp16 and int8 at n=1024 measured the same ordering (12x16/wx16 sga=1 1.3-1.7x the
+ * former default). A subgroup needs wx a multiple of its size (16 = 2 x 8).
+ */
+#define FF_VK_CPU_SGA_TM  12
+#define FF_VK_CPU_SGA_TN4 4
+#define FF_VK_CPU_SGA_WX  16
 
 /* ---- register tiles (matmul.comp) --------------------------------------------- */
 
@@ -328,19 +343,6 @@ static struct ff_tune_point config_point(const struct ffvk_mm_config *c)
     return p;
 }
 
-/* The tables' and device options' choice (what matmul built before the space existed). */
-static void table_config(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
-                         struct ffvk_mm_config *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
-    c->path = ffvk_pick_path(d, desc, c->aligned, &c->sh);
-    if (c->path != FFVK_MM_SHARED) {
-        c->t = ffvk_pick_tiles(d, desc->prec);
-        c->sg = 0;
-    }
-}
-
 /* The bytes a matmul reads from A and B and writes to C. */
 static void mm_bytes(const struct ff_kernel_desc *desc, uint64_t b[3])
 {
@@ -451,6 +453,34 @@ static int config_check(const struct ffvk_device *d, const struct ff_kernel_desc
                        "of %ux%u",
                        gx, gy, l->maxComputeWorkGroupCount[0], l->maxComputeWorkGroupCount[1]);
     return FF_OK;
+}
+
+/* The tables' and device options' choice (what matmul built before the space existed). */
+static void table_config(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                         struct ffvk_mm_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
+    c->path = ffvk_pick_path(d, desc, c->aligned, &c->sh);
+    if (c->path != FFVK_MM_SHARED) {
+        c->t = ffvk_pick_tiles(d, desc->prec);
+        c->sg = 0;
+        /* CPU devices share A over the subgroup where they can; a vk_tiles option keeps the
+         * kernel it always built (no sga) */
+        char why[160];
+        uint32_t sg;
+        if (d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !d->base.opts.vk_tiles[0] &&
+            c->aligned && (sg = fixed_subgroup(d, why, sizeof(why))) != 0) {
+            struct ffvk_mm_config s = *c;
+            s.t = (struct ffvk_mm_tiles){FF_VK_CPU_SGA_TM, FF_VK_CPU_SGA_TN4,
+                                         FF_VK_CPU_SGA_WX % sg ? sg : FF_VK_CPU_SGA_WX, 1};
+            if (s.t.tm > 2 * sg)
+                s.t.tm = 2 * sg;
+            s.sg = sg;
+            if (config_check(d, desc, &s, why, sizeof(why)) == FF_OK)
+                *c = s;
+        }
+    }
 }
 
 int ffvk_matmul_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,

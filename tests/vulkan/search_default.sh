@@ -27,7 +27,7 @@ stage() { # rounds, points...
   for p in "$@"; do
     local r
     r=$("$bench" 1024 3 --only fp32 --rounds "$rounds" --point "$p" |
-          awk '/^ours fp32 .*peak/ { for (i = 1; i <= NF; i++) if ($i == "peak") print $(i-1) + 0 }' |
+          awk '/^ours fp32 .*x peak/ { for (i = 2; i <= NF; i++) if ($i == "peak") print $(i-1) + 0 }' |
           sort -n | tr '\n' ' ')
     if [ -z "$r" ]; then echo "0 0 0 $p (failed)"; continue; fi
     echo "$r" | awk -v p="$p" '{ print $(int((NF+1)/2)), $1, $NF, p }'
