@@ -12,7 +12,8 @@
  *   vk_features.c  what a physical device offers (extensions, properties, features,
  *                  cooperative-matrix shapes) and the feature chain we enable
  *   vk_memory.c    buffers, staging, blocking copies, timed transfers
- *   vk_tuning.c    matmul path and tile tables per device, tuning overrides applied
+ *   vk_tuning.c    matmul path and tile tables per device, tuning overrides applied, the
+ *                  matmul tuning space (ff_kernel_space) and its legality checks
  *   vk_pipeline.c  shader modules, specialization, dispatch size
  *   vk_dispatch.c  command recording, submission, timestamp queries, timeouts
  *   vk_backend.c   struct ff_backend_ops

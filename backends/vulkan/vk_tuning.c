@@ -2,8 +2,10 @@
  * backends/vulkan/vk_tuning.c — which matmul kernel and which tiles on this device: the
  * per-device-kind register tiles, the per-vendor shared-memory tiles and the path choice,
  * each overridable through a device option (struct ff_device_options; the front-end reads the
- * FF_VK_* environment variables, never this file). Pure choices: nothing here creates a
- * Vulkan object.
+ * FF_VK_* environment variables, never this file); and the matmul tuning space: its
+ * parameters, its default (the tables' choice) and which points the device can build. A point
+ * given in ff_kernel_desc.tune wins over the tables and options. Pure choices: nothing here
+ * creates a Vulkan object.
  */
 #include <inttypes.h>
 #include <stdio.h>
