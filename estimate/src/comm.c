@@ -254,8 +254,11 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     } else if (p->ep <= 1) {
         na(&T[FF_TERM_MOE_A2A], "ep 1: experts replicated over data-parallel ranks (--ep N)");
         na(&T[FF_TERM_MOE_IMBALANCE], "ep 1: each rank computes its own tokens' experts");
+    } else if (dp < 2.0) {
+        na(&T[FF_TERM_MOE_A2A], "dp 1: no expert-parallel group (carved out of dp)");
+        na(&T[FF_TERM_MOE_IMBALANCE], "dp 1: each rank computes its own tokens' experts");
     } else {
-        double ep = (double)p->ep;
+        double ep = fmin((double)p->ep, dp); /* the group is carved out of the dp ranks */
         const struct tier *tr = group_tier(&T[FF_TERM_MOE_A2A], ep, tp, node, &intra, &inter);
         double n_moe = m->moe_layers > 0 ? (double)m->moe_layers : L - (double)m->dense_layers;
         double S = b * s * (double)m->experts_active * h * act / tp * imb;
@@ -267,7 +270,7 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
         if (T[FF_TERM_MOE_A2A].known)
             snprintf(T[FF_TERM_MOE_A2A].note, sizeof(T[0].note),
                      "%.0f all-to-alls per micro-batch over %lld, x%.2f imbalance", count,
-                     (long long)p->ep, imb);
+                     (long long)ep, imb);
         T[FF_TERM_MOE_IMBALANCE].applies = T[FF_TERM_MOE_IMBALANCE].known = true;
         t_imb_mb = (imb - 1.0) * share * t_mb;
         T[FF_TERM_MOE_IMBALANCE].seconds = T[FF_TERM_MOE_IMBALANCE].total_seconds = mb * t_imb_mb;
@@ -312,7 +315,7 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
      * expert_data_parallel_group, Megatron-core's expert data-parallel group): their
      * gradients are reduced there, the rest over all dp. The two groups span the same ranks'
      * nodes (stride tp·e x dp/e = tp x dp), so one tier serves both. */
-    double ep_n = p->ep > 1 ? (double)p->ep : 1.0;
+    double ep_n = p->ep > 1 ? fmin((double)p->ep, dp) : 1.0; /* carved out of dp */
     double dp_e = ep_n > 1.0 ? fmax(1.0, floor(dp / ep_n)) : dp;
     double routed = ep_n > 1.0 ? ff_routed_expert_params(m, pc) : 0.0;
     double psi = ((double)pc->total - routed) / (tp * pp);

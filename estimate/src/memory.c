@@ -345,7 +345,9 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
     double states; /* optimizer state bytes on this GPU, the part a paged optimizer pages */
     /* Expert parallelism: this stage's routed experts, 1/ep of them per GPU, replicated (and
      * ZeRO-sharded) over dp/ep ranks (see the header). */
-    double ep = p->ep > 1 ? (double)p->ep : 1.0;
+    /* Never more expert-parallel ranks than data-parallel ones (a search point with dp < ep,
+     * or no --gpus): the group is carved out of dp. */
+    double ep = p->ep > 1 ? fmin((double)p->ep, fmax(1.0, dp)) : 1.0;
     double routed = ep > 1.0 ? fmin(blocks, ff_routed_expert_params_stage(m, pc, pp)) : 0.0;
     double dp_e = fmax(1.0, dp / ep);
     if (p->task == FF_TASK_TRAIN) {

@@ -90,6 +90,24 @@ Test(moe_memory, dense_models_and_ep_1_are_unchanged)
     expect_within(a.weights, 2.0 * (double)gc.total, 1e-12, "dense weights");
 }
 
+/* ep is carved out of dp: with fewer dp ranks than --ep (no --gpus, one replica) nothing is
+ * sharded and there is no all-to-all. */
+Test(moe_memory, ep_beyond_dp_shards_nothing)
+{
+    struct ff_model m = preset("mixtral-8x7b");
+    struct ff_plan p1 = train_plan(0, 1), p8 = train_plan(0, 8);
+    p1.tp = p8.tp = 8;
+    struct ff_memory a = mem_of(&m, &p1, 8), b = mem_of(&m, &p8, 8);
+    cr_expect_eq(a.total, b.total, "dp 1: ep 8 changes nothing");
+    struct ff_spec d = device("h100");
+    struct ff_step st;
+    char err[256] = "";
+    p8.gpus = 0;
+    cr_assert_eq(ff_est_step(&m, &d, &p8, &st, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect(!st.term[FF_TERM_MOE_A2A].applies, "%s", st.term[FF_TERM_MOE_A2A].note);
+    cr_expect(strstr(st.term[FF_TERM_MOE_A2A].note, "dp 1"), "%s", st.term[FF_TERM_MOE_A2A].note);
+}
+
 /* Pipeline stages: the most loaded stage holds ceil(32/4) = 8 MoE layers, 1/ep of their
  * experts. */
 Test(moe_memory, pipeline_stage_shares)
