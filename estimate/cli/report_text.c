@@ -124,15 +124,17 @@ void ff_report_best_text(FILE *out, const struct ff_plan_choice *c, size_t n)
 {
     char b1[64], b2[64];
     fprintf(out, "\nbest plans (fastest first; step time, memory per GPU)\n");
-    fprintf(out, "  %-3s %-24s %-9s %-6s %10s %10s %12s %6s  %s\n", "#", "layout", "recompute",
+    fprintf(out, "  %-3s %-31s %-9s %-6s %10s %10s %12s %6s  %s\n", "#", "layout", "recompute",
             "ZeRO", "micro x acc", "step", "memory", "MFU", "largest term");
     for (size_t i = 0; i < n; i++) {
         char lay[64], mb[32];
-        snprintf(lay, sizeof(lay), "tp %lld x pp %lld x dp %lld", (long long)c[i].plan.tp,
-                 (long long)c[i].plan.pp, (long long)c[i].dp);
+        int k = snprintf(lay, sizeof(lay), "tp %lld x pp %lld x dp %lld", (long long)c[i].plan.tp,
+                         (long long)c[i].plan.pp, (long long)c[i].dp);
+        if (c[i].plan.ep > 1 && k > 0 && (size_t)k < sizeof(lay))
+            snprintf(lay + k, sizeof(lay) - (size_t)k, " ep %lld", (long long)c[i].plan.ep);
         snprintf(mb, sizeof(mb), "%lld x %lld", (long long)c[i].plan.batch,
                  (long long)c[i].plan.accum);
-        fprintf(out, "  %-3zu %-24s %-9s %-6d %10s %10s %12s %5.1f%%  %s\n", i + 1, lay,
+        fprintf(out, "  %-3zu %-31s %-9s %-6d %10s %10s %12s %5.1f%%  %s\n", i + 1, lay,
                 ff_recompute_name(c[i].plan.recompute), c[i].plan.zero, mb,
                 ff_fmt_duration(b1, sizeof(b1), c[i].step.seconds),
                 ff_fmt_bytes(b2, sizeof(b2), c[i].mem.total), c[i].step.mfu * 100.0,

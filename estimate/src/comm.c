@@ -21,7 +21,9 @@
  *    overlapped (Megatron-LM runs them on the critical path).
  *  - data parallel: one all-reduce of the stage's 16-bit gradients, 2Ψ bytes (ZeRO §7: ZeRO-1
  *    and -2 move the same volume as reduce-scatter + all-gather), once per step, overlapping
- *    the last micro-batch's backward but for the last bucket (bucketed DDP).
+ *    the last micro-batch's backward but for the last bucket (bucketed DDP). With expert
+ *    parallelism e the routed experts' gradients (1/e of them per GPU) are reduced over the
+ *    dp/e ranks holding the same experts, the rest over dp.
  *  - ZeRO-3: the parameters are all-gathered in forward and again in backward and the
  *    gradients reduce-scattered, every micro-batch: 1.5x the data-parallel volume (ZeRO §7);
  *    prefetched, each overlapping its pass but for one layer's share.
@@ -149,6 +151,14 @@ static double expert_share(const struct ff_model *m, const struct ff_param_count
     return share > 1.0 ? 1.0 : share;
 }
 
+/* The experts' share of a data-parallel collective over their dp/ep ranks; nothing (not even
+ * latency) without experts to reduce. */
+static double expert_coll(enum ff_collective c, double n, double bytes, double busbw,
+                          double step_latency_s)
+{
+    return bytes > 0.0 ? ff_coll_seconds(c, n, bytes, busbw, step_latency_s) : 0.0;
+}
+
 /* LoRA adapter parameters, r·(d_in + d_out) per adapted matrix (Hu et al. 2021 §4). */
 static double lora_params(const struct ff_model *m, const struct ff_plan *p)
 {
@@ -244,8 +254,11 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     } else if (p->ep <= 1) {
         na(&T[FF_TERM_MOE_A2A], "ep 1: experts replicated over data-parallel ranks (--ep N)");
         na(&T[FF_TERM_MOE_IMBALANCE], "ep 1: each rank computes its own tokens' experts");
+    } else if (dp < 2.0) {
+        na(&T[FF_TERM_MOE_A2A], "dp 1: no expert-parallel group (carved out of dp)");
+        na(&T[FF_TERM_MOE_IMBALANCE], "dp 1: each rank computes its own tokens' experts");
     } else {
-        double ep = (double)p->ep;
+        double ep = fmin((double)p->ep, dp); /* the group is carved out of the dp ranks */
         const struct tier *tr = group_tier(&T[FF_TERM_MOE_A2A], ep, tp, node, &intra, &inter);
         double n_moe = m->moe_layers > 0 ? (double)m->moe_layers : L - (double)m->dense_layers;
         double S = b * s * (double)m->experts_active * h * act / tp * imb;
@@ -257,7 +270,7 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
         if (T[FF_TERM_MOE_A2A].known)
             snprintf(T[FF_TERM_MOE_A2A].note, sizeof(T[0].note),
                      "%.0f all-to-alls per micro-batch over %lld, x%.2f imbalance", count,
-                     (long long)p->ep, imb);
+                     (long long)ep, imb);
         T[FF_TERM_MOE_IMBALANCE].applies = T[FF_TERM_MOE_IMBALANCE].known = true;
         t_imb_mb = (imb - 1.0) * share * t_mb;
         T[FF_TERM_MOE_IMBALANCE].seconds = T[FF_TERM_MOE_IMBALANCE].total_seconds = mb * t_imb_mb;
@@ -296,11 +309,23 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     }
 
     /* Data parallel: 16-bit gradients of this GPU's shard (ZeRO §7: 2Ψ bytes); LoRA/QLoRA
-     * reduce only the adapters' gradients but ZeRO-3 still gathers the frozen base. */
-    double psi = (double)pc->total / (tp * pp);
+     * reduce only the adapters' gradients but ZeRO-3 still gathers the frozen base. With
+     * expert parallelism e the routed experts are 1/e per GPU and replicated over only the
+     * dp/e ranks of their expert-data-parallel group (DeepSpeed-MoE's
+     * expert_data_parallel_group, Megatron-core's expert data-parallel group): their
+     * gradients are reduced there, the rest over all dp. The two groups span the same ranks'
+     * nodes (stride tp·e x dp/e = tp x dp), so one tier serves both. */
+    double ep_n = p->ep > 1 ? fmin((double)p->ep, dp) : 1.0; /* carved out of dp */
+    double dp_e = ep_n > 1.0 ? fmax(1.0, floor(dp / ep_n)) : dp;
+    double routed = ep_n > 1.0 ? ff_routed_expert_params(m, pc) : 0.0;
+    double psi = ((double)pc->total - routed) / (tp * pp);
+    double psi_e = routed / (tp * pp * ep_n);
     double gbytes = 2.0 * psi * (act / 2.0), wbytes = gbytes;
-    if (p->task != FF_TASK_TRAIN)
+    double gbytes_e = 2.0 * psi_e * (act / 2.0), wbytes_e = gbytes_e;
+    if (p->task != FF_TASK_TRAIN) {
         gbytes = 2.0 * (act / 2.0) * lora_params(m, p) / (tp * pp);
+        gbytes_e = 0.0; /* adapters counted once per layer in lora_params, not per expert */
+    }
     if (dp_i <= 1) {
         na(&T[FF_TERM_DP], "dp 1: no gradient all-reduce");
         na(&T[FF_TERM_ZERO3], "dp 1: nothing sharded");
@@ -309,14 +334,23 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
         if (p->zero < 3) {
             na(&T[FF_TERM_ZERO3],
                p->zero == 0 ? "ZeRO-0: parameters replicated" : "ZeRO-1/2: parameters replicated");
-            double c = ff_coll_seconds(FF_COLL_ALL_REDUCE, dp, gbytes, tr->busbw, tr->step_latency);
+            double c =
+                ff_coll_seconds(FF_COLL_ALL_REDUCE, dp, gbytes, tr->busbw, tr->step_latency) +
+                expert_coll(FF_COLL_ALL_REDUCE, dp_e, gbytes_e, tr->busbw, tr->step_latency);
             double window = p->dp_overlap ? t_bwd : 0.0;
-            double tail = gbytes > 0.0 ? c * fmin(1.0, FF_COMM_DDP_BUCKET_BYTES / gbytes) : 0.0;
+            double all = gbytes + gbytes_e;
+            double tail = all > 0.0 ? c * fmin(1.0, FF_COMM_DDP_BUCKET_BYTES / all) : 0.0;
             double exposed = p->dp_overlap ? fmax(tail, c - window) : c;
-            T[FF_TERM_DP].bytes = ff_coll_bus_factor(FF_COLL_ALL_REDUCE, dp) * gbytes;
+            T[FF_TERM_DP].bytes = ff_coll_bus_factor(FF_COLL_ALL_REDUCE, dp) * gbytes +
+                                  ff_coll_bus_factor(FF_COLL_ALL_REDUCE, dp_e) * gbytes_e;
             T[FF_TERM_DP].total_seconds = T[FF_TERM_DP].known ? c : 0.0;
             T[FF_TERM_DP].seconds = T[FF_TERM_DP].known ? exposed : 0.0;
-            if (T[FF_TERM_DP].known)
+            if (T[FF_TERM_DP].known && gbytes_e > 0.0)
+                snprintf(T[FF_TERM_DP].note, sizeof(T[0].note),
+                         "all-reduce %.3g GB over %lld + experts %.3g GB over %.0f, %.0f%% hidden",
+                         gbytes / 1e9, (long long)dp_i, gbytes_e / 1e9, dp_e,
+                         c > 0 ? 100.0 * (1.0 - exposed / c) : 0.0);
+            else if (T[FF_TERM_DP].known)
                 snprintf(T[FF_TERM_DP].note, sizeof(T[0].note),
                          "all-reduce of %.3g GB over %lld, %.0f%% hidden under backward",
                          gbytes / 1e9, (long long)dp_i, c > 0 ? 100.0 * (1.0 - exposed / c) : 0.0);
@@ -325,17 +359,23 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
              * gather + reduce-scatter backward (hidden under backward likewise). */
             group_tier(&T[FF_TERM_ZERO3], dp, tp, node, &intra, &inter);
             double ag =
-                ff_coll_seconds(FF_COLL_ALL_GATHER, dp, wbytes, tr->busbw, tr->step_latency);
+                ff_coll_seconds(FF_COLL_ALL_GATHER, dp, wbytes, tr->busbw, tr->step_latency) +
+                expert_coll(FF_COLL_ALL_GATHER, dp_e, wbytes_e, tr->busbw, tr->step_latency);
             double rs =
-                ff_coll_seconds(FF_COLL_REDUCE_SCATTER, dp, gbytes, tr->busbw, tr->step_latency);
+                ff_coll_seconds(FF_COLL_REDUCE_SCATTER, dp, gbytes, tr->busbw, tr->step_latency) +
+                expert_coll(FF_COLL_REDUCE_SCATTER, dp_e, gbytes_e, tr->busbw, tr->step_latency);
             double lay = Lst > 0 ? 1.0 / Lst : 1.0;
             double ex_f = p->dp_overlap ? fmax(ag * lay, ag - t_fwd) : ag;
             double ex_b = p->dp_overlap ? fmax((ag + rs) * lay, ag + rs - t_bwd) : ag + rs;
             double tot = 2.0 * ag + rs;
             double ex = ex_f + ex_b;
             bool known = T[FF_TERM_DP].known;
-            T[FF_TERM_DP].bytes = mb * ff_coll_bus_factor(FF_COLL_REDUCE_SCATTER, dp) * gbytes;
-            T[FF_TERM_ZERO3].bytes = mb * 2.0 * ff_coll_bus_factor(FF_COLL_ALL_GATHER, dp) * wbytes;
+            T[FF_TERM_DP].bytes =
+                mb * (ff_coll_bus_factor(FF_COLL_REDUCE_SCATTER, dp) * gbytes +
+                      ff_coll_bus_factor(FF_COLL_REDUCE_SCATTER, dp_e) * gbytes_e);
+            T[FF_TERM_ZERO3].bytes = mb * 2.0 *
+                                     (ff_coll_bus_factor(FF_COLL_ALL_GATHER, dp) * wbytes +
+                                      ff_coll_bus_factor(FF_COLL_ALL_GATHER, dp_e) * wbytes_e);
             T[FF_TERM_DP].total_seconds = known ? mb * rs : 0.0;
             T[FF_TERM_ZERO3].total_seconds = known ? mb * 2.0 * ag : 0.0;
             T[FF_TERM_DP].seconds = known && tot > 0 ? mb * ex * rs / tot : 0.0;

@@ -36,6 +36,14 @@ int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p);
 int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct ff_param_count *pc,
                  double tp, double pp, double dp, double b, struct ff_memory *out);
 
+/* Parameters of the routed experts over every MoE layer (shared experts, router, attention
+ * and dense layers excluded): what expert parallelism shards (memory.c). */
+double ff_routed_expert_params(const struct ff_model *m, const struct ff_param_count *pc);
+/* Routed-expert parameters on the most loaded pipeline stage of pp (at most ceil(L/pp) MoE
+ * layers). */
+double ff_routed_expert_params_stage(const struct ff_model *m, const struct ff_param_count *pc,
+                                     double pp);
+
 /* Memory a device offers the plan: a datasheet figure less the driver's reserve
  * (FF_DEFAULT_DRIVER_RESERVE), a measured profile's as measured (memory.c). */
 double ff_usable_bytes(const struct ff_spec *d);

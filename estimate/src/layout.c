@@ -1,7 +1,9 @@
 /*
  * estimate/src/layout.c — the layout search: does a (tp, pp, dp, micro-batch) point fit in a
  * GPU's memory, the largest micro-batch that fits, and the fewest GPUs that fit (tp grown in
- * powers of two up to a node, pp up to the layers, dp only where ZeRO shards with it).
+ * powers of two up to a node, pp up to the layers, dp only where ZeRO shards with it);
+ * --plan best also searches ZeRO, recomputation, micro-batch and, for MoE, expert
+ * parallelism.
  */
 #include <math.h>
 #include <string.h>
@@ -173,7 +175,7 @@ static void keep_best(struct ff_plan_choice *out, size_t max, size_t *n,
     for (size_t i = 0; i < *n; i++) {
         const struct ff_plan *q = &out[i].plan;
         if (fabs(out[i].seconds - c->seconds) <= 1e-9 * c->seconds && q->tp == c->plan.tp &&
-            q->pp == c->plan.pp && q->batch == c->plan.batch)
+            q->pp == c->plan.pp && q->batch == c->plan.batch && q->ep == c->plan.ep)
             return;
     }
     size_t at = *n;
@@ -219,7 +221,7 @@ int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const s
                        "figure",
                        d->slug, d->name, ff_precision_name(ff_plan_compute_precision(p)));
     int64_t node = ff_comm_node_size(d, p);
-    struct ff_fit_ctx c = {m, &pc, d->mem_bytes, node};
+    struct ff_fit_ctx c = {m, &pc, ff_usable_bytes(d), node};
     double seq = (double)ff_plan_seq(m, p);
     int64_t G = p->global_batch > 0
                     ? p->global_batch
@@ -240,36 +242,45 @@ int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const s
             int64_t dp = gpus / (tp * pp);
             if (dp > G || (p->ep > 1 && dp % p->ep != 0))
                 continue; /* more replicas than sequences per step */
-            for (int zero = 0; zero <= 3; zero++) {
-                if (dp == 1 && zero > 0)
-                    break;
-                for (size_t r = 0; r < sizeof(rcs) / sizeof(rcs[0]); r++) {
-                    struct ff_plan q = *p;
-                    q.tp = tp;
-                    q.pp = pp;
-                    q.zero = zero;
-                    q.recompute = rcs[r];
-                    q.auto_layout = false;
-                    int64_t per_rank = (G + dp - 1) / dp;
-                    for (int64_t b = 1; b <= per_rank; b *= 2) {
-                        q.batch = b;
-                        q.accum = (per_rank + b - 1) / b; /* pipeline stages hold in-flight
+            /* Expert parallelism: --ep N fixes it; otherwise an MoE model tries every power
+             * of two dividing both dp and the expert count (the groups are carved out of
+             * the dp ranks, each holding experts / ep of every MoE layer). */
+            int64_t ep_lo = p->ep > 1 ? p->ep : 1, ep_hi = ep_lo;
+            if (p->ep <= 1 && m->experts > 1)
+                while (ep_hi * 2 <= dp && dp % (ep_hi * 2) == 0 && m->experts % (ep_hi * 2) == 0)
+                    ep_hi *= 2;
+            for (int64_t ep = ep_lo; ep <= ep_hi; ep *= 2)
+                for (int zero = 0; zero <= 3; zero++) {
+                    if (dp == 1 && zero > 0)
+                        break;
+                    for (size_t r = 0; r < sizeof(rcs) / sizeof(rcs[0]); r++) {
+                        struct ff_plan q = *p;
+                        q.tp = tp;
+                        q.pp = pp;
+                        q.ep = ep;
+                        q.zero = zero;
+                        q.recompute = rcs[r];
+                        q.auto_layout = false;
+                        int64_t per_rank = (G + dp - 1) / dp;
+                        for (int64_t b = 1; b <= per_rank; b *= 2) {
+                            q.batch = b;
+                            q.accum = (per_rank + b - 1) / b; /* pipeline stages hold in-flight
                                                              micro-batches: before the fit */
-                        q.gpus = gpus;
-                        struct ff_plan_choice ch;
-                        memset(&ch, 0, sizeof(ch));
-                        if (!ff_layout_fits(&c, &q, tp, pp, dp, b, &ch.mem))
-                            break; /* memory grows with b */
-                        if (ff_comm_step(m, d, &q, &pc, dp, &ch.step) != FF_OK)
-                            continue;
-                        ch.plan = q;
-                        ch.dp = dp;
-                        ch.step.steps = tokens / (ch.step.sequences * seq);
-                        ch.seconds = ch.step.steps * ch.step.seconds;
-                        keep_best(out, max, n, &ch);
+                            q.gpus = gpus;
+                            struct ff_plan_choice ch;
+                            memset(&ch, 0, sizeof(ch));
+                            if (!ff_layout_fits(&c, &q, tp, pp, dp, b, &ch.mem))
+                                break; /* memory grows with b */
+                            if (ff_comm_step(m, d, &q, &pc, dp, &ch.step) != FF_OK)
+                                continue;
+                            ch.plan = q;
+                            ch.dp = dp;
+                            ch.step.steps = tokens / (ch.step.sequences * seq);
+                            ch.seconds = ch.step.steps * ch.step.seconds;
+                            keep_best(out, max, n, &ch);
+                        }
                     }
                 }
-            }
         }
     }
     return FF_OK;

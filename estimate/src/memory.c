@@ -7,6 +7,15 @@
  * working sets; QLoRA (Dettmers et al. 2023) and its qlora.py for adapters, the
  * dequantisation buffer and paged optimizers; Korthikanti et al. 2022 Table 2 for activations; Megatron-LM theoretical_memory_usage.py
  * for pipeline stages (the first stage holds min(pp, micro-batches) in flight).
+ *
+ * Expert parallelism (--ep e): the e ranks of an expert-parallel group each hold 1/e of the
+ * routed experts (DeepSpeed-MoE, Rajbhandari et al. 2022 §4 / deepspeed/moe/layer.py
+ * num_local_experts = num_experts / ep_size; Megatron-core moe/experts.py, local experts =
+ * num_moe_experts / expert_model_parallel_size). The groups are carved out of the dp ranks
+ * (ep divides dp), so each expert is replicated over dp/e ranks, its expert-data-parallel
+ * group, and ZeRO shards the experts' states over those dp/e ranks (DeepSpeed's
+ * expert_data_parallel_group, Megatron-core's expert data-parallel distributed optimizer),
+ * the rest (attention, router, shared experts, dense layers, embeddings) over all dp.
  */
 #include <math.h>
 #include <string.h>
@@ -248,6 +257,24 @@ static void add_overhead(const struct ff_plan *p, double gpus, struct ff_memory 
     mem->total = sum + mem->overhead;
 }
 
+double ff_routed_expert_params(const struct ff_model *m, const struct ff_param_count *pc)
+{
+    if (m->experts <= 0 || pc->expert == 0)
+        return 0.0;
+    double n_moe =
+        m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+    return n_moe * (double)m->experts * (double)pc->expert;
+}
+
+double ff_routed_expert_params_stage(const struct ff_model *m, const struct ff_param_count *pc,
+                                     double pp)
+{
+    double all = ff_routed_expert_params(m, pc);
+    if (pp <= 1.0 || all <= 0.0)
+        return all;
+    return fmin(all, ceil((double)m->layers / pp) * (double)m->experts * (double)pc->expert);
+}
+
 double ff_usable_bytes(const struct ff_spec *d)
 {
     return d->measured ? d->mem_bytes : d->mem_bytes * (1.0 - FF_DEFAULT_DRIVER_RESERVE);
@@ -316,17 +343,34 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
     double g = p->precision == FF_PREC_FP32 ? 4.0 : ff_precision_bytes(p->grad_precision);
     double layers = blocks / (double)pc->per_layer_max;
     double states; /* optimizer state bytes on this GPU, the part a paged optimizer pages */
+    /* Expert parallelism: this stage's routed experts, 1/ep of them per GPU, replicated (and
+     * ZeRO-sharded) over dp/ep ranks (see the header). */
+    /* Never more expert-parallel ranks than data-parallel ones (a search point with dp < ep,
+     * or no --gpus): the group is carved out of dp. */
+    double ep = p->ep > 1 ? fmin((double)p->ep, fmax(1.0, dp)) : 1.0;
+    double routed = ep > 1.0 ? fmin(blocks, ff_routed_expert_params_stage(m, pc, pp)) : 0.0;
+    double dp_e = fmax(1.0, dp / ep);
     if (p->task == FF_TASK_TRAIN) {
         double k = ff_est_optimizer_bytes(p->optimizer, w16);
-        double n = (blocks + other) / tp;
+        double n = (blocks - routed + other) / tp, n_e = routed / (tp * ep);
         ff_est_model_state(n, module, p->zero, dp, w16, g, k, mem);
-        states = optimizer_states_bytes(p->optimizer) * n / (p->zero >= 1 ? dp : 1.0);
+        /* The experts' states by the same ZeRO rules over dp/ep; the working buffers (bucket,
+         * gathered module) are the dense call's, one set per GPU. */
+        mem->weights += w16 * n_e / (p->zero >= 3 ? dp_e : 1.0);
+        mem->gradients += g * n_e / (p->zero >= 2 ? dp_e : 1.0);
+        mem->optimizer += k * n_e / (p->zero >= 1 ? dp_e : 1.0);
+        states = optimizer_states_bytes(p->optimizer) *
+                 (n / (p->zero >= 1 ? dp : 1.0) + n_e / (p->zero >= 1 ? dp_e : 1.0));
     } else {
         /* Frozen base (sharded only by ZeRO-3, then gathered module by module like the
-         * trainable weights) + trainable adapters. */
-        double frozen = (blocks * wb + other * ob) / tp;
+         * trainable weights; routed experts 1/ep per GPU) + trainable adapters. */
+        double frozen = ((blocks - routed) * wb + other * ob) / tp;
+        double frozen_e = routed * wb / (tp * ep);
         if (p->zero == 3)
-            frozen = frozen / dp + w16 * zero3_live((blocks + other) / tp, module);
+            frozen = frozen / dp + frozen_e / dp_e +
+                     w16 * zero3_live((blocks - routed + other) / tp + routed / (tp * ep), module);
+        else
+            frozen += frozen_e;
         double adapters = lora_params_per_layer(m, p) * layers / tp;
         double aw = w16, ag = g, k = ff_est_optimizer_bytes(p->optimizer, w16);
         if (p->task == FF_TASK_QLORA) {

@@ -62,6 +62,23 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 3.50,
      .price_source = "typical on-demand (2025)"},
+    {.slug = "h800",
+     .name = "NVIDIA H800 SXM5 80GB",
+     /* Reuters (2023-03): the export variant of H100 SXM5 with about half its chip-to-chip
+      * rate; DeepSeek, "Insights into DeepSeek-V3" (arXiv 2505.09343) §2: H800 SXM as H100
+      * but NVLink 400 GB/s, 8x 400 Gb/s InfiniBand CX7 per node. */
+     .source = "H100 SXM5 figures (80 GB HBM3, 3.35 TB/s, BF16 989 TF, FP8 1979) with NVLink "
+               "400 GB/s (arXiv 2505.09343 §2)",
+     .mem_bytes = 80 * GIB,
+     .bandwidth_bytes_per_s = 3.35e12,
+     RATES(67, 989.4, 989.4, 1978.9, 1978.9),
+     .link_bytes_per_s = 200e9,
+     .link_name = "NVLink 4, 8 links (NVSwitch)",
+     .gpus_per_node = 8, /* DeepSeek's nodes: 8 GPUs on NVSwitch, one 400 Gb/s CX7 per GPU */
+     .inter_node_bytes_per_s = 50e9,
+     .price_per_hour = 2.0,
+     .price_source = "DeepSeek-V3 technical report (arXiv 2412.19437, Dec 2024) Table 1: "
+                     "$2 per H800 GPU-hour rental assumed"},
     {.slug = "a100-80gb",
      .name = "NVIDIA A100 SXM4 80GB",
      .source = "NVIDIA A100 datasheet: 80 GB HBM2e, 2,039 GB/s, FP32 19.5 TF, BF16/FP16 "
@@ -358,6 +375,8 @@ static const char *const aliases[][2] = {
     {"h100-80gb", "h100-sxm"},
     {"h100-sxm5", "h100-sxm"},
     {"h200-sxm", "h200"},
+    {"h800-sxm", "h800"},
+    {"h800-sxm5", "h800"},
     {"a100", "a100-80gb"},
     {"a100-sxm-80gb", "a100-80gb"},
     {"a100-sxm-40gb", "a100-40gb"},
