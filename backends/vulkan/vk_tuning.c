@@ -24,11 +24,13 @@
  * Register block on CPU devices with a fixed subgroup size and shuffles (lavapipe: 8 lanes),
  * A shared over the subgroup (sga). Chosen by search (tests/vulkan/search_default.sh, fp32
  * n=1024, each candidate as a fraction of the fp32 peak measured in the same round): stage 1
- * ran 52 texel/storage points (tm 4..16, tn 8/16, wx 8/16/32, sga 0/1) two rounds each,
+ * ran 50 texel/storage points (tm 4..16, tn 8/16, wx 8/16/32, sga 0/1) two rounds each,
  * stage 2 the best four five rounds each: 12x16/wx16 0.81, 16x16/wx8 0.80, 12x16/wx8 0.79,
  * 16x16/wx16 0.73 of the peak, against 0.54 for the former default (8x16/wx8, sga=0) in
  * stage 1. fp16 and int8 at n=1024 measured the same ordering (12x16/wx16 sga=1 1.3-1.7x the
- * former default). A subgroup needs wx a multiple of its size (16 = 2 x 8).
+ * former default). Confirmed with flopfit bench (--only peak,matmul, fp32 1024, three pairs
+ * in turn): 20.0-20.5 GFLOP/s (0.82-0.94x peak) against 15.2-15.8 (0.68-0.71x) for the former
+ * default. A subgroup needs wx a multiple of its size (16 = 2 x 8).
  */
 #define FF_VK_CPU_SGA_TM  12
 #define FF_VK_CPU_SGA_TN4 4

@@ -52,7 +52,7 @@ static void close_dev(void)
                  (unsigned long long)ff_vk_validation_errors(), last);
 }
 
-TestSuite(vk_space, .init = open_dev, .fini = close_dev, .timeout = 300);
+TestSuite(vk_space, .init = open_dev, .fini = close_dev, .timeout = 600);
 
 /* Parameter indices, in the space's order (checked by name in well_formed). */
 enum { PATH, TM, TN, WX, WY, BK, SGA, NPARAM };
@@ -200,24 +200,24 @@ static void sweep_values(enum ff_precision p)
         }
 }
 
-Test(vk_space, every_value_fp32, .timeout = 600)
+Test(vk_space, every_value_fp32)
 {
     sweep_values(FF_PREC_FP32);
 }
 
-Test(vk_space, every_value_fp16, .timeout = 600)
+Test(vk_space, every_value_fp16)
 {
     sweep_values(FF_PREC_FP16);
 }
 
-Test(vk_space, every_value_int8, .timeout = 600)
+Test(vk_space, every_value_int8)
 {
     sweep_values(FF_PREC_INT8);
 }
 
 /* A deterministic sample of the cross product: the legal points build and verify, the others
  * are refused with a reason. */
-Test(vk_space, sample, .timeout = 600)
+Test(vk_space, sample)
 {
     const enum ff_precision precs[3] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_INT8};
     uint64_t x = 0x2545f4914f6cdd1dull;
