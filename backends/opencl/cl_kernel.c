@@ -85,7 +85,8 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
     size_t mp = round_up(desc->m, t->tm), np = round_up(desc->n, t->tn);
     size_t bytes[2] = {mp * desc->k * el, np * desc->k * el};
     static const char *const names[2] = {"pack_a", "pack_b"};
-    const bool want[2] = {(t->pack & 2) != 0, (t->pack & 1) != 0};
+    /* int8 f32acc with A in place still widens A to float (row-major, pack_a) */
+    const bool want[2] = {(t->pack & 2) || t->f32acc, (t->pack & 1) != 0};
     cl_int rc;
     for (int i = 0; i < 2; i++) {
         if (!want[i])
@@ -98,8 +99,13 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
         if (!k->pack[i])
             return ff_cl_fail(rc, "clCreateKernel", err, errlen);
     }
-    k->pack_global[0][0] = desc->k; /* pack_a: one panel row per work-item */
-    k->pack_global[0][1] = mp / t->tm;
+    if (t->pack & 2) {
+        k->pack_global[0][0] = desc->k; /* pack_a: one panel row per work-item */
+        k->pack_global[0][1] = mp / t->tm;
+    } else {
+        k->pack_global[0][0] = (desc->k + 15) / 16; /* widening A: 16 elements per work-item */
+        k->pack_global[0][1] = desc->m;
+    }
     k->pack_global[1][0] = np / t->tn; /* pack_b: one panel row per work-item */
     k->pack_global[1][1] = desc->k;
     return FF_OK;
@@ -121,7 +127,7 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
     *src = ff_cl_src_matmul;
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
-    k->want_packing = !t.use_local && t.pack;
+    k->want_packing = !t.use_local && (t.pack || t.f32acc);
     k->tune = t;
     const char *el = desc->prec == FF_PREC_INT8 ? (t.f32acc ? "float" : "int") : "float";
     if (t.use_local) {

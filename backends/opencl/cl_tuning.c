@@ -78,15 +78,17 @@ static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl
          * 8 rows x 48 columns = 24 float16 accumulators, three B loads and eight broadcasts
          * per k, 28 of the 32 registers, no spills (checked in the generated code). B packed
          * into panels, A read in place (its 8 row streams prefetch well; packing A too cost
-         * 5-12 ms of a ~70 ms run). int8 multiplies in exact fp32 chunks on float panels of
-         * both (f32acc: 3x the int32 multiply path, which has no 16-lane multiply-add on this
-         * target). Chosen by the search in README ("Tuning"): 20 tiles 4..14 x 16..64 at
+         * 5-12 ms of a ~70 ms run). int8 multiplies in exact fp32 chunks (f32acc: 3x the
+         * int32 multiply path, which has no 16-lane multiply-add on this target) on B panels
+         * and a row-major float copy of A (1.07-1.13x A panels, 3 interleaved pairs). Chosen
+         * by the search in README ("Tuning"): 20 tiles 4..14 x 16..64 at
          * n=2048, then work-group shapes, k-unroll and packing on the best three, interleaved
-         * and repeated on the shared CI machine; 8x48, 12x32 and 6x64 tied within noise. */
+         * and repeated on the shared CI machine; quiet: 8x48 283-292 GFLOP/s, 6x64 276-291,
+         * 12x32 255-257. */
         t->tm = 8;
         t->tn = 48;
         t->vw = 16;
-        t->pack = prec == FF_PREC_INT8 ? 3 : 1;
+        t->pack = 1;
         t->f32acc = prec == FF_PREC_INT8;
         /* Work-groups tall in rows: PoCL runs a group's work-items x-fastest on one thread,
          * so a 1x32 group reuses one B panel from L2 across 32 row blocks (1x16, 1x64, 2x32

@@ -12,7 +12,8 @@
  *   KU         unroll factor of the k loop
  *   PACK       register layout, a bit mask: 1 reads B from packed panels (pack_b), 2 reads A
  *              from packed panels (pack_a); an operand not packed is read in place
- *   F32ACC     int8, register layout: 1 multiplies in fp32 (packed panels widened to float).
+ *   F32ACC     int8, register layout: 1 multiplies in fp32 on A and B widened to float (in
+ *              their panels, or A row-major when it is not packed).
  *              Exact: each fp32 partial sum covers at most F32_CHUNK = 2^10 k steps, so with
  *              |a*b| <= 2^14 every partial sum is an integer of magnitude <= 2^24, which fp32
  *              holds exactly; after each chunk it is converted and added into C in int32.
@@ -140,6 +141,22 @@ __kernel void pack_a(__global const TIN *restrict A, __global TP *restrict Ap, u
 }
 #endif
 
+#if F32ACC && !PACKA
+/* int8 with A in place: A widened to float, still row-major (Af[r][k] = A[r][k]), so the
+ * kernel's broadcasts need no conversion; global size (roundup(K, 16) / 16, M). */
+__kernel void pack_a(__global const TIN *restrict A, __global TP *restrict Af, uint M, uint K)
+{
+    const uint k0 = get_global_id(0) * 16, r = get_global_id(1);
+    __global const TIN *src = A + (size_t)r * K + k0;
+    __global TP *dst = Af + (size_t)r * K + k0;
+    if (k0 + 16 <= K)
+        vstore16(convert_float16(vload16(0, src)), 0, dst);
+    else
+        for (uint x = 0; k0 + x < K; x++)
+            dst[x] = (TP)src[x];
+}
+#endif
+
 #if PACKB
 /* Bp[c / TN][k][0 .. TN) = B[k][c .. c + TN), zeros past N; global size (roundup(N, TN) / TN,
  * K): one row of a panel per work-item, read and written in VW-wide vectors. */
@@ -172,8 +189,8 @@ static inline TACCV load_b_edge(__global const TIN *p, uint c, uint N)
 }
 #endif
 
-#if PACKA
-#define TPA TP
+#if PACKA || F32ACC
+#define TPA TP /* F32ACC in place: the widened copy of A */
 #else
 #define TPA TIN
 #endif
