@@ -515,10 +515,19 @@ size_t ff_tune_point_format(const struct ff_tune_space *s, const struct ff_tune_
         return (size_t)snprintf(buf, n, "default");
     size_t o = 0;
     for (uint32_t i = 0; i < p->n; i++) {
-        int w = snprintf(buf ? buf + (o < n ? o : n) : NULL, o < n ? n - o : 0, "%s%s=%u",
-                         i ? "," : "", s->param[i].name, p->v[i]);
-        o += w > 0 ? (size_t)w : 0;
+        /* One "name=value" at a time into a part that always holds it (a name is at most 15
+         * characters, a value 10 digits), then as much of it as buf still takes. */
+        char part[40];
+        int w = snprintf(part, sizeof(part), "%s%.15s=%u", i ? "," : "", s->param[i].name, p->v[i]);
+        size_t len = w > 0 ? (size_t)w : 0;
+        if (buf && o + 1 < n) {
+            size_t room = n - 1 - o;
+            memcpy(buf + o, part, len < room ? len : room);
+        }
+        o += len;
     }
+    if (buf && n)
+        buf[o < n ? o : n - 1] = 0;
     return o;
 }
 
