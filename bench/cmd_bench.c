@@ -102,20 +102,15 @@ static int mkdir_p(const char *dir, char *err, size_t errlen)
     return FF_OK;
 }
 
-struct target {
-    const struct ff_backend *backend;
-    uint32_t index;
-};
-
-#define MAX_TARGETS 64
+#define MAX_TARGETS FF_BENCH_MAX_TARGETS
 
 /*
  * Which (backend, device) pairs to run. Usage errors (unknown device index)
  * return FF_ERR_INVALID; no driver at all for a requested backend is
  * FF_ERR_NO_DEVICE.
  */
-static int select_targets(const struct ff_bench_opts *o, struct target *t, size_t *n, char *err,
-                          size_t errlen)
+int ff_bench_select_targets(const struct ff_bench_opts *o, struct ff_bench_target *t, size_t *n,
+                            char *err, size_t errlen)
 {
     *n = 0;
     size_t errs = 0, tried = 0;
@@ -140,11 +135,11 @@ static int select_targets(const struct ff_bench_opts *o, struct target *t, size_
                                "unknown device index %u for --device: %s has %u device%s "
                                "(0..%d; see `flopfit devices`)",
                                o->device_index, name, count, count == 1 ? "" : "s", (int)count - 1);
-            t[(*n)++] = (struct target){*b, o->device_index};
+            t[(*n)++] = (struct ff_bench_target){*b, o->device_index};
             continue;
         }
         for (uint32_t i = 0; i < count && *n < MAX_TARGETS; i++)
-            t[(*n)++] = (struct target){*b, i};
+            t[(*n)++] = (struct ff_bench_target){*b, i};
     }
     if (tried == 0) {
         const char *want = o->backend[0] ? o->backend : o->device_backend;
@@ -271,9 +266,9 @@ int ff_cmd_bench(int argc, char **argv)
     if (!o.no_save && (ret = prepare_output(&o)) != 0)
         return ret;
 
-    struct target targets[MAX_TARGETS];
+    struct ff_bench_target targets[MAX_TARGETS];
     size_t n_targets = 0;
-    ret = select_targets(&o, targets, &n_targets, err, sizeof(err));
+    ret = ff_bench_select_targets(&o, targets, &n_targets, err, sizeof(err));
     if (ret < 0) {
         fprintf(stderr, "flopfit bench: %s\n", err);
         return ret == FF_ERR_INVALID ? 2 : 1;
