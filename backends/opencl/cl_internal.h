@@ -40,7 +40,10 @@ struct cl_matmul_tune {
     unsigned vw;        /* vector width of B/C loads (tn % vw == 0) */
     unsigned use_local; /* 1: local-memory tiles (GPUs); 0: registers only */
     unsigned wg0, wg1;  /* work-group size; 0 = let the runtime choose */
-    unsigned tk;        /* k tile for the local-memory layout */
+    unsigned tk;        /* k tile for the local-memory layout (0 in the register layout) */
+    unsigned ku;        /* k-loop unroll factor */
+    unsigned pack;      /* register layout: 1 packs A and B into panels first, 0 reads in place */
+    unsigned f32acc;    /* int8, packed register layout: exact fp32 chunks (matmul.cl) */
     const char *why;    /* which table entry chose it */
 };
 struct cl_kern {
@@ -62,7 +65,16 @@ struct cl_kern {
 int ff_cl_fail(cl_int code, const char *what, char *err, size_t errlen);
 const char *ff_cl_errname(cl_int code);
 
+/* The table's (or the cl_matmul_tune option's) choice for prec on d. */
 void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t);
+/* What to build for desc: desc->tune when given (it wins), else the option or the table; *point
+ * gets the point built (n == 0 only when an option value lies outside the space). Fails with
+ * the reason when the point cannot be built on d (ff_cl_matmul_point_check). */
+int ff_cl_matmul_choose(const struct cl_dev *d, const struct ff_kernel_desc *desc,
+                        struct cl_matmul_tune *t, struct ff_tune_point *point, char *err,
+                        size_t errlen);
+/* The embedded matmul.cl text (cl_kernel.c), hashed into the space's source hash. */
+const char *ff_cl_matmul_source(void);
 
 /* Tuning spaces (ff_kernel_space): the dispatch by kernel id (cl_space.c), the matmul space
  * (cl_tuning.c) and the bandwidth kernels' space (cl_mem_tuning.c). */

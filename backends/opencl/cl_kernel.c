@@ -70,18 +70,24 @@ static int cl_prec(enum ff_precision p)
     return p == FF_PREC_FP16 ? 1 : p == FF_PREC_INT8 ? 2 : 0;
 }
 
-/* Scratch panels and the two packing kernels of the register layout. */
+const char *ff_cl_matmul_source(void)
+{
+    return ff_cl_src_matmul;
+}
+
+/* Scratch panels and the two packing kernels of the packed register layout. */
 static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
                           const struct cl_matmul_tune *t, char *err, size_t errlen)
 {
     const struct ff_kernel_desc *desc = &k->base.desc;
-    size_t el = desc->prec == FF_PREC_FP32 ? 4 : desc->prec == FF_PREC_FP16 ? 2 : 1;
+    size_t el = desc->prec == FF_PREC_FP32 || t->f32acc ? 4 : desc->prec == FF_PREC_FP16 ? 2 : 1;
     size_t mp = round_up(desc->m, t->tm), np = round_up(desc->n, t->tn);
     size_t bytes[2] = {mp * desc->k * el, np * desc->k * el};
     static const char *const names[2] = {"pack_a", "pack_b"};
     cl_int rc;
     for (int i = 0; i < 2; i++) {
-        k->packed[i] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes[i], NULL, &rc);
+        k->packed[i] =
+            clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes[i] ? bytes[i] : 1, NULL, &rc);
         if (!k->packed[i])
             return ff_cl_fail(rc, "clCreateBuffer (packed panels)", err, errlen);
         k->pack[i] = clCreateKernel(prog, names[i], &rc);
@@ -100,17 +106,20 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
 {
     const struct ff_kernel_desc *desc = &k->base.desc;
     struct cl_matmul_tune t;
-    ff_cl_tune_matmul(d, desc->prec, &t);
+    int ret = ff_cl_matmul_choose(d, desc, &t, &k->base.point, err, errlen);
+    if (ret < 0)
+        return ret;
     snprintf(options, optlen,
              "-cl-std=CL1.2 -DPREC=%d -DTM=%u -DTN=%u -DVW=%u -DUSE_LOCAL=%u -DWG0=%u "
-             "-DWG1=%u -DTK=%u",
+             "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DF32ACC=%u",
              cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
-             t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1);
+             t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack, t.f32acc);
     *src = ff_cl_src_matmul;
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
-    k->want_packing = !t.use_local;
+    k->want_packing = !t.use_local && t.pack;
     k->tune = t;
+    const char *el = desc->prec == FF_PREC_INT8 ? (t.f32acc ? "float" : "int") : "float";
     if (t.use_local) {
         k->has_local = true;
         k->local[0] = t.wg0;
@@ -118,8 +127,10 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         gx = round_up(gx, t.wg0);
         gy = round_up(gy, t.wg1);
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "%s: %ux%u per work-item, %ux%u work-group, local tiles k=%u (%s)",
-                 ff_precision_name(desc->prec), t.tm, t.tn, t.wg0, t.wg1, t.tk, t.why);
+                 "%s: %ux%u per work-item, %s%u vectors, %ux%u work-group, local tiles k=%u, "
+                 "k-unroll %u (%s)",
+                 ff_precision_name(desc->prec), t.tm, t.tn, el, t.vw, t.wg0, t.wg1, t.tk, t.ku,
+                 t.why);
     } else {
         if (t.wg0 && t.wg1) {
             k->has_local = true;
@@ -129,16 +140,15 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
             gy = round_up(gy, t.wg1);
         }
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "%s: %ux%u per work-item, %s%u vectors, no local memory (%s)",
-                 ff_precision_name(desc->prec), t.tm, t.tn,
-                 desc->prec == FF_PREC_INT8 ? "int" : "float", t.vw, t.why);
+                 "%s: %ux%u per work-item, %s%u vectors, %s, no local memory, k-unroll %u%s (%s)",
+                 ff_precision_name(desc->prec), t.tm, t.tn, el, t.vw,
+                 t.pack ? "packed panels" : "in place", t.ku, t.f32acc ? ", exact fp32 chunks" : "",
+                 t.why);
     }
     k->global[0] = gx;
     k->global[1] = gy;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
-    (void)err;
-    (void)errlen;
     return FF_OK;
 }
 

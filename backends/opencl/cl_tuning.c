@@ -29,8 +29,9 @@ static bool vendor_is(const struct ff_device_info *info, const char *what)
 }
 
 /* The cl_matmul_tune device option (FF_CL_MATMUL_TUNE) "tm,tn,vw,use_local,wg0,wg1,tk"
- * overrides the table: a developer knob for tuning on new hardware, reported in the variant
- * text and recorded as override.cl_matmul_tune. The front-end has checked its form. */
+ * overrides the table's first seven fields (k-unroll, packing and int8's fp32 chunks stay the
+ * table's; packing follows the layout): a developer knob for tuning on new hardware, reported in
+ * the variant text and recorded as override.cl_matmul_tune. The front-end has checked its form. */
 static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
 {
     const char *e = d->base.opts.cl_matmul_tune;
@@ -40,17 +41,28 @@ static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
         return false;
     if (!v[0] || !v[1] || !v[2] || v[1] % v[2] || v[0] > 16 || v[1] > 64)
         return false;
-    *t = (struct cl_matmul_tune){v[0], v[1], v[2], v[3],
-                                 v[4], v[5], v[6], "FF_CL_MATMUL_TUNE override"};
+    t->tm = v[0];
+    t->tn = v[1];
+    t->vw = v[2];
+    t->use_local = v[3] ? 1 : 0;
+    t->wg0 = v[4];
+    t->wg1 = v[5];
+    t->tk = t->use_local ? v[6] : 0;
+    if (t->use_local) {
+        t->pack = 0;
+        t->f32acc = 0;
+    } else if (!t->pack) {
+        t->pack = 1; /* the option's register layout is the packed one, as it always was */
+    }
+    t->why = "FF_CL_MATMUL_TUNE override";
     return true;
 }
 
-void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t)
+static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t)
 {
     const struct ff_device_info *info = &d->base.info;
     memset(t, 0, sizeof(*t));
-    if (from_option(d, t))
-        return;
+    t->ku = 1;
     if (d->is_cpu) {
         /* fp32: 6 rows x 16 columns = 12 float8 accumulators, two B loads and
          * six broadcasts per k: the 16 AVX2 registers, FMA-bound. int8: 12 x 8
@@ -60,6 +72,7 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
         t->tm = prec == FF_PREC_INT8 ? 12 : 6;
         t->tn = prec == FF_PREC_INT8 ? 8 : 16;
         t->vw = 8;
+        t->pack = 1;
         /* Work-groups tall in rows: PoCL runs a group's work-items x-fastest
          * on one thread, so a 2x32 group reuses two B panels from L2 across
          * 32 row blocks instead of streaming all of B for every row block
@@ -70,6 +83,7 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
         return;
     }
     t->use_local = 1;
+    t->vw = 1;
     t->tm = 4;
     t->tn = 4;
     t->tk = 16;
@@ -93,18 +107,218 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
     }
 }
 
-/* The matmul kernel's tuning space. Not declared yet: matmul builds the table's choice. */
+void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl_matmul_tune *t)
+{
+    from_table(d, prec, t);
+    from_option(d, t);
+}
+
+/* ---- the declared space -------------------------------------------------------------- */
+
+/* Parameter order of the space (a point's v[] follows it). f32acc is declared for int8 only. */
+enum { P_TM, P_TN, P_VW, P_LOCAL, P_WG0, P_WG1, P_TK, P_KU, P_PACK, P_F32ACC, P_COUNT };
+
+/* Values chosen to cover (sources: the vendors' optimisation guides and the tile tables of
+ * CLBlast's XgemmDirect/Xgemm database): register tiles up to 16 x 64 per work-item (CPUs: 32
+ * AVX-512 registers of 16 floats; GPUs: 4x4 .. 8x8), work-groups of 64..256 work-items in
+ * shapes up to 256 x 1 (NVIDIA warps and AMD wavefronts of 32/64, Intel subgroups of 8..32),
+ * so tiles up to 128 x 128 per work-group; vectors 1..16 (float16 = one AVX-512 register and
+ * 64-byte loads; float4 = 16-byte loads of a GPU lane); local k tiles 4..32. wg 0: the runtime
+ * chooses (register layout only); tk 0: no local memory. */
+static const struct {
+    const char *name;
+    uint32_t n;
+    uint32_t v[FF_TUNE_MAX_VALUES];
+} space_params[P_COUNT] = {
+    [P_TM] = {"tm", 8, {1, 2, 4, 6, 8, 12, 14, 16}},
+    [P_TN] = {"tn", 8, {1, 2, 4, 8, 16, 32, 48, 64}},
+    [P_VW] = {"vw", 5, {1, 2, 4, 8, 16}},
+    [P_LOCAL] = {"local", 2, {0, 1}},
+    [P_WG0] = {"wg0", 10, {0, 1, 2, 4, 8, 16, 32, 64, 128, 256}},
+    [P_WG1] = {"wg1", 10, {0, 1, 2, 4, 8, 16, 32, 64, 128, 256}},
+    [P_TK] = {"tk", 5, {0, 4, 8, 16, 32}},
+    [P_KU] = {"ku", 4, {1, 2, 4, 8}},
+    [P_PACK] = {"pack", 2, {0, 1}},
+    [P_F32ACC] = {"f32acc", 2, {0, 1}},
+};
+
+static uint32_t n_params_for(enum ff_precision prec)
+{
+    return prec == FF_PREC_INT8 ? P_COUNT : P_COUNT - 1;
+}
+
+static void point_from_tune(const struct cl_matmul_tune *t, enum ff_precision prec,
+                            struct ff_tune_point *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->n = n_params_for(prec);
+    p->v[P_TM] = t->tm;
+    p->v[P_TN] = t->tn;
+    p->v[P_VW] = t->vw;
+    p->v[P_LOCAL] = t->use_local;
+    p->v[P_WG0] = t->wg0;
+    p->v[P_WG1] = t->wg1;
+    p->v[P_TK] = t->tk;
+    p->v[P_KU] = t->ku;
+    p->v[P_PACK] = t->pack;
+    if (prec == FF_PREC_INT8)
+        p->v[P_F32ACC] = t->f32acc;
+}
+
+static void tune_from_point(const struct ff_tune_point *p, struct cl_matmul_tune *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->tm = p->v[P_TM];
+    t->tn = p->v[P_TN];
+    t->vw = p->v[P_VW];
+    t->use_local = p->v[P_LOCAL];
+    t->wg0 = p->v[P_WG0];
+    t->wg1 = p->v[P_WG1];
+    t->tk = p->v[P_TK];
+    t->ku = p->v[P_KU];
+    t->pack = p->v[P_PACK];
+    t->f32acc = p->n > P_F32ACC ? p->v[P_F32ACC] : 0;
+    t->why = "tuning point";
+}
+
+/* Every value of p in its list (the front-end checks desc->tune; the option's point may not
+ * be). */
+static bool point_listed(const struct ff_tune_point *p)
+{
+    for (uint32_t i = 0; i < p->n; i++) {
+        bool found = false;
+        for (uint32_t j = 0; j < space_params[i].n && !found; j++)
+            found = space_params[i].v[j] == p->v[i];
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 int ff_cl_matmul_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
                        struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen)
 {
-    (void)d, (void)desc, (void)out, (void)source_hash;
-    return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                   "the OpenCL matmul kernel declares no tuning space yet");
+    if (!ff_matmul_has_kernel(desc->prec))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "flopfit has no %s matmul kernel",
+                       ff_precision_name(desc->prec));
+    out->n_params = n_params_for(desc->prec);
+    for (uint32_t i = 0; i < out->n_params; i++) {
+        struct ff_tune_param *q = &out->param[i];
+        snprintf(q->name, sizeof(q->name), "%s", space_params[i].name);
+        q->n_values = space_params[i].n;
+        memcpy(q->values, space_params[i].v, sizeof(q->values[0]) * q->n_values);
+    }
+    struct cl_matmul_tune t;
+    from_table(d, desc->prec, &t);
+    point_from_tune(&t, desc->prec, &out->dflt);
+    const char *src = ff_cl_matmul_source();
+    *source_hash = ff_tune_hash(*source_hash, src, strlen(src));
+    (void)err, (void)errlen;
+    return FF_OK;
+}
+
+/* Why t cannot be built on d for prec (FF_ERR_UNSUPPORTED), or FF_OK. */
+static int check_tune(const struct cl_dev *d, enum ff_precision prec,
+                      const struct cl_matmul_tune *t, char *err, size_t errlen)
+{
+    const int U = FF_ERR_UNSUPPORTED;
+    if (t->tn % t->vw)
+        return ff_errf(err, errlen, U, "tn=%u is not a multiple of vw=%u", t->tn, t->vw);
+    if (prec == FF_PREC_FP16 && !d->base.info.fp16)
+        return ff_errf(err, errlen, U, "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
+    if (t->f32acc && (t->use_local || !t->pack))
+        return ff_errf(err, errlen, U,
+                       "f32acc=1 needs the packed register layout (local=0, pack=1)");
+    size_t wg = (size_t)t->wg0 * t->wg1;
+    if (t->use_local) {
+        if (!t->wg0 || !t->wg1)
+            return ff_errf(err, errlen, U, "local=1 needs a work-group shape (wg0, wg1 >= 1)");
+        if (!t->tk)
+            return ff_errf(err, errlen, U, "local=1 needs a k tile (tk >= 4)");
+        if (t->pack)
+            return ff_errf(err, errlen, U, "pack=1 applies to the register layout (local=0) only");
+    } else {
+        if (t->tk)
+            return ff_errf(err, errlen, U,
+                           "tk=%u has no effect without local memory (local=0 takes tk=0)", t->tk);
+        if ((t->wg0 == 0) != (t->wg1 == 0))
+            return ff_errf(err, errlen, U,
+                           "wg0=%u, wg1=%u: give both (a work-group shape) or neither (wg0=wg1=0, "
+                           "the runtime chooses)",
+                           t->wg0, t->wg1);
+    }
+    size_t max_wg = 0, sizes[3] = {0};
+    clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+    clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(sizes), sizes, NULL);
+    if (wg && max_wg && wg > max_wg)
+        return ff_errf(err, errlen, U, "work-group %ux%u = %zu work-items; the device allows %zu",
+                       t->wg0, t->wg1, wg, max_wg);
+    if (wg && ((sizes[0] && t->wg0 > sizes[0]) || (sizes[1] && t->wg1 > sizes[1])))
+        return ff_errf(err, errlen, U,
+                       "work-group %ux%u exceeds the device's work-item sizes %zux%zu", t->wg0,
+                       t->wg1, sizes[0], sizes[1]);
+    if (t->use_local) {
+        size_t el = prec == FF_PREC_FP32 ? 4 : prec == FF_PREC_FP16 ? 2 : 1;
+        size_t bytes = (size_t)t->tk * (t->wg1 * t->tm + 1 + t->wg0 * t->tn) * el;
+        if (bytes > d->base.info.local_mem_bytes)
+            return ff_errf(err, errlen, U,
+                           "local tiles need %zu bytes of local memory; the device has %llu", bytes,
+                           (unsigned long long)d->base.info.local_mem_bytes);
+    }
+    /* Register budget, counted in 32-bit lanes: the accumulator tile plus one column of A and
+     * one row of B per k step. CPUs: the vector register file (32 registers with AVX-512, i.e.
+     * a native float width of 16; otherwise 16 registers: SSE/AVX2, NEON), up to twice over (a
+     * spill into L1 still runs, measurably slower). GPUs: 255 registers per work-item (the
+     * NVIDIA per-thread maximum; AMD has 256 VGPRs per lane), where a bigger tile spills to
+     * memory. */
+    unsigned budget;
+    if (d->is_cpu) {
+        cl_uint nw = 0;
+        clGetDeviceInfo(d->id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof(nw), &nw, NULL);
+        if (!nw)
+            nw = 4;
+        budget = 2 * (nw >= 16 ? 32u : 16u) * nw;
+    } else {
+        budget = 255;
+    }
+    unsigned lanes = t->tm * t->tn + t->tm + t->tn;
+    if (lanes > budget)
+        return ff_errf(err, errlen, U,
+                       "a %ux%u tile needs %u registers' worth of 32-bit lanes; the budget on this "
+                       "device is %u",
+                       t->tm, t->tn, lanes, budget);
+    return FF_OK;
 }
 
 int ff_cl_matmul_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
                              size_t errlen)
 {
-    (void)d, (void)desc, (void)err, (void)errlen;
-    return FF_OK;
+    struct cl_matmul_tune t;
+    tune_from_point(&desc->tune, &t);
+    return check_tune(d, desc->prec, &t, err, errlen);
+}
+
+int ff_cl_matmul_choose(const struct cl_dev *d, const struct ff_kernel_desc *desc,
+                        struct cl_matmul_tune *t, struct ff_tune_point *point, char *err,
+                        size_t errlen)
+{
+    if (desc->tune.n) {
+        /* The front-end has checked it is a point of the space and buildable here. */
+        tune_from_point(&desc->tune, t);
+        *point = desc->tune;
+        return FF_OK;
+    }
+    from_table(d, desc->prec, t);
+    bool opt = from_option(d, t);
+    point_from_tune(t, desc->prec, point);
+    if (!point_listed(point))
+        point->n = 0; /* an option value outside the declared space: built, but no point */
+    int ret = check_tune(d, desc->prec, t, err, errlen);
+    if (ret < 0 && opt) {
+        char why[200];
+        snprintf(why, sizeof(why), "%s", err ? err : "");
+        return ff_errf(err, errlen, ret, "cl_matmul_tune=%s cannot be built here: %s",
+                       d->base.opts.cl_matmul_tune, why);
+    }
+    return ret;
 }
