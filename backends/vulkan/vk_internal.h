@@ -244,6 +244,17 @@ struct ffvk_sh_tiles {
 
 enum ffvk_mm_path { FFVK_MM_STORAGE, FFVK_MM_TEXEL, FFVK_MM_SHARED };
 
+/* Everything a matmul build needs, resolved once (ffvk_mm_resolve): the path, its tiles, and
+ * for the register paths whether A is shared over a subgroup of sg lanes (0: not shared). */
+struct ffvk_mm_config {
+    enum ffvk_mm_path path;
+    bool aligned;            /* K and N multiples of 4: vec4 loads and stores */
+    struct ffvk_mm_tiles t;  /* register paths */
+    struct ffvk_sh_tiles sh; /* shared path */
+    uint32_t sg;
+    bool from_point; /* built from desc->tune (else tables and device options) */
+};
+
 /* Register tiles for this device (table or vk_tiles), inside its work-group limits. */
 struct ffvk_mm_tiles ffvk_pick_tiles(const struct ffvk_device *d, enum ff_precision prec);
 
@@ -265,8 +276,18 @@ int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_des
  * tiles when the answer is FFVK_MM_SHARED. */
 enum ffvk_mm_path ffvk_pick_path(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
                                  bool aligned, struct ffvk_sh_tiles *sh);
+/* The matmul build for desc: desc->tune when given (checked with ffvk_matmul_point_check),
+ * else the tables and device options. *point gets the point of the space it is (n == 0 when a
+ * device option chose tiles outside the space). */
+int ffvk_mm_resolve(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                    struct ffvk_mm_config *cfg, struct ff_tune_point *point, char *err,
+                    size_t errlen);
 /* Texel-buffer format holding 4 consecutive elements of A or B. */
 VkFormat ffvk_texel_format(enum ff_precision prec);
+/* The SPIR-V of a matmul kernel (vk_pipeline.c): path, precision, A shared over the subgroup
+ * (register paths); *bytes its size. */
+const uint32_t *ffvk_mm_code(enum ff_precision prec, enum ffvk_mm_path path, bool sga,
+                             size_t *bytes);
 uint32_t ffvk_sh_invocations(const struct ffvk_sh_tiles *t);
 /* Shared memory the tiles use (two slabs, widened to 16-byte vec4s). */
 uint64_t ffvk_sh_bytes(const struct ffvk_sh_tiles *t);

@@ -20,12 +20,18 @@
 #include "vk_matmul_f16.h"
 #include "vk_matmul_f32.h"
 #include "vk_matmul_i8.h"
+#include "vk_matmul_sg_f16.h"
+#include "vk_matmul_sg_f32.h"
+#include "vk_matmul_sg_i8.h"
 #include "vk_matmul_shared_f16.h"
 #include "vk_matmul_shared_f32.h"
 #include "vk_matmul_shared_i8.h"
 #include "vk_matmul_tex_f16.h"
 #include "vk_matmul_tex_f32.h"
 #include "vk_matmul_tex_i8.h"
+#include "vk_matmul_tex_sg_f16.h"
+#include "vk_matmul_tex_sg_f32.h"
+#include "vk_matmul_tex_sg_i8.h"
 #include "vk_mem_copy.h"
 #include "vk_mem_read.h"
 #include "vk_mem_triad.h"
@@ -194,28 +200,40 @@ static const char *prec_name(enum ff_precision p)
     return p == FF_PREC_FP16 ? "fp16" : p == FF_PREC_INT8 ? "int8" : "fp32";
 }
 
+const uint32_t *ffvk_mm_code(enum ff_precision prec, enum ffvk_mm_path path, bool sga,
+                             size_t *bytes)
+{
+#define PICK(p)                                                                                    \
+    do {                                                                                           \
+        if (path == FFVK_MM_SHARED) {                                                              \
+            *bytes = sizeof(ff_vk_spv_matmul_shared_##p);                                          \
+            return ff_vk_spv_matmul_shared_##p;                                                    \
+        }                                                                                          \
+        if (path == FFVK_MM_TEXEL) {                                                               \
+            *bytes = sga ? sizeof(ff_vk_spv_matmul_tex_sg_##p) : sizeof(ff_vk_spv_matmul_tex_##p); \
+            return sga ? ff_vk_spv_matmul_tex_sg_##p : ff_vk_spv_matmul_tex_##p;                   \
+        }                                                                                          \
+        *bytes = sga ? sizeof(ff_vk_spv_matmul_sg_##p) : sizeof(ff_vk_spv_matmul_##p);             \
+        return sga ? ff_vk_spv_matmul_sg_##p : ff_vk_spv_matmul_##p;                               \
+    } while (0)
+    switch (prec) {
+    case FF_PREC_FP16: PICK(f16);
+    case FF_PREC_INT8: PICK(i8);
+    default: PICK(f32);
+    }
+#undef PICK
+}
+
 static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
                          const struct ff_kernel_desc *desc, char *err, size_t errlen)
 {
-    const uint32_t *code;
-    size_t bytes;
     uint32_t in_size, out_size;
     const char *maths;
-    bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
-    struct ffvk_sh_tiles sh;
-    enum ffvk_mm_path path = ffvk_pick_path(d, desc, aligned, &sh);
-    bool texel = path == FFVK_MM_TEXEL, shared = path == FFVK_MM_SHARED;
-#define PICK(f32, tex, shd)                                                                        \
-    do {                                                                                           \
-        code = shared ? shd : texel ? tex : f32;                                                   \
-        bytes = shared ? sizeof(shd) : texel ? sizeof(tex) : sizeof(f32);                          \
-    } while (0)
     switch (desc->prec) {
     case FF_PREC_FP16:
         if (!d->storage16)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "device lacks storageBuffer16BitAccess (fp16 buffers)");
-        PICK(ff_vk_spv_matmul_f16, ff_vk_spv_matmul_tex_f16, ff_vk_spv_matmul_shared_f16);
         in_size = 2;
         out_size = 2;
         maths = "fp16 in/out, fp32 accumulate";
@@ -224,62 +242,69 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
         if (!d->storage8)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "device lacks storageBuffer8BitAccess (int8 buffers)");
-        PICK(ff_vk_spv_matmul_i8, ff_vk_spv_matmul_tex_i8, ff_vk_spv_matmul_shared_i8);
         in_size = 1;
         out_size = 4;
         maths = "int8 in, int32 accumulate/out";
         break;
     default:
-        PICK(ff_vk_spv_matmul_f32, ff_vk_spv_matmul_tex_f32, ff_vk_spv_matmul_shared_f32);
         in_size = 4;
         out_size = 4;
         maths = "fp32";
         break;
     }
-#undef PICK
+    struct ffvk_mm_config c;
+    int ret = ffvk_mm_resolve(d, desc, &c, &k->base.point, err, errlen);
+    if (ret < 0)
+        return ret;
+    bool texel = c.path == FFVK_MM_TEXEL, shared = c.path == FFVK_MM_SHARED;
+    size_t bytes;
+    const uint32_t *code = ffvk_mm_code(desc->prec, c.path, c.sg != 0, &bytes);
     if (texel)
         k->texel_format = ffvk_texel_format(desc->prec);
     uint32_t spec[10];
     uint32_t n_spec;
+    const char *from = c.from_point ? "tuning point" : "defaults";
     if (shared) {
+        const struct ffvk_sh_tiles sh = c.sh;
         uint32_t s[10] = {
-            desc->m, desc->n, desc->k, sh.bm, sh.bn, sh.bk, sh.tm, sh.tn, ffvk_sh_invocations(&sh),
-            aligned};
+            desc->m,  desc->n, desc->k, sh.bm, sh.bn, sh.bk, sh.tm, sh.tn, ffvk_sh_invocations(&sh),
+            c.aligned};
         memcpy(spec, s, sizeof(s));
         n_spec = 10;
         k->groups[0] = div_up(desc->n, sh.bn);
         k->groups[1] = div_up(desc->m, sh.bm);
-    } else {
-        struct ffvk_mm_tiles t = ffvk_pick_tiles(d, desc->prec);
-        uint32_t s[8] = {desc->m, desc->n, desc->k, t.tm, t.tn4, t.wx, t.wy, aligned};
-        memcpy(spec, s, sizeof(s));
-        n_spec = 8;
-        k->groups[0] = div_up(div_up(desc->n, 4), (uint64_t)t.wx * t.tn4);
-        k->groups[1] = div_up(desc->m, (uint64_t)t.wy * t.tm);
-        snprintf(k->base.variant, sizeof(k->base.variant),
-                 "%s; %ux%u block per invocation, %s, work-group %ux%u, no shared memory", maths,
-                 t.tm, t.tn4 * 4,
-                 texel     ? "A, B via texel buffers"
-                 : aligned ? "vec4 storage loads"
-                           : "scalar loads (K or N not /4)",
-                 t.wx, t.wy);
-    }
-    if (shared) {
         /* composed apart: only the worst case of every number overflows */
         char v[256];
         snprintf(v, sizeof(v),
                  "%s; shared memory (%s): %ux%u tile, %u invocations of %ux%u, BK %u "
                  "x2 (%" PRIu64 " B), %s",
-                 maths, sh.name, sh.bm, sh.bn, ffvk_sh_invocations(&sh), sh.tm, sh.tn, sh.bk,
-                 ffvk_sh_bytes(&sh), aligned ? "vec4 I/O" : "scalar I/O");
+                 maths, c.from_point ? from : sh.name, sh.bm, sh.bn, ffvk_sh_invocations(&sh),
+                 sh.tm, sh.tn, sh.bk, ffvk_sh_bytes(&sh), c.aligned ? "vec4 I/O" : "scalar I/O");
         size_t n = strlen(v);
         if (n >= sizeof(k->base.variant))
             n = sizeof(k->base.variant) - 1;
         memcpy(k->base.variant, v, n);
         k->base.variant[n] = 0;
+    } else {
+        const struct ffvk_mm_tiles t = c.t;
+        uint32_t s[9] = {desc->m, desc->n, desc->k, t.tm, t.tn4, t.wx, t.wy, c.aligned, c.sg};
+        memcpy(spec, s, sizeof(s));
+        n_spec = 9;
+        k->groups[0] = div_up(div_up(desc->n, 4), (uint64_t)t.wx * t.tn4);
+        k->groups[1] = div_up(desc->m, (uint64_t)t.wy * t.tm);
+        char sga[48] = "";
+        if (c.sg)
+            snprintf(sga, sizeof(sga), ", A shared over subgroups of %u", c.sg);
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "%s; %ux%u block per invocation, %s%s, work-group %ux%u, no shared memory (%s)",
+                 maths, t.tm, t.tn4 * 4,
+                 texel       ? "A, B via texel buffers"
+                 : c.aligned ? "vec4 storage loads"
+                             : "scalar loads (K or N not /4)",
+                 sga, t.wx, t.wy, from);
     }
     k->groups[2] = 1;
-    int ret = check_groups(d, k, err, errlen);
+    ret = check_groups(d, k, err, errlen);
     if (ret < 0)
         return ret;
     k->need_bytes[0] = (uint64_t)desc->m * desc->k * in_size;
@@ -287,7 +312,6 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     k->need_bytes[2] = (uint64_t)desc->m * desc->n * out_size;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
-    (void)prec_name;
     return build(d, k, code, bytes, 3, 0, spec, n_spec, err, errlen);
 }
 

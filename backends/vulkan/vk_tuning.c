@@ -5,6 +5,7 @@
  * FF_VK_* environment variables, never this file). Pure choices: nothing here creates a
  * Vulkan object.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -218,18 +219,310 @@ enum ffvk_mm_path ffvk_pick_path(const struct ffvk_device *d, const struct ff_ke
     return FFVK_MM_STORAGE;
 }
 
-/* The matmul kernels' tuning space. Not declared yet: matmul builds the tables' choice. */
+/* ---- the tuning space (ff_kernel_space) ------------------------------------------ */
+
+/*
+ * One space for the three kernels and the three precisions. A point names the path and the
+ * block each invocation computes (tm x tn), the work-group (wx x wy), the shared-memory k-slab
+ * (bk, shared path only, 0 otherwise) and sga (register paths: A shared over the subgroup).
+ * The shared path's work-group tile is bm = tm * wy rows by bn = tn * wx columns, so the same
+ * names mean the same thing on every path. The values cover real GPUs (work-groups up to 256
+ * in one dimension, 64-256 invocations; 128x128 tiles: tm = tn = 8, wx = wy = 16) as well as
+ * lavapipe (8-wide SIMD over invocations: a row of 8).
+ */
+enum { P_PATH, P_TM, P_TN, P_WX, P_WY, P_BK, P_SGA, P_COUNT };
+static const struct ff_tune_param mm_params[P_COUNT] = {
+    {"path", 3, {FFVK_MM_STORAGE, FFVK_MM_TEXEL, FFVK_MM_SHARED}},
+    {"tm", 10, {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}},
+    {"tn", 4, {4, 8, 12, 16}},
+    {"wx", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
+    {"wy", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
+    {"bk", 5, {0, 4, 8, 16, 32}},
+    {"sga", 2, {0, 1}},
+};
+
+static bool in_list(const struct ff_tune_param *p, uint32_t v)
+{
+    for (uint32_t i = 0; i < p->n_values; i++)
+        if (p->values[i] == v)
+            return true;
+    return false;
+}
+
+/*
+ * The subgroup size every compute invocation of this device runs in, for sga: 0 (reason in
+ * why) when compute shaders lack subgroup shuffles or the size may vary (Intel, AMD: minimum
+ * and maximum differ), or the device does not say (before Vulkan 1.3's size control).
+ */
+static uint32_t fixed_subgroup(const struct ffvk_device *d, char *why, size_t whylen)
+{
+    VkPhysicalDeviceSubgroupSizeControlProperties ctl = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+    bool v13 = d->props.apiVersion >= VK_API_VERSION_1_3;
+    VkPhysicalDeviceSubgroupProperties sub = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, .pNext = v13 ? &ctl : NULL};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &sub};
+    d->fn->vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    if (!(sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+        !(sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT)) {
+        snprintf(why, whylen, "the device has no subgroup shuffles in compute shaders");
+        return 0;
+    }
+    if (!v13) {
+        snprintf(why, whylen,
+                 "the device (Vulkan before 1.3) does not say whether its "
+                 "subgroup size is fixed");
+        return 0;
+    }
+    if (ctl.minSubgroupSize != ctl.maxSubgroupSize || ctl.minSubgroupSize == 0) {
+        snprintf(why, whylen, "the subgroup size may vary (%u to %u)", ctl.minSubgroupSize,
+                 ctl.maxSubgroupSize);
+        return 0;
+    }
+    return ctl.minSubgroupSize;
+}
+
+/* The configuration a point of the space describes (no checks). */
+static void point_config(const struct ff_tune_point *p, bool aligned, uint32_t sg,
+                         struct ffvk_mm_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->path = (enum ffvk_mm_path)p->v[P_PATH];
+    c->aligned = aligned;
+    c->from_point = true;
+    if (c->path == FFVK_MM_SHARED) {
+        c->sh = (struct ffvk_sh_tiles){p->v[P_TM] * p->v[P_WY],
+                                       p->v[P_TN] * p->v[P_WX],
+                                       p->v[P_BK],
+                                       p->v[P_TM],
+                                       p->v[P_TN],
+                                       "tuned"};
+    } else {
+        c->t = (struct ffvk_mm_tiles){p->v[P_TM], p->v[P_TN] / 4, p->v[P_WX], p->v[P_WY]};
+        c->sg = p->v[P_SGA] ? sg : 0;
+    }
+}
+
+/* The point of a configuration; n == 0 when a device option chose values outside the space. */
+static struct ff_tune_point config_point(const struct ffvk_mm_config *c)
+{
+    struct ff_tune_point p = {.n = P_COUNT};
+    p.v[P_PATH] = (uint32_t)c->path;
+    if (c->path == FFVK_MM_SHARED) {
+        p.v[P_TM] = c->sh.tm;
+        p.v[P_TN] = c->sh.tn;
+        p.v[P_WX] = c->sh.bn / c->sh.tn;
+        p.v[P_WY] = c->sh.bm / c->sh.tm;
+        p.v[P_BK] = c->sh.bk;
+    } else {
+        p.v[P_TM] = c->t.tm;
+        p.v[P_TN] = c->t.tn4 * 4;
+        p.v[P_WX] = c->t.wx;
+        p.v[P_WY] = c->t.wy;
+        p.v[P_SGA] = c->sg != 0;
+    }
+    for (uint32_t i = 0; i < P_COUNT; i++)
+        if (!in_list(&mm_params[i], p.v[i]))
+            return (struct ff_tune_point){0};
+    return p;
+}
+
+/* The tables' and device options' choice (what matmul built before the space existed). */
+static void table_config(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                         struct ffvk_mm_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
+    c->path = ffvk_pick_path(d, desc, c->aligned, &c->sh);
+    if (c->path != FFVK_MM_SHARED) {
+        c->t = ffvk_pick_tiles(d, desc->prec);
+        c->sg = 0;
+    }
+}
+
+/* The bytes a matmul reads from A and B and writes to C. */
+static void mm_bytes(const struct ff_kernel_desc *desc, uint64_t b[3])
+{
+    uint64_t in = ff_matmul_in_bytes(desc->prec), out = ff_matmul_out_bytes(desc->prec);
+    b[0] = (uint64_t)desc->m * desc->k * in;
+    b[1] = (uint64_t)desc->k * desc->n * in;
+    b[2] = (uint64_t)desc->m * desc->n * out;
+}
+
+/* Whether configuration c builds and runs desc on d: FF_OK or FF_ERR_UNSUPPORTED, reason in
+ * err. The same rules for points of the space and for the tables' choice. */
+static int config_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                        const struct ffvk_mm_config *c, char *err, size_t errlen)
+{
+    const VkPhysicalDeviceLimits *l = &d->props.limits;
+    uint64_t bytes[3];
+    mm_bytes(desc, bytes);
+    /* C is a storage buffer on every path, A and B except on the texel path */
+    for (int i = c->path == FFVK_MM_TEXEL ? 2 : 0; i < 3; i++)
+        if (bytes[i] > d->max_storage_range)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "%c (%" PRIu64 " bytes) exceeds the device's storage-buffer binding "
+                           "range of %" PRIu64 " bytes",
+                           "ABC"[i], bytes[i], d -> max_storage_range);
+    uint64_t gx, gy;
+    if (c->path == FFVK_MM_SHARED) {
+        const struct ffvk_sh_tiles *t = &c->sh;
+        if ((t->tm != 4 && t->tm != 8) || (t->tn != 4 && t->tn != 8))
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "the shared-memory kernel takes tm and tn of 4 or 8 (got %ux%u)", t->tm,
+                           t->tn);
+        if (t->bk < 4 || t->bk % 4)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "the shared-memory kernel needs a k-slab bk of a multiple of 4 "
+                           "(bk=0 is for the register paths)");
+        if (c->sg)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "sga (A shared over the subgroup) is for the register paths");
+        uint32_t wg = ffvk_sh_invocations(t);
+        if (wg > l->maxComputeWorkGroupInvocations || wg > l->maxComputeWorkGroupSize[0])
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "%u invocations per work-group exceed the device's limit of %u "
+                           "(one dimension: %u)",
+                           wg, l->maxComputeWorkGroupInvocations, l->maxComputeWorkGroupSize[0]);
+        if ((uint64_t)t->bm * (t->bk / 4) > (uint64_t)SH_MAX_LD * wg ||
+            (uint64_t)t->bk * (t->bn / 4) > (uint64_t)SH_MAX_LD * wg)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "a %ux%u slab of A or %ux%u of B needs more than %u vec4 loads per "
+                           "invocation (%u invocations)",
+                           t->bm, t->bk, t->bk, t->bn, SH_MAX_LD, wg);
+        if (ffvk_sh_bytes(t) > l->maxComputeSharedMemorySize)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "%" PRIu64 " bytes of shared memory exceed the device's %u",
+                           ffvk_sh_bytes(t), l->maxComputeSharedMemorySize);
+        gx = (desc->n + (uint64_t)t->bn - 1) / t->bn;
+        gy = (desc->m + (uint64_t)t->bm - 1) / t->bm;
+    } else {
+        const struct ffvk_mm_tiles *t = &c->t;
+        if (t->tm < 1 || t->tm > 64 || t->tn4 < 1 || t->tn4 > 4 || t->wx < 1 || t->wy < 1)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "register tiles tm=%u (1..64), tn=%u (4..16), wx=%u, wy=%u (>= 1) "
+                           "out of range",
+                           t->tm, t->tn4 * 4, t->wx, t->wy);
+        if ((uint64_t)t->wx * t->wy > l->maxComputeWorkGroupInvocations ||
+            t->wx > l->maxComputeWorkGroupSize[0] || t->wy > l->maxComputeWorkGroupSize[1])
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "work-group %ux%u exceeds the device's limits (%u invocations, "
+                           "%ux%u)",
+                           t->wx, t->wy, l->maxComputeWorkGroupInvocations,
+                           l->maxComputeWorkGroupSize[0], l->maxComputeWorkGroupSize[1]);
+        if (c->path == FFVK_MM_TEXEL) {
+            if (!c->aligned)
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                               "the texel-buffer kernel needs K and N multiples of 4 (got K=%u, "
+                               "N=%u)",
+                               desc->k, desc->n);
+            VkFormatProperties fp;
+            d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, ffvk_texel_format(desc->prec), &fp);
+            if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                               "the device cannot read %s texel buffers of 4 elements",
+                               desc->prec == FF_PREC_FP16   ? "fp16"
+                               : desc->prec == FF_PREC_INT8 ? "int8"
+                                                            : "fp32");
+            uint64_t texels =
+                (bytes[0] > bytes[1] ? bytes[0] : bytes[1]) / (4 * ff_matmul_in_bytes(desc->prec));
+            if (texels > l->maxTexelBufferElements)
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                               "%" PRIu64 " texels exceed the device's texel-buffer limit of %u",
+                               texels, l->maxTexelBufferElements);
+        }
+        if (c->sg) {
+            if (!c->aligned)
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                               "sga (A shared over the subgroup) needs K and N multiples of 4");
+            if (t->wy != 1 || t->wx % c->sg || t->tm > 2 * c->sg)
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                               "sga shares A over subgroups of %u: it needs wy=1, wx a multiple "
+                               "of %u and tm <= %u (got wx=%u, wy=%u, tm=%u)",
+                               c->sg, c->sg, 2 * c->sg, t->wx, t->wy, t->tm);
+        }
+        gx = ((desc->n + 3ull) / 4 + (uint64_t)t->wx * t->tn4 - 1) / ((uint64_t)t->wx * t->tn4);
+        gy = (desc->m + (uint64_t)t->wy * t->tm - 1) / ((uint64_t)t->wy * t->tm);
+    }
+    if (gx > l->maxComputeWorkGroupCount[0] || gy > l->maxComputeWorkGroupCount[1])
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "%" PRIu64 "x%" PRIu64 " work-groups exceed the device's dispatch limit "
+                       "of %ux%u",
+                       gx, gy, l->maxComputeWorkGroupCount[0], l->maxComputeWorkGroupCount[1]);
+    return FF_OK;
+}
+
 int ffvk_matmul_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
                       struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen)
 {
-    (void)d, (void)desc, (void)out, (void)source_hash;
-    return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                   "the Vulkan matmul kernels declare no tuning space yet");
+    (void)err, (void)errlen;
+    out->n_params = P_COUNT;
+    memcpy(out->param, mm_params, sizeof(mm_params));
+    /* dflt: what a build without a point makes (tables and device options); the tables
+     * alone when an option chose tiles outside the space */
+    struct ffvk_mm_config c;
+    table_config(d, desc, &c);
+    out->dflt = config_point(&c);
+    if (out->dflt.n == 0) {
+        struct ffvk_device plain = *d;
+        memset(&plain.base.opts, 0, sizeof(plain.base.opts));
+        table_config(&plain, desc, &c);
+        out->dflt = config_point(&c);
+    }
+    if (out->dflt.n == 0) /* the tables always fit the space; this is the last resort */
+        out->dflt = (struct ff_tune_point){.n = P_COUNT, .v = {FFVK_MM_STORAGE, 4, 4, 8, 8}};
+    /* the SPIR-V of every kernel the space reaches for this precision */
+    for (int path = FFVK_MM_STORAGE; path <= FFVK_MM_SHARED; path++)
+        for (int sga = 0; sga < (path == FFVK_MM_SHARED ? 1 : 2); sga++) {
+            size_t bytes;
+            const uint32_t *code = ffvk_mm_code(desc->prec, (enum ffvk_mm_path)path, sga, &bytes);
+            *source_hash = ff_tune_hash(*source_hash, code, bytes);
+        }
+    return FF_OK;
 }
 
 int ffvk_matmul_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
                             char *err, size_t errlen)
 {
-    (void)d, (void)desc, (void)err, (void)errlen;
-    return FF_OK;
+    const struct ff_tune_point *p = &desc->tune;
+    bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
+    if (p->v[P_PATH] == FFVK_MM_SHARED ? p->v[P_SGA] != 0 : p->v[P_BK] != 0)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       p->v[P_PATH] == FFVK_MM_SHARED
+                           ? "sga (A shared over the subgroup) is for the register paths; the "
+                             "shared path takes sga=0"
+                           : "bk (the shared-memory k-slab) is for the shared path; the "
+                             "register paths take bk=0");
+    uint32_t sg = 0;
+    if (p->v[P_SGA]) {
+        char why[160];
+        if (!(sg = fixed_subgroup(d, why, sizeof(why))))
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "sga (A shared over the subgroup) needs a fixed subgroup size with "
+                           "shuffles: %s",
+                           why);
+    }
+    struct ffvk_mm_config c;
+    point_config(p, aligned, sg, &c);
+    return config_check(d, desc, &c, err, errlen);
+}
+
+int ffvk_mm_resolve(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                    struct ffvk_mm_config *cfg, struct ff_tune_point *point, char *err,
+                    size_t errlen)
+{
+    bool aligned = desc->k % 4 == 0 && desc->n % 4 == 0;
+    if (desc->tune.n) { /* the front-end checked it is a point of the space and legal here */
+        uint32_t sg = 0;
+        char why[160];
+        if (desc->tune.v[P_SGA] && !(sg = fixed_subgroup(d, why, sizeof(why))))
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "sga: %s", why);
+        point_config(&desc->tune, aligned, sg, cfg);
+        *point = desc->tune;
+    } else {
+        table_config(d, desc, cfg);
+        *point = config_point(cfg);
+    }
+    return config_check(d, desc, cfg, err, errlen);
 }

@@ -25,6 +25,9 @@
  * otherwise a scalar path handles the odd shapes.
  */
 #extension GL_EXT_control_flow_attributes : require
+#if defined(FF_SGA)
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 #if defined(FF_FP16)
 #extension GL_EXT_shader_16bit_storage : require
 #define TIN float16_t
@@ -60,9 +63,11 @@ layout(constant_id = 4) const uint TN4 = 2;   /* vec4 columns per invocation */
 layout(constant_id = 5) const uint WX = 8;
 layout(constant_id = 6) const uint WY = 8;
 layout(constant_id = 7) const bool ALIGNED = true;
+layout(constant_id = 8) const uint SG = 8;    /* FF_SGA: the subgroup size it is built for */
 
 #define MAX_TM 64
 #define MAX_TN4 4
+#define MAX_NF 2 /* FF_SGA: TM <= 2 * SG */
 
 #if defined(FF_TEXEL)
 /* A and B through uniform texel buffers (RGBA32F / RGBA16F / RGBA8I views):
@@ -108,6 +113,43 @@ void main()
     if (ALIGNED) {
         [[unroll]] for (uint j = 0; j < TN4; j++)
             bcol[j] = min(bcol[j], N4 - 1);
+#if defined(FF_SGA)
+        /* A shared over the subgroup of SG lanes: per block of KG k4 steps the subgroup needs
+         * TM * KG vec4 of A (row i, step g: q = g * TM + i), fetched by NF loads, q = f * SG +
+         * lane; each invocation takes its scalars from the lane that holds them. The subgroup
+         * lies in one work-group row (wy = 1, WX % SG == 0), so all its lanes share the rows. */
+        const uint KG = SG / TM > 0 ? SG / TM : 1;  /* k4 steps per block */
+        const uint NF = (TM * KG + SG - 1) / SG;    /* fetches per lane and block */
+        uint lane = gl_SubgroupInvocationID;
+        uint abase[MAX_NF];
+        uint ag[MAX_NF];
+        [[unroll]] for (uint f = 0; f < NF; f++) {
+            uint q = min(f * SG + lane, TM * KG - 1);
+            abase[f] = min(row0 + (q % TM) * WY, M - 1) * K4;
+            ag[f] = q / TM;
+        }
+        for (uint k4 = 0; k4 < K4; k4 += KG) {
+            TACC4 av[MAX_NF];
+            [[unroll]] for (uint f = 0; f < NF; f++)
+                av[f] = LOAD_A4(abase[f] + min(k4 + ag[f], K4 - 1));
+            [[unroll]] for (uint g = 0; g < KG; g++) {
+                if (k4 + g < K4) {
+                    [[unroll]] for (uint kk = 0; kk < 4; kk++) {
+                        uint boff = ((k4 + g) * 4 + kk) * N4;
+                        TACC4 b[MAX_TN4];
+                        [[unroll]] for (uint j = 0; j < TN4; j++)
+                            b[j] = LOAD_B4(boff + bcol[j]);
+                        [[unroll]] for (uint i = 0; i < TM; i++) {
+                            uint q = g * TM + i;
+                            TACC s = subgroupShuffle(av[q / SG][kk], q % SG);
+                            [[unroll]] for (uint j = 0; j < TN4; j++)
+                                acc[i][j] += s * b[j];
+                        }
+                    }
+                }
+            }
+        }
+#else
         for (uint k4 = 0; k4 < K4; k4++) {
             TACC4 a[MAX_TM];
             [[unroll]] for (uint i = 0; i < TM; i++)
@@ -121,6 +163,7 @@ void main()
                 }
             }
         }
+#endif
     } else {
 #if !defined(FF_TEXEL) /* the texel variant is only built for aligned shapes */
         for (uint k = 0; k < K; k++) {
