@@ -12,8 +12,8 @@ int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *des
                    "the Vulkan bandwidth kernels declare no tuning space yet");
 }
 
-int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
-                         char *err, size_t errlen)
+int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc, char *err,
+                         size_t errlen)
 {
     (void)d, (void)desc, (void)err, (void)errlen;
     return FF_OK;
