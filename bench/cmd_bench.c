@@ -270,7 +270,8 @@ static bool override_for(const struct ff_device_info *info, const struct ff_devi
  * override wins, then --no-tune's defaults, then the cache; the kernels without an entry are
  * tuned first within a small budget (said on stderr) and their entries cached.
  */
-static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o, const char *label,
+static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o,
+                           const struct ff_bench_target *tg, const char *label,
                            struct ff_bench_tuning *tun)
 {
     const struct ff_bench_cfg *cfg = &o->cfg;
@@ -349,7 +350,8 @@ static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o,
         struct ff_tune_run_cfg rc = {.budget_s = share, .quick = cfg->quick, .seed = cfg->seed};
         struct ff_tune_result res;
         char e[512] = "";
-        if (ff_tune_kernel(dev, &missing[i], &rc, &res, e, sizeof(e)) < 0) {
+        if (ff_tune_kernel_isolated(NULL, dev, ff_backend_name(tg->backend), tg->index, &missing[i],
+                                    &rc, &res, e, sizeof(e)) < 0) {
             fprintf(stderr, "flopfit bench: %s: tuning %s: %s (the default is used)\n", label,
                     ff_tune_kernel_name(missing[i].id), e);
             continue;
@@ -436,7 +438,7 @@ int ff_cmd_bench(int argc, char **argv)
         }
         struct ff_run p = {.info = *ff_device_info(dev)};
         struct ff_bench_tuning tuning;
-        prepare_tuning(dev, &o, label, &tuning);
+        prepare_tuning(dev, &o, &targets[ti], label, &tuning);
         o.cfg.tuning = &tuning;
         ff_bench_run_device(dev, &o.cfg, &p);
         o.cfg.tuning = NULL;

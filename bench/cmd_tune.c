@@ -185,12 +185,12 @@ struct log_ctx {
     bool tty, verbose, line_open;
 };
 
-static void tune_log(void *arg, bool verbose, const char *line)
+static void tune_log(void *arg, enum ff_tune_log_level level, const char *line)
 {
     struct log_ctx *l = arg;
-    if (verbose && !l->verbose)
+    if ((level == FF_TUNE_LOG_VERBOSE && !l->verbose) || (level == FF_TUNE_LOG_PROGRESS && !l->tty))
         return;
-    if (l->tty && !verbose) { /* one updating line */
+    if (l->tty && level != FF_TUNE_LOG_VERBOSE) { /* one updating line */
         fprintf(stderr, "\r\033[K%s", line);
         l->line_open = true;
     } else {
@@ -296,7 +296,8 @@ static int tune_device(const struct ff_bench_target *tg, const struct tune_opts 
                                      .log = tune_log,
                                      .log_ctx = &lc};
         struct ff_tune_result res;
-        int ret = ff_tune_kernel(dev, &t[i], &rc, &res, err, sizeof(err));
+        int ret = ff_tune_kernel_isolated(NULL, dev, ff_backend_name(tg->backend), tg->index, &t[i],
+                                          &rc, &res, err, sizeof(err));
         log_done(&lc);
         if (ret < 0) {
             fprintf(stderr, CMD ": %s %s: no verified rate: %s\n", label, kl, err);
@@ -332,6 +333,8 @@ static int tune_device(const struct ff_bench_target *tg, const struct tune_opts 
 
 int ff_cmd_tune(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--worker") == 0)
+        return ff_tune_worker_main(argc - 1, argv + 1);
     struct tune_opts o;
     char err[1024] = "";
     int ret = tune_parse(argc, argv, &o, err, sizeof(err));

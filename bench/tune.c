@@ -33,7 +33,7 @@ static uint64_t real_clock(void *ctx)
 __attribute__((format(printf, 3, 4)))
 #endif
 static void
-logf_(const struct ff_tune_search_cfg *cfg, bool verbose, const char *fmt, ...)
+logf_(const struct ff_tune_search_cfg *cfg, enum ff_tune_log_level level, const char *fmt, ...)
 {
     if (!cfg->log)
         return;
@@ -42,7 +42,7 @@ logf_(const struct ff_tune_search_cfg *cfg, bool verbose, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    cfg->log(cfg->log_ctx, verbose, line);
+    cfg->log(cfg->log_ctx, level, line);
 }
 
 static void point_text(const struct ff_tune_search_cfg *cfg, const struct ff_tune_point *p,
@@ -73,6 +73,28 @@ static int by_rate_desc(const void *a, const void *b, int r)
 {
     const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
     return (x->rate[r] < y->rate[r]) - (x->rate[r] > y->rate[r]);
+}
+
+/*
+ * Seconds the rounds after r take when m candidates of round r are measured: each keeps its
+ * fraction (at least min_keep) plus the default, at fixed + scaled x (size ratio)^exponent.
+ */
+static double reserve_after(const struct ff_tune_search_cfg *cfg, size_t r, size_t m, double fixed,
+                            double scaled)
+{
+    double total = 0;
+    size_t k = m;
+    for (size_t q = r + 1; q < cfg->n_sizes; q++) {
+        size_t keep = (size_t)ceil((double)k * cfg->keep);
+        if (keep < cfg->min_keep)
+            keep = cfg->min_keep;
+        if (keep > k)
+            keep = k;
+        k = keep;
+        double ratio = (double)cfg->sizes[q] / cfg->sizes[r];
+        total += (double)(k + 1) * (fixed + scaled * pow(ratio, cfg->work_exponent));
+    }
+    return total;
 }
 
 /* qsort has no context argument: the round being ranked. */
@@ -123,7 +145,8 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
 
     const uint64_t t0 = clock(cctx);
     const double budget = cfg->budget_s;
-    double prev_max = 0; /* longest candidate of the previous round, seconds */
+    /* the previous round's candidates on average: fixed and size-dependent seconds */
+    double prev_fixed = 0, prev_scaled = 0;
     uint32_t prev_size = 0;
     int cmp_round_ok = -1, any_round = -1; /* rounds with the default / anything measured */
     char last_err[512] = "no candidate was measured";
@@ -132,10 +155,6 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
 
     for (size_t r = 0; r < cfg->n_sizes && !stop; r++) {
         const uint32_t size = cfg->sizes[r];
-        /* Rounds before the last may use up to 1/2, 3/4, 7/8 ... of the budget: the rest is
-         * left to the larger sizes, where the ranking is decided. */
-        const bool final = r + 1 == cfg->n_sizes;
-        const double deadline = final ? budget : budget * (1 - ldexp(1, -(int)(r + 1)));
         size_t na = 0;
         for (size_t i = 0; i < nc; i++)
             if (c[i].alive)
@@ -151,15 +170,16 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
             int pr = cfg->prepare(ctx, size, perr, sizeof(perr));
             if (pr < 0) {
                 snprintf(last_err, sizeof(last_err), "size %u: %s", size, perr);
-                logf_(cfg, false, "%s: size %u: cannot prepare: %s", cfg->label ? cfg->label : "",
-                      size, perr);
+                logf_(cfg, FF_TUNE_LOG_INFO, "%s: size %u: cannot prepare: %s",
+                      cfg->label ? cfg->label : "", size, perr);
                 ret = pr;
                 break;
             }
         }
-        logf_(cfg, false, "%s: round %zu of %zu, size %u, %zu candidate%s",
+        logf_(cfg, FF_TUNE_LOG_INFO, "%s: round %zu of %zu, size %u, %zu candidate%s",
               cfg->label ? cfg->label : "", r + 1, cfg->n_sizes, size, na, na == 1 ? "" : "s");
-        double round_max = 0;
+        double sum_dt = 0, sum_fixed = 0;
+        size_t n_dt = 0;
         size_t measured_ok = 0;
         bool default_ok = false;
         for (size_t i = 0; i < na; i++) {
@@ -170,16 +190,24 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                 break;
             }
             double elapsed = (double)(clock(cctx) - t0) * 1e-9;
-            double est = round_max > 0 ? round_max
-                         : prev_max > 0
-                             ? prev_max * pow((double)size / prev_size, cfg->work_exponent)
-                             : 0;
-            /* The default may take the whole budget: it is what the rest is compared with. */
-            if (elapsed + est > (is_default ? budget : deadline)) {
+            /* A reasonable estimate: this round's mean so far, else the last round's scaled. */
+            double est = n_dt        ? sum_dt / (double)n_dt
+                         : prev_size ? prev_fixed + prev_scaled * pow((double)size / prev_size,
+                                                                      cfg->work_exponent)
+                                     : 0;
+            /* A candidate starts only when it and the larger rounds it would join still fit;
+             * the default may take the whole budget: it is what the rest is compared with. */
+            double fx = n_dt ? sum_fixed / (double)n_dt : prev_fixed;
+            double sc = n_dt ? (sum_dt - sum_fixed) / (double)n_dt
+                        : prev_size
+                            ? prev_scaled * pow((double)size / prev_size, cfg->work_exponent)
+                            : 0;
+            double later = is_default ? 0 : reserve_after(cfg, r, measured_ok + 1, fx, sc);
+            if (elapsed + est + later > budget) {
                 out->budget_hit = true;
                 if (is_default)
                     stop = true;
-                logf_(cfg, true,
+                logf_(cfg, FF_TUNE_LOG_VERBOSE,
                       "%s: size %u: %zu candidate%s not started (%.1f s of %.1f s used, "
                       "~%.2f s each)",
                       cfg->label ? cfg->label : "", size, na - i, na - i == 1 ? "" : "s", elapsed,
@@ -188,12 +216,17 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
             }
             char text[192], e[512] = "";
             point_text(cfg, &k->p, text, sizeof(text));
-            double rate = 0;
+            if (cfg->trying)
+                cfg->trying(cfg->trying_ctx, &k->p);
+            logf_(cfg, FF_TUNE_LOG_PROGRESS, "%s: size %u: %zu/%zu %s",
+                  cfg->label ? cfg->label : "", size, i + 1, na, text);
+            double rate = 0, fixed = 0;
             uint64_t s0 = clock(cctx);
-            int er = eval(ctx, &k->p, size, &rate, e, sizeof(e));
+            int er = eval(ctx, &k->p, size, &rate, &fixed, e, sizeof(e));
             double dt = (double)(clock(cctx) - s0) * 1e-9;
-            if (dt > round_max)
-                round_max = dt;
+            sum_dt += dt;
+            sum_fixed += fixed < dt ? (fixed > 0 ? fixed : 0) : dt;
+            n_dt++;
             out->evaluated++;
             if (er == FF_ERR_INTERRUPTED || ff_interrupted) {
                 stop = true;
@@ -205,15 +238,17 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                 if (er >= 0)
                     snprintf(e, sizeof(e), "no rate (%g)", rate);
                 snprintf(last_err, sizeof(last_err), "%s: %s", text, e);
-                logf_(cfg, true, "%s: size %u: skip %s%s: %s", cfg->label ? cfg->label : "", size,
-                      text, is_default ? " (the default)" : "", e);
+                logf_(cfg, FF_TUNE_LOG_VERBOSE, "%s: size %u: skip %s%s: %s",
+                      cfg->label ? cfg->label : "", size, text, is_default ? " (the default)" : "",
+                      e);
                 continue;
             }
             k->rate[r] = rate;
             measured_ok++;
             default_ok |= is_default;
-            logf_(cfg, true, "%s: size %u: %s%s: %.4g/s (%.2f s)", cfg->label ? cfg->label : "",
-                  size, text, is_default ? " (the default)" : "", rate, dt);
+            logf_(cfg, FF_TUNE_LOG_VERBOSE, "%s: size %u: %s%s: %.4g/s (%.2f s)",
+                  cfg->label ? cfg->label : "", size, text, is_default ? " (the default)" : "",
+                  rate, dt);
         }
         /* Those not measured in this round (cut by the deadline) go no further. */
         for (size_t i = 0; i < na; i++)
@@ -225,7 +260,8 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
         if (default_ok)
             cmp_round_ok = (int)r;
         out->rounds = (uint32_t)r + 1;
-        prev_max = round_max;
+        prev_fixed = sum_fixed / (double)n_dt;
+        prev_scaled = (sum_dt - sum_fixed) / (double)n_dt;
         prev_size = size;
         /* Keep the best fraction (and the default, while it builds) for the next size. */
         size_t nk = 0;
@@ -375,8 +411,8 @@ static int mm_prepare(void *arg, uint32_t size, char *err, size_t errlen)
     return FF_OK;
 }
 
-static int mm_eval(void *arg, const struct ff_tune_point *p, uint32_t size, double *rate, char *err,
-                   size_t errlen)
+static int mm_eval(void *arg, const struct ff_tune_point *p, uint32_t size, double *rate,
+                   double *fixed_s, char *err, size_t errlen)
 {
     struct mm_eval *e = arg;
     if (e->size != size) {
@@ -387,7 +423,9 @@ static int mm_eval(void *arg, const struct ff_tune_point *p, uint32_t size, doub
     struct ff_kernel_desc desc = {
         .id = FF_KERNEL_MATMUL, .prec = e->prec, .m = size, .n = size, .k = size, .tune = *p};
     struct ff_kernel *k = NULL;
+    uint64_t b0 = ff_now_ns();
     int ret = ff_kernel_create(e->dev, &desc, &k, err, errlen);
+    *fixed_s = (double)(ff_now_ns() - b0) * 1e-9;
     if (ret < 0)
         return ret;
     struct ff_timing t = {0};
@@ -431,10 +469,11 @@ static int bw_prepare(void *arg, uint32_t size, char *err, size_t errlen)
     return ret;
 }
 
-static int bw_eval(void *arg, const struct ff_tune_point *p, uint32_t size, double *rate, char *err,
-                   size_t errlen)
+static int bw_eval(void *arg, const struct ff_tune_point *p, uint32_t size, double *rate,
+                   double *fixed_s, char *err, size_t errlen)
 {
     struct bw_eval *e = arg;
+    (void)fixed_s; /* the runs dominate: all of it grows with the size */
     if (e->size != size) {
         int ret = bw_prepare(arg, size, err, errlen);
         if (ret < 0)
@@ -455,9 +494,43 @@ static size_t fmt_point(void *ctx, const struct ff_tune_point *p, char *buf, siz
     return ff_tune_point_format(f->s, p, buf, n);
 }
 
-static bool is_cpu(const struct ff_device_info *info)
+/*
+ * Sizes: matmul from where the tile shape starts to matter to the size the bench's quick
+ * run ends at (1024; 2048 on GPUs, where 1024 still leaves launch overhead visible);
+ * bandwidth from 4 MiB to 64 MiB buffers (past the L2 of every GPU and most CPU LLCs).
+ */
+static size_t tune_sizes(const struct ff_device_info *info, enum ff_kernel_id id, bool quick,
+                         const uint32_t **out)
 {
-    return strcmp(info->type, "cpu") == 0;
+    static const uint32_t mm_cpu[] = {128, 256, 512, 1024}, mm_gpu[] = {256, 512, 1024, 2048};
+    static const uint32_t mm_quick[] = {128, 256, 512};
+    static const uint32_t bw[] = {1u << 20, 1u << 22, 1u << 24}, bw_quick[] = {1u << 20, 1u << 22};
+    if (id == FF_KERNEL_MATMUL) {
+        *out = quick ? mm_quick : strcmp(info->type, "cpu") == 0 ? mm_cpu : mm_gpu;
+        return quick ? 3 : 4;
+    }
+    *out = quick ? bw_quick : bw;
+    return quick ? 2 : 3;
+}
+
+uint32_t ff_tune_final_size(const struct ff_device_info *info, enum ff_kernel_id id, bool quick)
+{
+    const uint32_t *sz;
+    size_t n = tune_sizes(info, id, quick, &sz);
+    return sz[n - 1];
+}
+
+struct try_ctx {
+    const struct ff_tune_run_cfg *cfg;
+    const struct ff_tune_space *s;
+};
+
+static void try_point(void *ctx, const struct ff_tune_point *p)
+{
+    const struct try_ctx *t = ctx;
+    char text[192];
+    ff_tune_point_format(t->s, p, text, sizeof(text));
+    t->cfg->trying(t->cfg->trying_ctx, text);
 }
 
 int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
@@ -471,25 +544,10 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
         return ff_errf(err, errlen, FF_ERR_INVALID, "the tuner tunes matmul and bandwidth kernels");
     struct ff_tune_search_cfg sc;
     ff_tune_search_defaults(&sc);
-    /*
-     * Sizes: matmul from where the tile shape starts to matter to the size the bench's quick
-     * run ends at (1024; 2048 on GPUs, where 1024 still leaves launch overhead visible);
-     * bandwidth from 4 MiB to 64 MiB buffers (past the L2 of every GPU and most CPU LLCs).
-     */
-    static const uint32_t mm_cpu[] = {128, 256, 512, 1024}, mm_gpu[] = {256, 512, 1024, 2048};
-    static const uint32_t mm_quick[] = {128, 256, 512};
-    static const uint32_t bw_sizes[] = {1u << 20, 1u << 22, 1u << 24},
-                          bw_quick[] = {1u << 20, 1u << 22};
     const uint32_t *sz;
-    size_t nsz;
-    if (matmul) {
-        sz = cfg->quick ? mm_quick : is_cpu(info) ? mm_cpu : mm_gpu;
-        nsz = cfg->quick ? 3 : 4;
-    } else {
-        sz = cfg->quick ? bw_quick : bw_sizes;
-        nsz = cfg->quick ? 2 : 3;
+    size_t nsz = tune_sizes(info, t->id, cfg->quick, &sz);
+    if (!matmul)
         sc.work_exponent = 1;
-    }
     memcpy(sc.sizes, sz, nsz * sizeof(*sz));
     sc.n_sizes = nsz;
     sc.budget_s = cfg->budget_s;
@@ -502,6 +560,11 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
     struct fmt_ctx fc = {&res->space};
     sc.format = fmt_point;
     sc.format_ctx = &fc;
+    struct try_ctx tc = {cfg, &res->space};
+    if (cfg->trying) {
+        sc.trying = try_point;
+        sc.trying_ctx = &tc;
+    }
 
     struct ff_kernel_desc desc = {.id = t->id, .prec = t->prec};
     const uint32_t final = sz[nsz - 1];
@@ -517,11 +580,22 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
     ret = ff_tune_enumerate(dev, &desc, &res->space, 512, &pts, &np, &skipped, err, errlen);
     if (ret < 0)
         return ret;
+    for (size_t i = 0; i < cfg->n_skip; i++) {
+        struct ff_tune_point sp;
+        char e[256];
+        if (ff_tune_point_parse(&res->space, cfg->skip[i], &sp, e, sizeof(e)) < 0)
+            continue;
+        for (size_t j = 1; j < np; j++) /* never the default, pts[0] */
+            if (same_point(&pts[j], &sp)) {
+                pts[j] = pts[--np];
+                break;
+            }
+    }
     if (cfg->log) {
         char line[160];
         snprintf(line, sizeof(line), "%s: %zu legal point%s, %zu illegal here skipped", label, np,
                  np == 1 ? "" : "s", skipped);
-        cfg->log(cfg->log_ctx, false, line);
+        cfg->log(cfg->log_ctx, FF_TUNE_LOG_INFO, line);
     }
     /* Short timings: the ranking needs a few runs, not the bench's second per test. */
     struct ff_measure_cfg m = {.warmup = 1, .min_reps = 3, .max_reps = 10, .budget_s = 0.05};

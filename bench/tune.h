@@ -30,14 +30,20 @@
 #define FF_TUNE_MAX_ROUNDS 6
 
 /* Measures point p at problem size `size`: FF_OK with *rate (higher is better, > 0), or a
- * negative status with the reason in err (the candidate is then skipped). */
+ * negative status with the reason in err (the candidate is then skipped). *fixed_s (0 on entry)
+ * may get the seconds of it that do not grow with the size (building the kernel): the search
+ * estimates a candidate at a larger size as fixed + (the rest) x (size ratio)^work_exponent. */
 typedef int (*ff_tune_eval_fn)(void *ctx, const struct ff_tune_point *p, uint32_t size,
-                               double *rate, char *err, size_t errlen);
+                               double *rate, double *fixed_s, char *err, size_t errlen);
 /* Nanoseconds of a monotonic clock (tests pass a fake one). */
 typedef uint64_t (*ff_tune_clock_fn)(void *ctx);
-/* One line of the search's log (no newline). verbose lines: skipped candidates and their
- * reasons, each measurement; the others: progress. */
-typedef void (*ff_tune_log_fn)(void *ctx, bool verbose, const char *line);
+/* One line of the search's log (no newline), at a level: */
+enum ff_tune_log_level {
+    FF_TUNE_LOG_PROGRESS, /* transient: the candidate being measured (a terminal's status line) */
+    FF_TUNE_LOG_INFO,     /* rounds, counts */
+    FF_TUNE_LOG_VERBOSE,  /* each measurement, each skipped candidate and its reason */
+};
+typedef void (*ff_tune_log_fn)(void *ctx, enum ff_tune_log_level level, const char *line);
 
 struct ff_tune_search_cfg {
     uint32_t sizes[FF_TUNE_MAX_ROUNDS]; /* one per round, ascending; the last is the final */
@@ -54,6 +60,10 @@ struct ff_tune_search_cfg {
     /* (optional) Called before each round with its size, outside the candidates' times (the
      * evaluator's inputs and reference for that size). A negative status ends the search. */
     int (*prepare)(void *ctx, uint32_t size, char *err, size_t errlen);
+    /* (optional) Called with each candidate just before it is measured (the worker reports it
+     * to its parent, so a candidate that kills the process is known). */
+    void (*trying)(void *ctx, const struct ff_tune_point *p);
+    void *trying_ctx;
     /* Formats a point for log lines (NULL: "v0,v1,..."). */
     size_t (*format)(void *ctx, const struct ff_tune_point *p, char *buf, size_t n);
     void *format_ctx;
@@ -103,12 +113,20 @@ int ff_tune_enumerate(struct ff_device *dev, const struct ff_kernel_desc *desc,
                       const struct ff_tune_space *space, size_t max, struct ff_tune_point **out,
                       size_t *n, size_t *skipped, char *err, size_t errlen);
 
+#define FF_TUNE_MAX_SKIP 32
+
 struct ff_tune_run_cfg {
     double budget_s;    /* this kernel's search */
     bool quick;         /* smaller sizes */
     uint64_t seed;      /* inputs */
     ff_tune_log_fn log; /* (optional) */
     void *log_ctx;
+    /* (optional) see ff_tune_search_cfg.trying; the context is the point's text */
+    void (*trying)(void *ctx, const char *point);
+    void *trying_ctx;
+    /* points not to try (they crashed an earlier worker), as text */
+    size_t n_skip;
+    char skip[FF_TUNE_MAX_SKIP][192];
 };
 
 struct ff_tune_result {
@@ -118,10 +136,27 @@ struct ff_tune_result {
     char unit[8];    /* FLOP/s, OP/s, B/s */
 };
 
+/* The largest (final) size ff_tune_kernel measures id at: matmul n, bandwidth words. */
+uint32_t ff_tune_final_size(const struct ff_device_info *info, enum ff_kernel_id id, bool quick);
+
 /* Tunes target on dev. FF_ERR_UNSUPPORTED when it has no space there (the reason in err). */
 int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
                    const struct ff_tune_run_cfg *cfg, struct ff_tune_result *res, char *err,
                    size_t errlen);
+
+/*
+ * ff_tune_kernel in a worker process (`flopfit tune --worker`, this executable run again), so
+ * a candidate that crashes the process (a CPU driver runs kernels in-process: a bad kernel is
+ * a SIGSEGV) is skipped, logged, and the search restarted without it on what is left of the
+ * budget. exe: the flopfit binary (NULL: /proc/self/exe). The device is named by backend and
+ * index; res->space comes from dev (opened by the caller: the worker opens its own).
+ */
+int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *backend,
+                            uint32_t index, const struct ff_tune_target *t,
+                            const struct ff_tune_run_cfg *cfg, struct ff_tune_result *res,
+                            char *err, size_t errlen);
+/* The worker's side: argv as the parent passes it ("--worker" first). Returns the exit code. */
+int ff_tune_worker_main(int argc, char **argv);
 
 /*
  * The bandwidth probe's verified runs, for the tuner (probe_bandwidth.c): buffers of `words`
