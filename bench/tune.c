@@ -179,6 +179,9 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
         logf_(cfg, FF_TUNE_LOG_INFO, "%s: round %zu of %zu, size %u, %zu candidate%s",
               cfg->label ? cfg->label : "", r + 1, cfg->n_sizes, size, na, na == 1 ? "" : "s");
         double sum_dt = 0, sum_fixed = 0;
+        /* size-dependent seconds of the fastest candidate so far: the survivors are the fast
+         * ones, so the larger rounds are estimated from it, not from the slow ones */
+        double best_rate = 0, best_scaled = 0;
         size_t n_dt = 0;
         size_t measured_ok = 0;
         bool default_ok = false;
@@ -198,7 +201,7 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
             /* A candidate starts only when it and the larger rounds it would join still fit;
              * the default may take the whole budget: it is what the rest is compared with. */
             double fx = n_dt ? sum_fixed / (double)n_dt : prev_fixed;
-            double sc = n_dt ? (sum_dt - sum_fixed) / (double)n_dt
+            double sc = best_rate > 0 ? best_scaled
                         : prev_size
                             ? prev_scaled * pow((double)size / prev_size, cfg->work_exponent)
                             : 0;
@@ -224,8 +227,9 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
             uint64_t s0 = clock(cctx);
             int er = eval(ctx, &k->p, size, &rate, &fixed, e, sizeof(e));
             double dt = (double)(clock(cctx) - s0) * 1e-9;
+            const double fixed_part = fixed < dt ? (fixed > 0 ? fixed : 0) : dt;
             sum_dt += dt;
-            sum_fixed += fixed < dt ? (fixed > 0 ? fixed : 0) : dt;
+            sum_fixed += fixed_part;
             n_dt++;
             out->evaluated++;
             if (er == FF_ERR_INTERRUPTED || ff_interrupted) {
@@ -244,6 +248,10 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                 continue;
             }
             k->rate[r] = rate;
+            if (rate > best_rate || (is_default && best_rate == 0)) {
+                best_rate = rate;
+                best_scaled = dt - fixed_part;
+            }
             measured_ok++;
             default_ok |= is_default;
             logf_(cfg, FF_TUNE_LOG_VERBOSE, "%s: size %u: %s%s: %.4g/s (%.2f s)",
@@ -261,7 +269,7 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
             cmp_round_ok = (int)r;
         out->rounds = (uint32_t)r + 1;
         prev_fixed = sum_fixed / (double)n_dt;
-        prev_scaled = (sum_dt - sum_fixed) / (double)n_dt;
+        prev_scaled = best_scaled;
         prev_size = size;
         /* Keep the best fraction (and the default, while it builds) for the next size. */
         size_t nk = 0;
@@ -430,8 +438,13 @@ static int mm_eval(void *arg, const struct ff_tune_point *p, uint32_t size, doub
         return ret;
     struct ff_timing t = {0};
     ret = ff_kcheck_run(&e->kc, k, err, errlen);
-    if (ret == FF_OK)
+    if (ret == FF_OK) {
+        /* Building and the first checked run (where a CPU driver still compiles) do not grow
+         * with the size the way the timed runs do. */
+        uint64_t m0 = ff_now_ns();
+        *fixed_s = (double)(m0 - b0) * 1e-9;
         ret = ff_kcheck_bench(&e->kc, k, &e->m, &t, err, errlen);
+    }
     ff_kernel_destroy(&k);
     if (ret < 0)
         return ret;
