@@ -322,13 +322,18 @@ static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o,
         ff_tune_key_make(&key, info, &want[i], &space);
         const struct ff_tune_entry *ent = have_cache ? ff_tune_cache_find(&cache, &key) : NULL;
         struct ff_tune_point pt;
-        if (ent && ff_tune_point_parse(&space, ent->point, &pt, e, sizeof(e)) == FF_OK) {
+        /* An entry from a --quick tune (a smaller final size) is refined by a full run. */
+        bool coarse = ent && !cfg->quick && ent->size < ff_tune_final_size(info, want[i].id, false);
+        if (ent && !coarse && ff_tune_point_parse(&space, ent->point, &pt, e, sizeof(e)) == FF_OK) {
             k->point = pt;
             ff_tune_point_format(&space, &pt, k->text, sizeof(k->text));
             snprintf(k->source, sizeof(k->source), "cache");
             continue;
         }
-        missing[nm++] = want[i];
+        /* --quick tunes the matmul kernels only: the bandwidth buffers alone take seconds
+         * to fill on a CPU device. */
+        if (!cfg->quick || want[i].id == FF_KERNEL_MATMUL)
+            missing[nm++] = want[i];
     }
     if (nm == 0 || ff_interrupted)
         return;
@@ -350,10 +355,14 @@ static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o,
         struct ff_tune_run_cfg rc = {.budget_s = share, .quick = cfg->quick, .seed = cfg->seed};
         struct ff_tune_result res;
         char e[512] = "";
-        if (ff_tune_kernel_isolated(NULL, dev, ff_backend_name(tg->backend), tg->index, &missing[i],
-                                    &rc, &res, e, sizeof(e)) < 0) {
-            fprintf(stderr, "flopfit bench: %s: tuning %s: %s (the default is used)\n", label,
-                    ff_tune_kernel_name(missing[i].id), e);
+        int tr = ff_tune_kernel_isolated(NULL, dev, ff_backend_name(tg->backend), tg->index,
+                                         &missing[i], &rc, &res, e, sizeof(e));
+        if (tr < 0) {
+            if (tr != FF_ERR_UNSUPPORTED) /* else the test itself says why */
+                fprintf(stderr, "flopfit bench: %s: tuning %s %s: %s (the default is used)\n",
+                        label, ff_tune_kernel_name(missing[i].id),
+                        missing[i].id == FF_KERNEL_MATMUL ? ff_precision_name(missing[i].prec) : "",
+                        e);
             continue;
         }
         for (size_t j = 0; j < tun->n; j++) {

@@ -299,9 +299,14 @@ static int tune_device(const struct ff_bench_target *tg, const struct tune_opts 
         int ret = ff_tune_kernel_isolated(NULL, dev, ff_backend_name(tg->backend), tg->index, &t[i],
                                           &rc, &res, err, sizeof(err));
         log_done(&lc);
+        if (ret == FF_ERR_UNSUPPORTED) {
+            fprintf(stderr, CMD ": %s %s: not tuned: %s\n", label, kl, err);
+            continue;
+        }
         if (ret < 0) {
             fprintf(stderr, CMD ": %s %s: no verified rate: %s\n", label, kl, err);
-            *failed = ret != FF_ERR_INTERRUPTED;
+            if (ret != FF_ERR_INTERRUPTED)
+                *failed = true;
             continue;
         }
         const struct ff_tune_outcome *oc = &res.outcome;

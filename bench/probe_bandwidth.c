@@ -342,6 +342,16 @@ int ff_bw_bench_run(struct ff_bw_bench *b, enum ff_kernel_id id, const struct ff
     return FF_OK;
 }
 
+uint32_t ff_bw_bench_words(const struct ff_device_info *info, bool quick)
+{
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    cfg.quick = quick;
+    char note[96];
+    uint64_t w = buffer_bytes(info, &cfg, note, sizeof(note)) / 4 / 1024 * 1024;
+    return w < 1024 ? 1024 : (uint32_t)w;
+}
+
 void ff_bw_bench_destroy(struct ff_bw_bench **b)
 {
     if (!b || !*b)

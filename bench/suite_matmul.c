@@ -52,6 +52,7 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
         /* Say it once per implementation and precision, not per size. */
         ff_result_fail(res, FF_RES_UNSUPPORTED, "%s", err);
         res->m = res->n = res->k = 0;
+        res->tune_point[0] = res->tune_source[0] = 0; /* nothing was built */
         *unsupported = true;
         return 0;
     }

@@ -236,6 +236,12 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                 stop = true;
                 break;
             }
+            if (er == FF_ERR_UNSUPPORTED && is_default && r == 0) {
+                /* the kernel itself cannot run here (no fp16 ...): nothing to search */
+                free(c);
+                free(order);
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s", e);
+            }
             if (er < 0 || !(rate > 0) || !isfinite(rate)) {
                 out->failed++;
                 k->alive = false;
@@ -510,26 +516,33 @@ static size_t fmt_point(void *ctx, const struct ff_tune_point *p, char *buf, siz
 /*
  * Sizes: matmul from where the tile shape starts to matter to the size the bench's quick
  * run ends at (1024; 2048 on GPUs, where 1024 still leaves launch overhead visible);
- * bandwidth from 4 MiB to 64 MiB buffers (past the L2 of every GPU and most CPU LLCs).
+ * bandwidth at the bandwidth probe's own buffer size (past the last-level cache: a smaller
+ * buffer measures the cache, and fails as implausible against the memory's limit), after a
+ * round at half of it outside --quick.
  */
 static size_t tune_sizes(const struct ff_device_info *info, enum ff_kernel_id id, bool quick,
-                         const uint32_t **out)
+                         uint32_t *out)
 {
     static const uint32_t mm_cpu[] = {128, 256, 512, 1024}, mm_gpu[] = {256, 512, 1024, 2048};
     static const uint32_t mm_quick[] = {128, 256, 512};
-    static const uint32_t bw[] = {1u << 20, 1u << 22, 1u << 24}, bw_quick[] = {1u << 20, 1u << 22};
     if (id == FF_KERNEL_MATMUL) {
-        *out = quick ? mm_quick : strcmp(info->type, "cpu") == 0 ? mm_cpu : mm_gpu;
-        return quick ? 3 : 4;
+        const uint32_t *m = quick ? mm_quick : strcmp(info->type, "cpu") == 0 ? mm_cpu : mm_gpu;
+        size_t n = quick ? 3 : 4;
+        memcpy(out, m, n * sizeof(*m));
+        return n;
     }
-    *out = quick ? bw_quick : bw;
-    return quick ? 2 : 3;
+    uint32_t w = ff_bw_bench_words(info, quick);
+    if (quick || w < 2048)
+        return out[0] = w, 1;
+    out[0] = w / 2 / 1024 * 1024;
+    out[1] = w;
+    return 2;
 }
 
 uint32_t ff_tune_final_size(const struct ff_device_info *info, enum ff_kernel_id id, bool quick)
 {
-    const uint32_t *sz;
-    size_t n = tune_sizes(info, id, quick, &sz);
+    uint32_t sz[FF_TUNE_MAX_ROUNDS];
+    size_t n = tune_sizes(info, id, quick, sz);
     return sz[n - 1];
 }
 
@@ -557,8 +570,8 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
         return ff_errf(err, errlen, FF_ERR_INVALID, "the tuner tunes matmul and bandwidth kernels");
     struct ff_tune_search_cfg sc;
     ff_tune_search_defaults(&sc);
-    const uint32_t *sz;
-    size_t nsz = tune_sizes(info, t->id, cfg->quick, &sz);
+    uint32_t sz[FF_TUNE_MAX_ROUNDS];
+    size_t nsz = tune_sizes(info, t->id, cfg->quick, sz);
     if (!matmul)
         sc.work_exponent = 1;
     memcpy(sc.sizes, sz, nsz * sizeof(*sz));

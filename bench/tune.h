@@ -171,6 +171,8 @@ struct ff_measure_cfg;
 int ff_bw_bench_run(struct ff_bw_bench *b, enum ff_kernel_id id, const struct ff_tune_point *p,
                     const struct ff_measure_cfg *m, double *rate, char *err, size_t errlen);
 void ff_bw_bench_destroy(struct ff_bw_bench **b);
+/* The words per buffer the bandwidth probe uses on this device (its default memory limit). */
+uint32_t ff_bw_bench_words(const struct ff_device_info *info, bool quick);
 
 /* ---- the tuning cache (tune_cache.c) -------------------------------------------------- */
 
