@@ -73,7 +73,8 @@ void ff_bench_usage(FILE *f)
         "                       kernel with a tuning space uses its best point from the tuning\n"
         "                       cache (see `flopfit tune`), and a device with no entry is tuned\n"
         "                       first within a small budget (8 s per device with --quick, 60 s\n"
-        "                       otherwise); an --override of the kernel wins over both"
+        "                       otherwise); an --override of the kernel wins over both;\n"
+        "                       FF_NO_TUNE=1 in the environment is --no-tune"
         "  --memory-limit SIZE  cap of the usable-memory probe, e.g. 8G (default: the\n"
         "                       device's memory; for host-shared devices, 3/4 of available RAM)\n"
         "  --seed N             seed of the random inputs (default: from the clock)\n"
@@ -346,6 +347,11 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
     ret = ff_device_options_from_env(&o->dev_opts, err, errlen);
     if (ret < 0)
         return FF_ERR_INVALID;
+    /* FF_NO_TUNE=1: --no-tune for every run (the test suite sets it: its benches measure
+     * behaviour, not the tuned rate, and must not write the user's tuning cache). */
+    const char *nt = getenv("FF_NO_TUNE");
+    if (nt && *nt && strcmp(nt, "0") != 0)
+        cfg->no_tune = true;
 
     optind = 1;
     opterr = 0;
