@@ -81,6 +81,9 @@ Test(tune_point, parse_errors_name_the_part_and_what_is_accepted)
         {"default", "name=value"},
         {"", "is missing"},
         {"tm=4,tn=99999999999999,lm=0", "tn"},
+        {"tm=4,tn=16,lm=0,", "name=value"},
+        {"tm=+4,tn=16,lm=0", "not a whole number"},
+        {"tm= 4,tn=16,lm=0", "not a whole number"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char err[256] = "";
