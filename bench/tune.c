@@ -206,7 +206,9 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                             ? prev_scaled * pow((double)size / prev_size, cfg->work_exponent)
                             : 0;
             double later = is_default ? 0 : reserve_after(cfg, r, measured_ok + 1, fx, sc);
-            if (elapsed + est + later > budget) {
+            /* In the first round the default always runs: it is the baseline, and before it
+             * nothing is known to estimate from. */
+            if (!(is_default && r == 0) && elapsed + est + later > budget) {
                 out->budget_hit = true;
                 if (is_default)
                     stop = true;
@@ -516,9 +518,9 @@ static size_t fmt_point(void *ctx, const struct ff_tune_point *p, char *buf, siz
 /*
  * Sizes: matmul from where the tile shape starts to matter to the size the bench's quick
  * run ends at (1024; 2048 on GPUs, where 1024 still leaves launch overhead visible);
- * bandwidth at the bandwidth probe's own buffer size (past the last-level cache: a smaller
- * buffer measures the cache, and fails as implausible against the memory's limit), after a
- * round at half of it outside --quick.
+ * bandwidth in one round at the bandwidth probe's --quick buffer size (2x the last-level
+ * cache on CPU devices, 256 MiB on GPUs: a smaller buffer measures the cache, and fails as
+ * implausible against the memory's limit; filling larger ones costs the budget seconds).
  */
 static size_t tune_sizes(const struct ff_device_info *info, enum ff_kernel_id id, bool quick,
                          uint32_t *out)
@@ -531,12 +533,9 @@ static size_t tune_sizes(const struct ff_device_info *info, enum ff_kernel_id id
         memcpy(out, m, n * sizeof(*m));
         return n;
     }
-    uint32_t w = ff_bw_bench_words(info, quick);
-    if (quick || w < 2048)
-        return out[0] = w, 1;
-    out[0] = w / 2 / 1024 * 1024;
-    out[1] = w;
-    return 2;
+    (void)quick;
+    out[0] = ff_bw_bench_words(info, true);
+    return 1;
 }
 
 uint32_t ff_tune_final_size(const struct ff_device_info *info, enum ff_kernel_id id, bool quick)
