@@ -322,8 +322,8 @@ static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o,
         ff_tune_key_make(&key, info, &want[i], &space);
         const struct ff_tune_entry *ent = have_cache ? ff_tune_cache_find(&cache, &key) : NULL;
         struct ff_tune_point pt;
-        /* An entry from a --quick tune (a smaller final size) is refined by a full run. */
-        bool coarse = ent && !cfg->quick && ent->size < ff_tune_final_size(info, want[i].id, false);
+        /* An entry a --quick tune left (small sizes, seconds) is refined once by a full run. */
+        bool coarse = ent && !cfg->quick && ent->quick;
         if (ent && !coarse && ff_tune_point_parse(&space, ent->point, &pt, e, sizeof(e)) == FF_OK) {
             k->point = pt;
             ff_tune_point_format(&space, &pt, k->text, sizeof(k->text));
@@ -376,6 +376,7 @@ static void prepare_tuning(struct ff_device *dev, const struct ff_bench_opts *o,
         if (have_cache) {
             struct ff_tune_entry ent;
             ff_tune_entry_make(&ent, info, &missing[i], &res);
+            ent.quick = cfg->quick;
             added |= ff_tune_cache_put(&cache, &ent) == FF_OK;
         }
     }

@@ -199,6 +199,7 @@ struct ff_tune_entry {
     uint32_t size;
     char date[32];    /* UTC ISO 8601 */
     char version[32]; /* flopfit version that measured it */
+    bool quick;       /* left by a --quick bench's short tune: a full bench refines it */
 };
 
 struct ff_tune_cache {

@@ -8,6 +8,7 @@
  *                 "point": "tm=6,tn=16,vw=8", "rate": 1.1e11, "default_rate": 1.0e11,
  *                 "unit": "FLOP/s", "size": 1024, "date": "2026-12-01T12:00:00Z",
  *                 "flopfit_version": "0.4.0"}]}
+ * ("quick": true marks an entry a --quick bench's few-second tune left.)
  */
 #include <errno.h>
 #include <math.h>
@@ -177,6 +178,12 @@ static int read_entry(struct json_object *o, size_t i, struct ff_tune_entry *e, 
         (ret = get_str(o, "flopfit_version", false, e->version, sizeof(e->version), i, err,
                        errlen)) < 0)
         return ret;
+    struct json_object *q;
+    if (json_object_object_get_ex(o, "quick", &q) && !json_object_is_type(q, json_type_null)) {
+        if (!json_object_is_type(q, json_type_boolean))
+            return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].quick is not a boolean", i);
+        e->quick = json_object_get_boolean(q);
+    }
     if (!is_hex16(e->key.source_hash))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "entries[%zu].source_hash \"%s\" is not 16 lower-case hex digits", i,
@@ -337,6 +344,8 @@ int ff_tune_cache_save(const struct ff_tune_cache *c, const char *path, char *er
             add_str(o, "date", e->date);
         if (e->version[0])
             add_str(o, "flopfit_version", e->version);
+        if (e->quick)
+            json_object_object_add(o, "quick", json_object_new_boolean(1));
         json_object_array_add(arr, o);
     }
     json_object_object_add(root, "entries", arr);

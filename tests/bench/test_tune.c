@@ -404,6 +404,7 @@ Test(tune_cache, round_trip_and_keys)
     struct ff_tune_cache c = {0};
     struct ff_tune_entry a = entry("3.1", "0123456789abcdef", "fp32", 1.25e11);
     struct ff_tune_entry b = entry("3.1", "0123456789abcdef", "fp16", 2.5e11);
+    b.quick = true;
     struct ff_tune_entry bw = entry("3.1", "fedcba9876543210", "", 3.3e10);
     snprintf(bw.key.kernel, sizeof(bw.key.kernel), "read");
     cr_assert_eq(ff_tune_cache_put(&c, &a), FF_OK);
@@ -426,6 +427,8 @@ Test(tune_cache, round_trip_and_keys)
     cr_expect_str_eq(f->unit, "FLOP/s");
     cr_expect_str_eq(f->date, "2026-12-01T12:00:00Z");
     cr_expect_str_eq(f->version, "0.1.0");
+    cr_expect(!f->quick);
+    cr_expect(ff_tune_cache_find(&r, &b.key)->quick, "quick survives the round trip");
     cr_expect(ff_tune_cache_find(&r, &bw.key));
     cr_expect_str_eq(ff_tune_cache_find(&r, &bw.key)->key.precision, "");
 
