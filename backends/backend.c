@@ -4,6 +4,7 @@
  * for every backend, against the device's limits and the kernel's argument table, so ops may
  * assume valid input.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,13 +569,17 @@ int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct 
         num[len] = 0;
         char *stop;
         unsigned long v = strtoul(num, &stop, 10);
-        if (*stop || num[0] == '-' || v > UINT32_MAX)
+        if (*stop || !isdigit((unsigned char)num[0]) || v > UINT32_MAX)
             return ff_errf(err, errlen, FF_ERR_INVALID,
                            "tuning point \"%s\": %s = \"%s\" is not a whole number", text,
                            s->param[i].name, num);
         p.v[i] = (uint32_t)v;
         seen[i] = true;
         c = *end ? end + 1 : end;
+        if (*end && !*c)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "tuning point \"%s\": expected name=value pairs separated by commas",
+                           text);
     }
     for (uint32_t i = 0; i < s->n_params; i++)
         if (!seen[i])

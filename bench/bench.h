@@ -25,6 +25,23 @@
  */
 typedef void (*ff_progress_fn)(void *ctx, const char *line);
 
+/*
+ * The tuning point a kernel is built with in this run and where it came from (cmd_bench.c
+ * fills one table per device before the families run; tune.h finds the points).
+ */
+struct ff_bench_tuned {
+    enum ff_kernel_id id;
+    enum ff_precision prec;     /* matmul */
+    struct ff_tune_point point; /* n == 0: the backend's choice (its defaults or an override) */
+    char text[192];             /* the point as text, or the override's value */
+    char source[12];            /* "tune", "cache", "default" or "override" */
+};
+#define FF_BENCH_MAX_TUNED 16
+struct ff_bench_tuning {
+    size_t n;
+    struct ff_bench_tuned k[FF_BENCH_MAX_TUNED];
+};
+
 struct ff_bench_cfg {
     uint32_t families;            /* bit i: ff_families()[i] runs (ff_family_bit) */
     bool prec[FF_PREC_COUNT];     /* precisions to run */
@@ -39,6 +56,9 @@ struct ff_bench_cfg {
     ff_progress_fn progress; /* (optional) NULL: no progress lines */
     void *progress_ctx;      /* passed to progress */
     uint64_t seed;           /* input data seed */
+    bool no_tune;            /* --no-tune: the built-in defaults, no cache, no tune */
+    /* The points this device's kernels use (NULL: none recorded, the backends' choice). */
+    const struct ff_bench_tuning *tuning;
 };
 
 /* Every family, every precision with a kernel, sizes unset, a seed from the clock. */
@@ -49,6 +69,14 @@ void ff_bench_cfg_defaults(struct ff_bench_cfg *cfg);
 __attribute__((format(printf, 2, 3)))
 #endif
 void ff_progress(const struct ff_bench_cfg *cfg, const char *fmt, ...);
+
+/*
+ * Sets desc->tune from cfg->tuning for desc's kernel and records the point and its source in
+ * r (tune.c). A point that does not build at desc's shape (ff_kernel_point_check) is dropped
+ * for the backend's default there, recorded as "default". Nothing when the kernel has no entry.
+ */
+void ff_bench_apply_tuning(const struct ff_bench_cfg *cfg, struct ff_device *dev,
+                           struct ff_kernel_desc *desc, struct ff_result *r);
 
 /* Each adds its results to p; a device fault fails that test, not the run. */
 void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);

@@ -14,20 +14,8 @@
 #include "host.h"
 #include "result.h"
 
-struct ff_bench_target {
-    const struct ff_backend *backend;
-    uint32_t index;
-};
-
-#define FF_BENCH_MAX_TARGETS 64
-
-/*
- * Which (backend, device) pairs the options select, at most FF_BENCH_MAX_TARGETS. Usage
- * errors (unknown device index) return FF_ERR_INVALID; no device at all FF_ERR_NO_DEVICE.
- * A backend whose driver fails is reported on stderr and skipped.
- */
-int ff_bench_select_targets(const struct ff_bench_opts *o, struct ff_bench_target *t, size_t *n,
-                            char *err, size_t errlen);
+/* struct ff_bench_target, FF_BENCH_MAX_TARGETS and ff_bench_select_targets: cli.h (shared
+ * with `flopfit tune`). */
 
 /* The folder profiles go to exists and takes files; stale temp files go. 0, or exit code 2. */
 int ff_bench_prepare_output(const struct ff_bench_opts *o);

@@ -69,6 +69,12 @@ void ff_bench_usage(FILE *f)
         "  --reps N             timed repetitions at least (1..10000, default 3)\n"
         "  --time-budget SEC    device time per test to aim for (0.001..600, default 1)\n"
         "  --no-library         skip the library reference (CLBlast)\n"
+        "  --no-tune            build every kernel with its built-in defaults; otherwise each\n"
+        "                       kernel with a tuning space uses its best point from the tuning\n"
+        "                       cache (see `flopfit tune`), and a device with no entry is tuned\n"
+        "                       first within a small budget (8 s per device with --quick, 60 s\n"
+        "                       otherwise); an --override of the kernel wins over both;\n"
+        "                       FF_NO_TUNE=1 in the environment is --no-tune"
         "  --memory-limit SIZE  cap of the usable-memory probe, e.g. 8G (default: the\n"
         "                       device's memory; for host-shared devices, 3/4 of available RAM)\n"
         "  --seed N             seed of the random inputs (default: from the clock)\n"
@@ -201,7 +207,7 @@ static const struct ff_backend *backend_prefix(const char *s, size_t n)
     return ff_backend_find(name);
 }
 
-static int parse_device(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+int ff_bench_parse_device(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
 {
     const char *colon = strchr(s, ':');
     const char *num = s;
@@ -221,7 +227,7 @@ static int parse_device(const char *s, struct ff_bench_opts *o, char *err, size_
     return ff_parse_u32("--device", num, 0, 1023, &o->device_index, err, errlen);
 }
 
-static int parse_backend(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+int ff_bench_parse_backend(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
 {
     if (strcasecmp(s, "all") == 0) {
         o->backend[0] = 0;
@@ -300,6 +306,7 @@ enum {
     OPT_STANDARD,
     OPT_MPI,
     OPT_CONCURRENT,
+    OPT_NO_TUNE,
 };
 
 static const struct option long_opts[] = {
@@ -326,6 +333,7 @@ static const struct option long_opts[] = {
     {"standard", no_argument, NULL, OPT_STANDARD},
     {"mpi", no_argument, NULL, OPT_MPI},
     {"concurrent", no_argument, NULL, OPT_CONCURRENT},
+    {"no-tune", no_argument, NULL, OPT_NO_TUNE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -351,14 +359,19 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
     ret = ff_device_options_from_env(&o->dev_opts, err, errlen);
     if (ret < 0)
         return FF_ERR_INVALID;
+    /* FF_NO_TUNE=1: --no-tune for every run (the test suite sets it: its benches measure
+     * behaviour, not the tuned rate, and must not write the user's tuning cache). */
+    const char *nt = getenv("FF_NO_TUNE");
+    if (nt && *nt && strcmp(nt, "0") != 0)
+        cfg->no_tune = true;
 
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
         const char *opt = optind > 1 && optind - 1 < argc ? argv[optind - 1] : "?";
         switch (c) {
-        case OPT_BACKEND: ret = parse_backend(optarg, o, err, errlen); break;
-        case OPT_DEVICE: ret = parse_device(optarg, o, err, errlen); break;
+        case OPT_BACKEND: ret = ff_bench_parse_backend(optarg, o, err, errlen); break;
+        case OPT_DEVICE: ret = ff_bench_parse_device(optarg, o, err, errlen); break;
         case OPT_PRECISION:
             ret = each_item("--precision", optarg, err, errlen, add_prec, prec);
             prec_given = true;
@@ -370,6 +383,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_ONLY: ret = each_item("--only", optarg, err, errlen, add_family, &families); break;
         case OPT_QUICK: quick = true; break;
         case OPT_STANDARD: standard = true; break;
+        case OPT_NO_TUNE: cfg->no_tune = true; break;
         case OPT_REPS:
             ret = ff_parse_u32("--reps", optarg, 1, 10000, &u, err, errlen);
             cfg->measure.min_reps = u;

@@ -45,6 +45,24 @@ void ff_bench_usage(FILE *f);
 /* `--list-families` / `--list-formats`: one line a row of the registry. */
 void ff_bench_list_families(FILE *f);
 void ff_bench_list_formats(FILE *f);
+/* --backend NAME|all and --device N|API:N into o (shared with `flopfit tune`). */
+int ff_bench_parse_backend(const char *s, struct ff_bench_opts *o, char *err, size_t errlen);
+int ff_bench_parse_device(const char *s, struct ff_bench_opts *o, char *err, size_t errlen);
+
+/* A (backend, device) pair a command runs on. */
+struct ff_bench_target {
+    const struct ff_backend *backend;
+    uint32_t index;
+};
+#define FF_BENCH_MAX_TARGETS 64
+/*
+ * The pairs o's --backend and --device select (cmd_bench.c). FF_ERR_INVALID for an unknown
+ * backend or device index (a usage error), FF_ERR_NO_DEVICE when none is found; backends
+ * without a driver are reported on stderr, prefixed with `cmd`.
+ */
+int ff_bench_select_targets(const struct ff_bench_opts *o, struct ff_bench_target *t, size_t *n,
+                            char *err, size_t errlen);
+
 /* "opencl, vulkan" (the backends built in) into dst. */
 void ff_bench_backend_names(char *dst, size_t n, const char *sep, const char *suffix);
 

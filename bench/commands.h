@@ -5,5 +5,6 @@
 int ff_cmd_bench(int argc, char **argv);
 int ff_cmd_devices(int argc, char **argv);
 int ff_cmd_results(int argc, char **argv);
+int ff_cmd_tune(int argc, char **argv);
 
 #endif

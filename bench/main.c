@@ -16,6 +16,7 @@ static const struct {
     {"devices", ff_cmd_devices, "list the devices every backend built in (%s) finds"},
     {"bench", ff_cmd_bench,
      "measure matmul (fp32/fp16/int8), memory and bandwidth; write profiles"},
+    {"tune", ff_cmd_tune, "search each kernel's parameter space on a device; keep the best"},
     {"estimate", ff_cmd_estimate,
      "will a model train or serve on a device, on how many, how long, cost"},
     {"results", ff_cmd_results, "publish profiles: tables, rooflines, comparisons, the HTML page"},

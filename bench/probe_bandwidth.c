@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "probe_common.h"
+#include "tune.h"
 
 enum bw_test { BW_READ, BW_WRITE, BW_COPY, BW_TRIAD, BW_COUNT };
 
@@ -134,10 +135,14 @@ static int poison_y(struct bw_state *s, char *err, size_t errlen)
     return ff_buf_write(s->y, 0, s->hy, s->bytes, err, errlen);
 }
 
-static void one_test(struct bw_state *s, enum bw_test t, struct ff_result *r)
+/* One test at point `tune` (n == 0: the backend's choice), timed with m. */
+static void one_test(struct bw_state *s, enum bw_test t, struct ff_result *r,
+                     const struct ff_tune_point *tune, const struct ff_measure_cfg *mcfg)
 {
     char err[512] = "";
     struct ff_kernel_desc desc = {.id = tests[t].id, .n = s->n};
+    if (tune)
+        desc.tune = *tune;
     struct run_ctx rc = {0};
     struct ff_buf *out = NULL;
     uint32_t *hout = NULL;
@@ -200,10 +205,7 @@ static void one_test(struct bw_state *s, enum bw_test t, struct ff_result *r)
         goto error_prep;
     }
 
-    struct ff_measure_cfg m = s->cfg->measure;
-    if (s->cfg->quick && m.min_reps > 2)
-        m.min_reps = 2; /* slow devices (lavapipe: ~0.5 GB/s) take a second a run */
-    ret = ff_measure(&m, run_once, &rc, &r->t, err, sizeof(err));
+    ret = ff_measure(mcfg, run_once, &rc, &r->t, err, sizeof(err));
     if (ret < 0) {
         ff_probe_fail(r, ret, "", err);
         goto error_prep;
@@ -249,6 +251,116 @@ error_prep:
     ff_kernel_destroy(&rc.k);
 }
 
+/* Host copies and device buffers of s->bytes each: x and z random, x's XOR, the limit. */
+static int bw_setup(struct bw_state *s, uint64_t seed, char *err, size_t errlen)
+{
+    int ret;
+    s->limit = ff_probe_bandwidth_limit(ff_device_info(s->dev), s->why, sizeof(s->why));
+    ff_rng_seed(&s->rng, seed ^ 0x62616e6477696474ull);
+    s->hx = malloc((size_t)s->bytes);
+    s->hz = malloc((size_t)s->bytes);
+    s->hy = malloc((size_t)s->bytes);
+    if (!s->hx || !s->hz || !s->hy)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "no host memory for 3 x %llu bytes",
+                       (unsigned long long)s->bytes);
+    /* Random floats double as random words for read and copy. */
+    ff_probe_fill_floats((float *)s->hx, s->n, &s->rng);
+    ff_probe_fill_floats((float *)s->hz, s->n, &s->rng);
+    s->x_xor = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        s->x_xor ^= s->hx[i];
+    if ((ret = ff_buf_create(s->dev, s->bytes, &s->x, err, errlen)) < 0 ||
+        (ret = ff_buf_create(s->dev, s->bytes, &s->y, err, errlen)) < 0 ||
+        (ret = ff_buf_create(s->dev, s->bytes, &s->z, err, errlen)) < 0 ||
+        (ret = ff_buf_write(s->x, 0, s->hx, s->bytes, err, errlen)) < 0 ||
+        (ret = ff_buf_write(s->z, 0, s->hz, s->bytes, err, errlen)) < 0)
+        return ret;
+    return FF_OK;
+}
+
+static void bw_teardown(struct bw_state *s)
+{
+    ff_buf_destroy(&s->z);
+    ff_buf_destroy(&s->y);
+    ff_buf_destroy(&s->x);
+    free(s->hy);
+    free(s->hz);
+    free(s->hx);
+    s->hx = s->hy = s->hz = NULL;
+}
+
+/* ---- the tuner's hook (tune.h) ---- */
+
+struct ff_bw_bench {
+    struct bw_state s;
+};
+
+int ff_bw_bench_create(struct ff_device *dev, uint32_t words, uint64_t seed,
+                       struct ff_bw_bench **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (words < 1024 || words % 1024)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "bandwidth buffers of %u words (a positive multiple of 1024 expected)",
+                       words);
+    struct ff_bw_bench *b = calloc(1, sizeof(*b));
+    if (!b)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
+    b->s.dev = dev;
+    b->s.n = words;
+    b->s.bytes = (uint64_t)words * 4;
+    int ret = bw_setup(&b->s, seed, err, errlen);
+    if (ret < 0) {
+        bw_teardown(&b->s);
+        free(b);
+        return ret;
+    }
+    *out = b;
+    return FF_OK;
+}
+
+int ff_bw_bench_run(struct ff_bw_bench *b, enum ff_kernel_id id, const struct ff_tune_point *p,
+                    const struct ff_measure_cfg *m, double *rate, char *err, size_t errlen)
+{
+    int t = 0;
+    while (t < BW_COUNT && tests[t].id != id)
+        t++;
+    if (t == BW_COUNT)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "not a bandwidth kernel");
+    struct ff_result r = {0};
+    snprintf(r.unit, sizeof(r.unit), "B/s");
+    one_test(&b->s, (enum bw_test)t, &r, p, m);
+    if (r.interrupted)
+        return ff_errf(err, errlen, FF_ERR_INTERRUPTED, "interrupted");
+    if (r.status != FF_RES_OK)
+        return ff_errf(err, errlen,
+                       r.status == FF_RES_UNSUPPORTED ? FF_ERR_UNSUPPORTED
+                       : r.verified                   ? FF_ERR_VERIFY
+                                                      : FF_ERR_DEVICE,
+                       "%s", r.reason);
+    *rate = r.value;
+    return FF_OK;
+}
+
+uint32_t ff_bw_bench_words(const struct ff_device_info *info, bool quick)
+{
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    cfg.quick = quick;
+    char note[96];
+    uint64_t w = buffer_bytes(info, &cfg, note, sizeof(note)) / 4 / 1024 * 1024;
+    return w < 1024 ? 1024 : (uint32_t)w;
+}
+
+void ff_bw_bench_destroy(struct ff_bw_bench **b)
+{
+    if (!b || !*b)
+        return;
+    bw_teardown(&(*b)->s);
+    free(*b);
+    *b = NULL;
+}
+
 void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
 {
     const struct ff_device_info *info = ff_device_info(dev);
@@ -278,45 +390,25 @@ void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, s
                       "no room for three 4 KiB buffers under the memory limit");
         goto error_host;
     }
-    s.limit = ff_probe_bandwidth_limit(info, s.why, sizeof(s.why));
-    ff_rng_seed(&s.rng, cfg->seed ^ 0x62616e6477696474ull);
-    s.hx = malloc((size_t)s.bytes);
-    s.hz = malloc((size_t)s.bytes);
-    s.hy = malloc((size_t)s.bytes);
-    if (!s.hx || !s.hz || !s.hy) {
-        ret = ff_errf(err, sizeof(err), FF_ERR_NO_MEMORY, "no host memory for 3 x %llu bytes",
-                      (unsigned long long)s.bytes);
+    if ((ret = bw_setup(&s, cfg->seed, err, sizeof(err))) < 0)
         goto error_host;
-    }
-    /* Random floats double as random words for read and copy. */
-    ff_probe_fill_floats((float *)s.hx, s.n, &s.rng);
-    ff_probe_fill_floats((float *)s.hz, s.n, &s.rng);
-    for (uint32_t i = 0; i < s.n; i++)
-        s.x_xor ^= s.hx[i];
-    if ((ret = ff_buf_create(dev, s.bytes, &s.x, err, sizeof(err))) < 0 ||
-        (ret = ff_buf_create(dev, s.bytes, &s.y, err, sizeof(err))) < 0 ||
-        (ret = ff_buf_create(dev, s.bytes, &s.z, err, sizeof(err))) < 0 ||
-        (ret = ff_buf_write(s.x, 0, s.hx, s.bytes, err, sizeof(err))) < 0 ||
-        (ret = ff_buf_write(s.z, 0, s.hz, s.bytes, err, sizeof(err))) < 0)
-        goto error_bufs;
 
+    struct ff_measure_cfg m = cfg->measure;
+    if (cfg->quick && m.min_reps > 2)
+        m.min_reps = 2; /* slow devices (lavapipe: ~0.5 GB/s) take a second a run */
     for (int t = 0; t < BW_COUNT; t++) {
         if (ff_interrupted) {
             ff_result_interrupted(&res[t]);
             continue;
         }
         ff_progress(cfg, "%s: bandwidth %s", info->name, tests[t].name);
-        one_test(&s, (enum bw_test)t, &res[t]);
+        struct ff_kernel_desc d = {.id = tests[t].id, .n = s.n};
+        ff_bench_apply_tuning(cfg, dev, &d, &res[t]);
+        one_test(&s, (enum bw_test)t, &res[t], &d.tune, &m);
     }
 
-error_bufs:
-    ff_buf_destroy(&s.z);
-    ff_buf_destroy(&s.y);
-    ff_buf_destroy(&s.x);
 error_host:
-    free(s.hy);
-    free(s.hz);
-    free(s.hx);
+    bw_teardown(&s);
     if (ret < 0)
         for (int t = 0; t < BW_COUNT; t++)
             ff_probe_fail(&res[t], ret, "allocating the buffers", err);

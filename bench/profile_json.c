@@ -83,6 +83,12 @@ struct json_object *ff_result_to_json(const struct ff_result *r)
         add_num(o, FF_PF_TEST_VALUE, r->value);
         add_str(o, FF_PF_TEST_UNIT, r->unit);
     }
+    if (r->tune_source[0]) {
+        struct json_object *tu = json_object_new_object();
+        add_str(tu, FF_PF_TUNING_POINT, r->tune_point);
+        add_str(tu, FF_PF_TUNING_SOURCE, r->tune_source);
+        json_object_object_add(o, FF_PF_TEST_TUNING, tu);
+    }
     for (size_t i = 0; i < r->n_extra; i++) {
         if (r->extra[i].is_bool)
             json_object_object_add(o, r->extra[i].key,

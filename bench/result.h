@@ -35,6 +35,8 @@ struct ff_result {
     enum ff_res_status status;
     char reason[320]; /* why unsupported / failed */
     char variant[160];
+    char tune_point[192]; /* the tuning point built ("tm=6,tn=16"); "" when none recorded */
+    char tune_source[12]; /* "tune", "cache", "default", "override"; "" when none */
     bool verified;
     double max_abs, max_rel, tolerance;
     bool has_error; /* max_abs/max_rel/tolerance are set */

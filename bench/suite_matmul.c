@@ -45,12 +45,14 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     res->m = res->n = res->k = n;
 
     struct ff_kernel_desc desc = {.id = impls[ii].id, .prec = p, .m = n, .n = n, .k = n};
+    ff_bench_apply_tuning(cfg, dev, &desc, res);
     struct ff_kernel *kern = NULL;
     int ret = ff_kernel_create(dev, &desc, &kern, err, sizeof(err));
     if (ret == FF_ERR_UNSUPPORTED) {
         /* Say it once per implementation and precision, not per size. */
         ff_result_fail(res, FF_RES_UNSUPPORTED, "%s", err);
         res->m = res->n = res->k = 0;
+        res->tune_point[0] = res->tune_source[0] = 0; /* nothing was built */
         *unsupported = true;
         return 0;
     }

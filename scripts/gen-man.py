@@ -9,7 +9,7 @@ binary it was built with. Each command's text goes in a literal (no-fill) block.
 import subprocess
 import sys
 
-COMMANDS = ["devices", "bench", "estimate", "results"]
+COMMANDS = ["devices", "bench", "tune", "estimate", "results"]
 
 
 def run(exe, *args):

@@ -90,6 +90,12 @@ int ff_cl_mem_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
                     struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
 int ff_cl_mem_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
                           size_t errlen);
+/* The bandwidth kernels' built-in point on d (cl_mem_tuning.c). */
+void ff_cl_mem_default(const struct cl_dev *d, enum ff_kernel_id id, struct ff_tune_point *p);
+/* A bandwidth point's build options, global and local size (0: the runtime's) and variant. */
+void ff_cl_mem_apply(const struct ff_tune_point *p, enum ff_kernel_id id, uint32_t n, char *options,
+                     size_t options_len, size_t *global, size_t *local, char *variant,
+                     size_t variant_len);
 
 /* The ops, one file each for buffers and kernels. */
 int ff_cl_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,

@@ -207,19 +207,34 @@ static int create_peak(struct cl_dev *d, struct cl_kern *k, char *err, size_t er
 /* The bandwidth and latency kernels of mem.cl, in enum ff_kernel_id order. */
 static const struct mem_kernel {
     const char *name;
-    unsigned words_per_item; /* 32-bit words per work-item (GPU layout); 0: one item */
     unsigned n_bufs, n_params;
-    const char *variant;
 } mem_kernels[] = {
-    {"mem_read", 64, 2, 0, "uint4 loads, 16 per work-item"},
-    {"mem_write", 4, 1, 1, "uint4 stores"},
-    {"mem_copy", 4, 2, 0, "uint4 loads and stores"},
-    {"mem_triad", 4, 3, 0, "float4 a = b + 3c"},
-    {"empty", 0, 0, 0, "one work-item, no work"},
+    {"mem_read", 2, 0},  {"mem_write", 1, 1}, {"mem_copy", 2, 0},
+    {"mem_triad", 3, 0}, {"empty", 0, 0},
 };
 _Static_assert(FF_KERNEL_EMPTY - FF_KERNEL_MEM_READ + 1 ==
                    sizeof(mem_kernels) / sizeof(mem_kernels[0]),
                "mem_kernels follows enum ff_kernel_id");
+
+/* A bandwidth kernel at desc.tune, or at the built-in point (cl_mem_tuning.c). */
+static void create_mem(struct cl_dev *d, struct cl_kern *k, char *options, size_t options_len)
+{
+    const struct ff_kernel_desc *desc = &k->base.desc;
+    if (desc->tune.n)
+        k->base.point = desc->tune;
+    else
+        ff_cl_mem_default(d, desc->id, &k->base.point);
+    size_t local = 0;
+    ff_cl_mem_apply(&k->base.point, desc->id, desc->n, options, options_len, &k->global[0], &local,
+                    k->base.variant, sizeof(k->base.variant));
+    if (local) {
+        k->has_local = true;
+        k->local[0] = local;
+        k->local[1] = 1;
+    }
+    if (desc->id == FF_KERNEL_MEM_READ)
+        k->base.out_words = k->global[0];
+}
 
 int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                         struct ff_kernel **out, char *err, size_t errlen)
@@ -271,12 +286,13 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
         const struct mem_kernel *mk = &mem_kernels[desc->id - FF_KERNEL_MEM_READ];
         src = ff_cl_src_mem;
         name = mk->name;
-        k->global[0] = mk->words_per_item ? desc->n / mk->words_per_item : 1;
         k->base.n_bufs = mk->n_bufs;
         k->base.n_params = mk->n_params;
-        if (desc->id == FF_KERNEL_MEM_READ)
-            k->base.out_words = k->global[0];
-        snprintf(k->base.variant, sizeof(k->base.variant), "%s", mk->variant);
+        if (desc->id == FF_KERNEL_EMPTY) {
+            k->global[0] = 1;
+            snprintf(k->base.variant, sizeof(k->base.variant), "one work-item, no work");
+        } else
+            create_mem(d, k, options, sizeof(options));
         break;
     }
     case FF_KERNEL_PEAK:
@@ -291,16 +307,6 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
     }
     if (ret < 0)
         goto error;
-    /* Bandwidth kernels on CPU devices: contiguous blocks per work-item (see mem.cl). */
-    if (d->is_cpu && desc->id >= FF_KERNEL_MEM_READ && desc->id <= FF_KERNEL_MEM_TRIAD) {
-        k->global[0] = desc->n / 1024;
-        if (desc->id == FF_KERNEL_MEM_READ)
-            k->base.out_words = k->global[0];
-        snprintf(options, sizeof(options), "-cl-std=CL1.2 -DFF_MEM_CPU_WORDS=1024");
-        snprintf(k->base.variant, sizeof(k->base.variant),
-                 "uint16 vectors, 4 KiB contiguous per work-item (CPU layout)");
-    }
-
     cl_program prog = NULL;
     ret = get_program(d, src, options, &prog, err, errlen);
     if (ret < 0)
@@ -310,6 +316,18 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
     if (!k->kernel) {
         ret = ff_cl_fail(rc, "clCreateKernel", err, errlen);
         goto error;
+    }
+    if (k->has_local && desc->id >= FF_KERNEL_MEM_READ && desc->id <= FF_KERNEL_MEM_TRIAD) {
+        /* The device's limit was checked (cl_mem_tuning.c); the kernel's may be lower. */
+        size_t kmax = 0;
+        if (clGetKernelWorkGroupInfo(k->kernel, d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kmax),
+                                     &kmax, NULL) == CL_SUCCESS &&
+            k->local[0] > kmax) {
+            ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                          "work-group of %zu exceeds this kernel's maximum of %zu", k->local[0],
+                          kmax);
+            goto error;
+        }
     }
     if (k->want_packing && (ret = create_packing(d, k, prog, &k->tune, err, errlen)) < 0)
         goto error;

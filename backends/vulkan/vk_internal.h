@@ -273,6 +273,10 @@ int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *des
                    struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
 int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc, char *err,
                          size_t errlen);
+/* The bandwidth kernels' built-in point for n words, and the work-groups a point dispatches
+ * (vk_mem_tuning.c; parameters vw, epi, layout, wg). */
+void ffvk_mem_default(const struct ffvk_device *d, uint32_t n, struct ff_tune_point *p);
+uint64_t ffvk_mem_groups(const struct ff_tune_point *p, uint32_t n);
 /* Which kernel runs desc (default per device kind or vk_matmul_path); *sh gets the shared
  * tiles when the answer is FFVK_MM_SHARED. */
 enum ffvk_mm_path ffvk_pick_path(const struct ffvk_device *d, const struct ff_kernel_desc *desc,

@@ -435,21 +435,23 @@ static int create_coopmat(struct ffvk_device *d, struct ffvk_kernel *k,
 
 /* ---- bandwidth and empty kernels ------------------------------------------- */
 
-#define MEM_WG         256u
-#define MEM_MAX_GROUPS 4096u
-
+/* A bandwidth kernel at desc.tune or the built-in point (vk_mem_tuning.c: vw, epi, layout,
+ * wg). */
 static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
                       const struct ff_kernel_desc *desc, char *err, size_t errlen)
 {
-    uint32_t wg = MEM_WG;
-    while (wg > d->props.limits.maxComputeWorkGroupInvocations ||
-           wg > d->props.limits.maxComputeWorkGroupSize[0])
-        wg /= 2;
+    if (desc->tune.n)
+        k->base.point = desc->tune;
+    else
+        ffvk_mem_default(d, desc->n, &k->base.point);
+    const uint32_t *pt = k->base.point.v;
+    const uint32_t vw = pt[0], epi = pt[1], layout = pt[2], wg = pt[3];
     uint32_t n4 = desc->n / 4;
-    uint32_t groups = div_up(n4, wg);
-    if (groups > MEM_MAX_GROUPS)
-        groups = MEM_MAX_GROUPS;
-    k->groups[0] = groups;
+    uint64_t groups = ffvk_mem_groups(&k->base.point, desc->n);
+    if (groups > UINT32_MAX)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%llu work-groups is too many",
+                       (unsigned long long)groups);
+    k->groups[0] = (uint32_t)groups;
     k->groups[1] = 1;
     k->groups[2] = 1;
     int ret = check_groups(d, k, err, errlen);
@@ -466,7 +468,7 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
         code = ff_vk_spv_mem_read;
         code_bytes = sizeof(ff_vk_spv_mem_read);
         k->base.n_bufs = 2;
-        k->base.out_words = (uint64_t)groups * wg;
+        k->base.out_words = groups * wg;
         k->need_bytes[0] = bytes;
         k->need_bytes[1] = k->base.out_words * 4;
         what = "read (xor of uvec4)";
@@ -495,10 +497,18 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
         break;
     }
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s, 16-byte accesses, grid-stride over %u work-groups of %u", what, groups, wg);
-    uint32_t spec[1] = {wg};
+             "%s, %u-byte units, %s, %llu work-groups of %u", what, vw * 4,
+             layout ? "contiguous blocks" : "grid-stride", (unsigned long long)groups, wg);
+    char per[48];
+    if (layout)
+        snprintf(per, sizeof(per), " (%u units per invocation)", epi);
+    else
+        per[0] = 0;
+    size_t used = strlen(k->base.variant);
+    snprintf(k->base.variant + used, sizeof(k->base.variant) - used, "%s", per);
+    uint32_t spec[4] = {wg, vw / 4, layout, epi};
     /* push block {n4, value}: always both words so the range covers it */
-    return build(d, k, code, code_bytes, k->base.n_bufs, 2, spec, 1, err, errlen);
+    return build(d, k, code, code_bytes, k->base.n_bufs, 2, spec, 4, err, errlen);
 }
 
 static int create_empty(struct ffvk_device *d, struct ffvk_kernel *k, char *err, size_t errlen)

@@ -322,6 +322,16 @@ static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
     unit_range(out->unit, &hi, &exp);
     TRY(get_num(&tc, t, FF_PF_TEST_VALUE, 0.0, hi, exp, &out->value, &out->has_value));
 
+    json_object *tun = NULL;
+    TRY(get_obj(&tc, t, FF_PF_TEST_TUNING, false, &tun));
+    if (tun) {
+        snprintf(sub, sizeof(sub), "%s%s.", where, FF_PF_TEST_TUNING);
+        struct ctx uc = tc;
+        uc.where = sub;
+        TRY(get_str(&uc, tun, FF_PF_TUNING_POINT, false, &out->tuning_point));
+        TRY(get_str(&uc, tun, FF_PF_TUNING_SOURCE, false, &out->tuning_source));
+    }
+
     TRY(get_num(&tc, t, FF_PF_TEST_REPORTED_BYTES, 0.0, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
                 &out->reported_bytes, NULL));
     TRY(get_num(&tc, t, FF_PF_TEST_DIFFERENCE_BYTES, -FF_PROFILE_MAX_BYTE_COUNT,

@@ -1,95 +1,136 @@
 /*
  * Bandwidth and latency kernels. n is a word count (uint32), a multiple of 1024.
  *
- * Two layouts of the same maths, chosen by the host at build time:
- * - GPUs (default): one uint4 per work-item and pass, consecutive work-items
- *   on consecutive addresses (coalesced). READ: each work-item XORs 16 uint4s
- *   grid-strided and writes one word.
- * - CPU devices (-DFF_MEM_CPU_WORDS=W): each work-item streams W contiguous
- *   words with uint16 (64-byte, a cache line) vectors. PoCL runs work-items of a group in a
- *   loop on one core, so contiguous blocks keep every core on one stream the
- *   prefetchers follow; a grid stride scatters them. READ writes one word per
- *   work-item.
- * READ writes an XOR reduction either way: the XOR of all out words equals the
- * XOR of all source words, which is what the host checks.
+ * One source, built per point of the bandwidth kernels' tuning space (cl_mem_tuning.c) with
+ *   -DFF_VW=w     vector width in 32-bit words: 1, 2, 4, 8, 16 (uint .. uint16, float .. float16)
+ *   -DFF_EPI=e    vectors each work-item moves (its work per item)
+ *   -DFF_LAYOUT=l which vectors a work-item moves, for item g of G, local id t of L in group q:
+ *                 0 grid stride:  g + j*G          (consecutive items on consecutive vectors:
+ *                                                   coalesced on GPUs)
+ *                 1 contiguous:   g*e + j          (one stream per item: PoCL runs a group's
+ *                                                   items in a loop on one core, and one
+ *                                                   contiguous stream per item is what the
+ *                                                   prefetchers follow)
+ *                 2 group block:  q*L*e + t + j*L  (a contiguous block per work-group, items
+ *                                                   interleaved in it: clpeak's
+ *                                                   "local_offset" bandwidth layout)
+ * for j = 0 .. e-1. Every layout moves every vector of the n words exactly once, so each
+ * kernel's contract (backend.h) holds at every point: READ writes one word per work-item,
+ * the XOR of the words it read, so the XOR of all out words is the XOR of all source words;
+ * WRITE stores dst[i] = value ^ i; COPY dst[i] = src[i]; TRIAD a[i] = b[i] + 3 c[i].
+ * The host guarantees n % (w*e) == 0 and, for layout 2, that the work-group size divides
+ * the n / (w*e) items.
  */
-#ifdef FF_MEM_CPU_WORDS
-#define V16 (FF_MEM_CPU_WORDS / 16) /* uint16 vectors (one cache line) per work-item */
+#ifndef FF_VW
+#define FF_VW 4
+#endif
+#ifndef FF_EPI
+#define FF_EPI 1
+#endif
+#ifndef FF_LAYOUT
+#define FF_LAYOUT 0
+#endif
 
-__kernel void mem_read(__global const uint16 *restrict src, __global uint *restrict out)
-{
-    const size_t g = get_global_id(0);
-    __global const uint16 *p = src + g * V16;
-    uint16 s0 = (uint16)(0), s1 = (uint16)(0);
-    for (int j = 0; j < V16; j += 2) {
-        s0 ^= p[j];
-        s1 ^= p[j + 1];
-    }
-    s0 ^= s1;
-    uint8 s8 = s0.lo ^ s0.hi;
-    uint4 s = s8.lo ^ s8.hi;
-    out[g] = s.x ^ s.y ^ s.z ^ s.w;
-}
-
-__kernel void mem_write(__global uint16 *restrict dst, uint value)
-{
-    const uint g = (uint)get_global_id(0);
-    __global uint16 *p = dst + (size_t)g * V16;
-    uint16 w = (uint16)(g * FF_MEM_CPU_WORDS) +
-               (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (int j = 0; j < V16; j++) {
-        p[j] = (uint16)(value) ^ w;
-        w += (uint16)(16);
-    }
-}
-
-__kernel void mem_copy(__global const uint16 *restrict src, __global uint16 *restrict dst)
-{
-    const size_t base = get_global_id(0) * V16;
-    for (int j = 0; j < V16; j++)
-        dst[base + j] = src[base + j];
-}
-
-__kernel void mem_triad(__global float16 *restrict a, __global const float16 *restrict b,
-                        __global const float16 *restrict c)
-{
-    const size_t base = get_global_id(0) * V16;
-    for (int j = 0; j < V16; j++)
-        a[base + j] = b[base + j] + 3.0f * c[base + j];
-}
-
+#define FF_CAT_(a, b) a##b
+#define FF_CAT(a, b) FF_CAT_(a, b)
+#if FF_VW == 1
+#define UV uint
+#define FV float
+#define IOTA ((uint)(0))
+#define XOR_ALL(v) (v)
 #else
-#define READ_PER_ITEM 16
+#define UV FF_CAT(uint, FF_VW)
+#define FV FF_CAT(float, FF_VW)
+#if FF_VW == 2
+#define IOTA ((uint2)(0, 1))
+#define XOR_ALL(v) ((v).x ^ (v).y)
+#elif FF_VW == 4
+#define IOTA ((uint4)(0, 1, 2, 3))
+#define XOR_ALL(v) ((v).x ^ (v).y ^ (v).z ^ (v).w)
+#elif FF_VW == 8
+#define IOTA ((uint8)(0, 1, 2, 3, 4, 5, 6, 7))
+#define XOR_ALL(v) xor8(v)
+#elif FF_VW == 16
+#define IOTA ((uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#define XOR_ALL(v) xor16(v)
+#else
+#error "FF_VW must be 1, 2, 4, 8 or 16"
+#endif
+#endif
 
-__kernel void mem_read(__global const uint4 *restrict src, __global uint *restrict out)
+#if FF_VW >= 8
+static inline uint xor8(uint8 v)
 {
-    const size_t g = get_global_id(0), stride = get_global_size(0);
-    uint4 s = (uint4)(0);
-    for (int j = 0; j < READ_PER_ITEM; j++)
-        s ^= src[g + j * stride];
-    out[g] = s.x ^ s.y ^ s.z ^ s.w;
-}
-
-__kernel void mem_write(__global uint4 *restrict dst, uint value)
-{
-    const uint g = (uint)get_global_id(0);
-    const uint w = g * 4;
-    dst[g] = (uint4)(value ^ w, value ^ (w + 1), value ^ (w + 2), value ^ (w + 3));
-}
-
-__kernel void mem_copy(__global const uint4 *restrict src, __global uint4 *restrict dst)
-{
-    const size_t g = get_global_id(0);
-    dst[g] = src[g];
-}
-
-__kernel void mem_triad(__global float4 *restrict a, __global const float4 *restrict b,
-                        __global const float4 *restrict c)
-{
-    const size_t g = get_global_id(0);
-    a[g] = b[g] + 3.0f * c[g];
+    uint4 s = v.lo ^ v.hi;
+    return s.x ^ s.y ^ s.z ^ s.w;
 }
 #endif
+#if FF_VW == 16
+static inline uint xor16(uint16 v)
+{
+    return xor8(v.lo ^ v.hi);
+}
+#endif
+
+/* The index (in vectors) of work-item g's j-th vector, and the step between its vectors. */
+#if FF_LAYOUT == 0
+#define FIRST() get_global_id(0)
+#define STEP() get_global_size(0)
+#elif FF_LAYOUT == 1
+#define FIRST() (get_global_id(0) * FF_EPI)
+#define STEP() 1
+#elif FF_LAYOUT == 2
+#define FIRST() (get_group_id(0) * get_local_size(0) * FF_EPI + get_local_id(0))
+#define STEP() get_local_size(0)
+#else
+#error "FF_LAYOUT must be 0, 1 or 2"
+#endif
+
+__kernel void mem_read(__global const UV *restrict src, __global uint *restrict out)
+{
+    const size_t first = FIRST(), step = STEP();
+    __global const UV *p = src + first;
+#if FF_EPI % 2 == 0
+    /* Two accumulators: two independent load streams per item. */
+    UV s0 = (UV)(0), s1 = (UV)(0);
+    for (int j = 0; j < FF_EPI; j += 2) {
+        s0 ^= p[(size_t)j * step];
+        s1 ^= p[(size_t)(j + 1) * step];
+    }
+    s0 ^= s1;
+#else
+    UV s0 = (UV)(0);
+    for (int j = 0; j < FF_EPI; j++)
+        s0 ^= p[(size_t)j * step];
+#endif
+    out[get_global_id(0)] = XOR_ALL(s0);
+}
+
+__kernel void mem_write(__global UV *restrict dst, uint value)
+{
+    const size_t first = FIRST(), step = STEP();
+    for (int j = 0; j < FF_EPI; j++) {
+        const size_t v = first + (size_t)j * step;
+        dst[v] = (UV)(value) ^ ((UV)((uint)v * FF_VW) + IOTA);
+    }
+}
+
+__kernel void mem_copy(__global const UV *restrict src, __global UV *restrict dst)
+{
+    const size_t first = FIRST(), step = STEP();
+    for (int j = 0; j < FF_EPI; j++)
+        dst[first + (size_t)j * step] = src[first + (size_t)j * step];
+}
+
+__kernel void mem_triad(__global FV *restrict a, __global const FV *restrict b,
+                        __global const FV *restrict c)
+{
+    const size_t first = FIRST(), step = STEP();
+    for (int j = 0; j < FF_EPI; j++) {
+        const size_t v = first + (size_t)j * step;
+        a[v] = b[v] + 3.0f * c[v];
+    }
+}
 
 __kernel void empty(void)
 {

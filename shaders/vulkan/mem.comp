@@ -1,12 +1,25 @@
 #version 450
 /*
  * Bandwidth kernels over n 32-bit words, one source compiled four times
- * (-DFF_READ, -DFF_WRITE, -DFF_COPY, -DFF_TRIAD). 16-byte accesses in a
- * grid-stride loop: invocation t handles vec4 t, t + T, t + 2T ... where T
- * is the total invocation count, so each pass over memory is contiguous
- * across the invocations of a wave.
+ * (-DFF_READ, -DFF_WRITE, -DFF_COPY, -DFF_TRIAD), built per point of the bandwidth kernels'
+ * tuning space (vk_mem_tuning.c) through specialization constants:
+ *   0 work-group size
+ *   1 U: uvec4s per access unit (1, 2, 4: 16, 32 or 64 adjacent bytes per step)
+ *   2 LAYOUT: 0 grid stride: invocation t of T handles units t, t + T, t + 2T ... (each pass
+ *             contiguous across the invocations of a wave: coalesced on GPUs);
+ *             1 contiguous: invocation t handles units t*E .. t*E + E - 1 (one stream per
+ *             invocation: what CPU prefetchers follow, lavapipe runs a work-group's
+ *             invocations on one thread)
+ *   3 E: units per invocation in the contiguous layout (the grid-stride layout takes its work
+ *        per invocation from the dispatch size the host chooses)
+ * Both layouts visit every unit of the n words exactly once, whatever the dispatch, so each
+ * kernel's contract (backend.h) holds at every point: READ writes one word per invocation, the
+ * XOR of what it read.
  */
 layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint U = 1;
+layout(constant_id = 2) const uint LAYOUT = 0;
+layout(constant_id = 3) const uint E = 1;
 layout(push_constant) uniform P { uint n4; uint value; } p;
 
 #if defined(FF_READ)
@@ -23,23 +36,42 @@ layout(set = 0, binding = 1, std430) readonly buffer Bb { vec4 b[]; };
 layout(set = 0, binding = 2, std430) readonly buffer Cb { vec4 c[]; };
 #endif
 
+#if defined(FF_READ)
+uvec4 s = uvec4(0);
+#endif
+
+/* Unit u: uvec4s u*U .. u*U + U - 1. */
+void unit(uint u)
+{
+    for (uint j = 0; j < U; j++) {
+        uint i = u * U + j;
+#if defined(FF_READ)
+        s ^= src[i];
+#elif defined(FF_WRITE)
+        dst[i] = uvec4(p.value) ^ (uvec4(i * 4) + uvec4(0, 1, 2, 3));
+#elif defined(FF_COPY)
+        dst[i] = src[i];
+#else
+        a[i] = b[i] + 3.0 * c[i];
+#endif
+    }
+}
+
 void main()
 {
     uint t = gl_GlobalInvocationID.x;
-    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    uint units = p.n4 / U; /* the host keeps n4 a multiple of U */
+    if (LAYOUT == 0) {
+        uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+        for (uint u = t; u < units; u += stride)
+            unit(u);
+    } else {
+        uint first = t * E;
+        uint last = min(first + E, units);
+        for (uint u = first; u < last; u++)
+            unit(u);
+    }
 #if defined(FF_READ)
-    uvec4 s = uvec4(0);
-    for (uint i = t; i < p.n4; i += stride)
-        s ^= src[i];
     outw[t] = s.x ^ s.y ^ s.z ^ s.w;
-#elif defined(FF_WRITE)
-    for (uint i = t; i < p.n4; i += stride)
-        dst[i] = uvec4(p.value) ^ (uvec4(i * 4) + uvec4(0, 1, 2, 3));
-#elif defined(FF_COPY)
-    for (uint i = t; i < p.n4; i += stride)
-        dst[i] = src[i];
-#else
-    for (uint i = t; i < p.n4; i += stride)
-        a[i] = b[i] + 3.0 * c[i];
 #endif
 }

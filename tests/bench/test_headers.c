@@ -20,6 +20,7 @@
 #include "profile_json.h"
 #include "report.h"
 #include "result.h"
+#include "tune.h"
 #include "verify.h"
 #include "writers.h"
 

@@ -77,6 +77,8 @@ static struct ff_run every_field(void)
     r->n = 2048;
     r->k = 1024;
     snprintf(r->variant, sizeof(r->variant), "16x16x16 cooperative matrix");
+    snprintf(r->tune_point, sizeof(r->tune_point), "tm=6,tn=16,vw=8");
+    snprintf(r->tune_source, sizeof(r->tune_source), FF_PF_TUNING_SOURCE_CACHE);
     r->status = FF_RES_OK;
     r->verified = true;
     r->has_error = true;
@@ -231,8 +233,11 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect(t->has_value);
     cr_expect_eq(t->value, 1.5e14);
     cr_expect_str_eq(t->unit, "FLOP/s");
+    cr_expect_str_eq(t->tuning_point, "tm=6,tn=16,vw=8");
+    cr_expect_str_eq(t->tuning_source, "cache");
 
     t = ff_profile_test_at(doc, 1);
+    cr_expect(!t->tuning_point && !t->tuning_source, "no tuning recorded: absent");
     cr_expect_eq(t->status, FF_PROFILE_TEST_UNSUPPORTED);
     cr_expect_str_eq(t->status_text, "unsupported");
     cr_expect_str_eq(t->reason, "no int8 dot product");

@@ -32,6 +32,7 @@
 #include "bench/profile_json.h"
 #include "bench/report.h"
 #include "bench/result.h"
+#include "bench/tune.h"
 #include "bench/verify.h"
 #include "bench/writers.h"
 #include "estimate/cli/cli_report.h"

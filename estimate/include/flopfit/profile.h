@@ -137,6 +137,9 @@ struct ff_profile_test {
     bool has_value;
     double value;     /* in `unit`, within the bounds above; 0 when !has_value */
     const char *unit; /* "FLOP/s", "OP/s", "B/s", "B", "s" */
+    /* "tuning": the point the kernel was built with ("tm=6,tn=16", an override's value or
+     * "default") and where it came from ("tune", "cache", "default", "override"); NULL absent. */
+    const char *tuning_point, *tuning_source;
     /* memory/usable extras (0/false when absent) */
     double reported_bytes, difference_bytes, cap_bytes, chunk_bytes, probe_s;
     bool capped;       /* the host-memory cap or --memory-limit stopped the probe */

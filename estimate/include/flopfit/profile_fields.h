@@ -78,6 +78,7 @@
 #define FF_PF_TEST_WALL_TIME_S   "wall_time_s"
 #define FF_PF_TEST_VALUE         "value"
 #define FF_PF_TEST_UNIT          "unit"
+#define FF_PF_TEST_TUNING        "tuning" /* the tuning point the kernel was built with */
 
 /* "shape" (matmul), "error" (a verified kernel), and the timing objects */
 #define FF_PF_SHAPE_M         "m"
@@ -89,6 +90,8 @@
 #define FF_PF_TIME_MEDIAN     "median"
 #define FF_PF_TIME_MIN        "min"
 #define FF_PF_TIME_MAX        "max"
+#define FF_PF_TUNING_POINT    "point"  /* "tm=6,tn=16,vw=8", an override's value, "default" */
+#define FF_PF_TUNING_SOURCE   "source" /* FF_PF_TUNING_SOURCE_* */
 
 /* Extra fields some families add to a test (bench/probe_memory.c, probe_bandwidth.c). */
 #define FF_PF_TEST_REPORTED_BYTES    "reported_bytes"    /* memory/usable */
@@ -125,6 +128,12 @@
 #define FF_PF_UNIT_BYTES_PER_S    "B/s"
 #define FF_PF_UNIT_BYTES          "B"
 #define FF_PF_UNIT_SECONDS        "s"
+
+/* values of "tuning"."source" */
+#define FF_PF_TUNING_SOURCE_TUNE     "tune"     /* tuned in this run */
+#define FF_PF_TUNING_SOURCE_CACHE    "cache"    /* the tuning cache's entry */
+#define FF_PF_TUNING_SOURCE_DEFAULT  "default"  /* the built-in default */
+#define FF_PF_TUNING_SOURCE_OVERRIDE "override" /* a device option (--override, FF_*) */
 
 /* Every field name above, once: X(macro) for each. */
 #define FF_PF_FOREACH_FIELD(X)                                                                     \
@@ -179,6 +188,7 @@
     X(FF_PF_TEST_WALL_TIME_S)                                                                      \
     X(FF_PF_TEST_VALUE)                                                                            \
     X(FF_PF_TEST_UNIT)                                                                             \
+    X(FF_PF_TEST_TUNING)                                                                           \
     X(FF_PF_SHAPE_M)                                                                               \
     X(FF_PF_SHAPE_N)                                                                               \
     X(FF_PF_SHAPE_K)                                                                               \
@@ -188,6 +198,8 @@
     X(FF_PF_TIME_MEDIAN)                                                                           \
     X(FF_PF_TIME_MIN)                                                                              \
     X(FF_PF_TIME_MAX)                                                                              \
+    X(FF_PF_TUNING_POINT)                                                                          \
+    X(FF_PF_TUNING_SOURCE)                                                                         \
     X(FF_PF_TEST_REPORTED_BYTES)                                                                   \
     X(FF_PF_TEST_DIFFERENCE_BYTES)                                                                 \
     X(FF_PF_TEST_CAP_BYTES)                                                                        \
