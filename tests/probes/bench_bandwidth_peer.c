@@ -17,7 +17,8 @@
  * words against the source's; COPY: every word) and counts the bytes read and written. The
  * same search runs for COPY (the issue's "read/copy" target), beside the peer's read figure.
  *
- * usage: bench_bandwidth_peer [--all]   (--all prints every point measured)
+ * usage: bench_bandwidth_peer [--all] [--vulkan]   (--all prints every point measured;
+ * --vulkan: the same search on Vulkan device 0, default against best, no peer there)
  * Exit status 1 when our best read point is below the peer's by more than 10%.
  */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -216,7 +217,8 @@ static int search(struct ff_device *dev, struct bw_bufs *b, enum ff_kernel_id id
         return -1;
     }
     /* pass 1: vw x epi x layout at the runtime's work-group (parameter order: vw, epi,
-     * layout, wg; cl_mem_tuning.c); keep the TOP best single measurements */
+     * layout, wg; cl_mem_tuning.c and vk_mem_tuning.c); keep the TOP best single
+     * measurements */
     enum { TOP = 4 };
     struct ff_tune_point top[TOP];
     double topg[TOP] = {0};
@@ -227,7 +229,8 @@ static int search(struct ff_device *dev, struct bw_bufs *b, enum ff_kernel_id id
                 p.v[0] = s.param[0].values[a];
                 p.v[1] = s.param[1].values[c];
                 p.v[2] = s.param[2].values[l];
-                p.v[3] = 0;
+                /* the runtime's work-group where the space has one (0), else the default */
+                p.v[3] = s.param[3].values[0] == 0 ? 0 : s.dflt.v[3];
                 desc.tune = p;
                 if (ff_kernel_point_check(dev, &desc, err, sizeof(err)) < 0)
                     continue;
@@ -307,9 +310,63 @@ static double ours_round(struct ff_device *dev, const struct ff_bench_cfg *cfg, 
     return v;
 }
 
+/* --vulkan: no peer there; the default and the best point of Vulkan device 0's spaces. */
+static int vulkan_only(bool all)
+{
+    const struct ff_backend *vk = ff_backend_find("vulkan");
+    struct ff_device *dev = NULL;
+    char err[512] = "";
+    if (!vk || ff_device_open(vk, 0, &dev, err, sizeof(err)) < 0) {
+        fprintf(stderr, "no Vulkan device: %s\n", err);
+        return 77;
+    }
+    const uint32_t n = 1u << 25; /* 128 MiB, clpeak's CPU size */
+    struct bw_bufs bb;
+    if (bufs_init(dev, n, &bb, err, sizeof(err)) < 0) {
+        fprintf(stderr, "flopfit buffers: %s\n", err);
+        ff_device_destroy(&dev);
+        return 1;
+    }
+    static const enum ff_kernel_id ids[] = {FF_KERNEL_MEM_READ, FF_KERNEL_MEM_COPY};
+    for (int i = 0; i < 2; i++) {
+        struct ff_kernel_desc d = {.id = ids[i], .n = n};
+        struct ff_tune_space s;
+        struct ff_tune_point best;
+        double g = 0;
+        if (ff_kernel_space(dev, &d, &s, err, sizeof(err)) < 0 ||
+            search(dev, &bb, ids[i], all, &best, &g) < 0)
+            continue;
+        struct ff_tune_point pts[2] = {best, s.dflt};
+        double gg[2];
+        remeasure(dev, &bb, ids[i], pts, 2, gg);
+        char tb[128], td[128];
+        ff_tune_point_format(&s, &best, tb, sizeof(tb));
+        ff_tune_point_format(&s, &s.dflt, td, sizeof(td));
+        printf("%s %s: best %s %.2f GB/s, default %s %.2f GB/s (%.2fx; median of 3, verified)\n",
+               ff_device_info(dev)->name, i ? "copy" : "read", tb, gg[0], td, gg[1], gg[0] / gg[1]);
+    }
+    bufs_finish(&bb);
+    ff_device_destroy(&dev);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const bool all = argc > 1 && strcmp(argv[1], "--all") == 0;
+    bool all = false, vulkan = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--all") == 0)
+            all = true;
+        else if (strcmp(argv[i], "--vulkan") == 0)
+            vulkan = true;
+        else {
+            fprintf(stderr,
+                    "bench_bandwidth_peer: unknown argument '%s' (expected --all, --vulkan)\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+    if (vulkan)
+        return vulkan_only(all);
     cl_platform_id plat;
     cl_device_id did;
     cl_uint np = 0;
