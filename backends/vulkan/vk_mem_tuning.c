@@ -2,9 +2,9 @@
  * backends/vulkan/vk_mem_tuning.c — the bandwidth kernels' tuning space (mem.comp): bytes per
  * access unit, units per invocation, grid stride or contiguous blocks, work-group size.
  *
- * The ranges cover GPUs and CPUs: 16-, 32- and 64-byte units (a uvec4 per lane is the widest
- * single load GLSL has; 64 bytes is a CPU cache line, lavapipe's llvmpipe vectorises across
- * invocations), 1 to 256 units per invocation, and work-groups of 32 to 1024 (NVIDIA warps of
+ * The ranges cover GPUs and CPUs: 4-, 16-, 32- and 64-byte units (a uvec4 per lane is the
+ * widest single load GLSL has; 64 bytes is a CPU cache line; a uint per lane is what a driver
+ * that vectorises across invocations, like lavapipe's llvmpipe, turns into one wide load), 1 to 256 units per invocation, and work-groups of 32 to 1024 (NVIDIA warps of
  * 32, AMD wavefronts of 64, Intel subgroups of 8-32; 64-256 the usual GPU range).
  *
  * The default point is what flopfit built before this space existed: uvec4 units grid-strided
@@ -17,14 +17,18 @@
 #include "vk_internal.h"
 
 #include "vk_mem_copy.h"
+#include "vk_mem_copy_s.h"
 #include "vk_mem_read.h"
+#include "vk_mem_read_s.h"
 #include "vk_mem_triad.h"
+#include "vk_mem_triad_s.h"
 #include "vk_mem_write.h"
+#include "vk_mem_write_s.h"
 
 enum { P_VW, P_EPI, P_LAYOUT, P_WG, N_PARAMS };
 
 static const struct ff_tune_param mem_params[N_PARAMS] = {
-    [P_VW] = {"vw", 3, {4, 8, 16}},
+    [P_VW] = {"vw", 4, {1, 4, 8, 16}},
     [P_EPI] = {"epi", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
     [P_LAYOUT] = {"layout", 2, {0, 1}},
     [P_WG] = {"wg", 6, {32, 64, 128, 256, 512, 1024}},
@@ -70,13 +74,17 @@ int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *des
                    struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen)
 {
     static const struct {
-        const uint32_t *code;
-        size_t bytes;
+        const uint32_t *code, *scalar;
+        size_t bytes, scalar_bytes;
     } spv[] = {
-        {ff_vk_spv_mem_read, sizeof(ff_vk_spv_mem_read)},
-        {ff_vk_spv_mem_write, sizeof(ff_vk_spv_mem_write)},
-        {ff_vk_spv_mem_copy, sizeof(ff_vk_spv_mem_copy)},
-        {ff_vk_spv_mem_triad, sizeof(ff_vk_spv_mem_triad)},
+        {ff_vk_spv_mem_read, ff_vk_spv_mem_read_s, sizeof(ff_vk_spv_mem_read),
+         sizeof(ff_vk_spv_mem_read_s)},
+        {ff_vk_spv_mem_write, ff_vk_spv_mem_write_s, sizeof(ff_vk_spv_mem_write),
+         sizeof(ff_vk_spv_mem_write_s)},
+        {ff_vk_spv_mem_copy, ff_vk_spv_mem_copy_s, sizeof(ff_vk_spv_mem_copy),
+         sizeof(ff_vk_spv_mem_copy_s)},
+        {ff_vk_spv_mem_triad, ff_vk_spv_mem_triad_s, sizeof(ff_vk_spv_mem_triad),
+         sizeof(ff_vk_spv_mem_triad_s)},
     };
     if (desc->id < FF_KERNEL_MEM_READ || desc->id > FF_KERNEL_MEM_TRIAD)
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "not a bandwidth kernel");
@@ -84,9 +92,11 @@ int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *des
     out->n_params = N_PARAMS;
     memcpy(out->param, mem_params, sizeof(mem_params));
     ffvk_mem_default(d, desc->n, &out->dflt);
-    /* mem.comp's source is compiled at build time: its SPIR-V stands for it. */
-    *source_hash = ff_tune_hash(FF_TUNE_HASH_INIT, spv[desc->id - FF_KERNEL_MEM_READ].code,
-                                spv[desc->id - FF_KERNEL_MEM_READ].bytes);
+    /* mem.comp's source is compiled at build time: its SPIR-V (both element types) stands for
+     * it. */
+    const int i = desc->id - FF_KERNEL_MEM_READ;
+    *source_hash = ff_tune_hash(ff_tune_hash(FF_TUNE_HASH_INIT, spv[i].code, spv[i].bytes),
+                                spv[i].scalar, spv[i].scalar_bytes);
     return FF_OK;
 }
 

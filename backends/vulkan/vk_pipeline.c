@@ -33,9 +33,13 @@
 #include "vk_matmul_tex_sg_f32.h"
 #include "vk_matmul_tex_sg_i8.h"
 #include "vk_mem_copy.h"
+#include "vk_mem_copy_s.h"
 #include "vk_mem_read.h"
+#include "vk_mem_read_s.h"
 #include "vk_mem_triad.h"
+#include "vk_mem_triad_s.h"
 #include "vk_mem_write.h"
+#include "vk_mem_write_s.h"
 #include "vk_peak_f16.h"
 #include "vk_peak_f32.h"
 #include "vk_peak_i8.h"
@@ -465,32 +469,32 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
     k->n_fixed_push = 1;
     switch (desc->id) {
     case FF_KERNEL_MEM_READ:
-        code = ff_vk_spv_mem_read;
-        code_bytes = sizeof(ff_vk_spv_mem_read);
+        code = vw == 1 ? ff_vk_spv_mem_read_s : ff_vk_spv_mem_read;
+        code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_read_s) : sizeof(ff_vk_spv_mem_read);
         k->base.n_bufs = 2;
         k->base.out_words = groups * wg;
         k->need_bytes[0] = bytes;
         k->need_bytes[1] = k->base.out_words * 4;
-        what = "read (xor of uvec4)";
+        what = "read (xor)";
         break;
     case FF_KERNEL_MEM_WRITE:
-        code = ff_vk_spv_mem_write;
-        code_bytes = sizeof(ff_vk_spv_mem_write);
+        code = vw == 1 ? ff_vk_spv_mem_write_s : ff_vk_spv_mem_write;
+        code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_write_s) : sizeof(ff_vk_spv_mem_write);
         k->base.n_bufs = 1;
         k->base.n_params = 1;
         k->need_bytes[0] = bytes;
         what = "write (value ^ i)";
         break;
     case FF_KERNEL_MEM_COPY:
-        code = ff_vk_spv_mem_copy;
-        code_bytes = sizeof(ff_vk_spv_mem_copy);
+        code = vw == 1 ? ff_vk_spv_mem_copy_s : ff_vk_spv_mem_copy;
+        code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_copy_s) : sizeof(ff_vk_spv_mem_copy);
         k->base.n_bufs = 2;
         k->need_bytes[0] = k->need_bytes[1] = bytes;
         what = "copy";
         break;
     default:
-        code = ff_vk_spv_mem_triad;
-        code_bytes = sizeof(ff_vk_spv_mem_triad);
+        code = vw == 1 ? ff_vk_spv_mem_triad_s : ff_vk_spv_mem_triad;
+        code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_triad_s) : sizeof(ff_vk_spv_mem_triad);
         k->base.n_bufs = 3;
         k->need_bytes[0] = k->need_bytes[1] = k->need_bytes[2] = bytes;
         what = "triad a = b + 3c";
@@ -506,7 +510,7 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
         per[0] = 0;
     size_t used = strlen(k->base.variant);
     snprintf(k->base.variant + used, sizeof(k->base.variant) - used, "%s", per);
-    uint32_t spec[4] = {wg, vw / 4, layout, epi};
+    uint32_t spec[4] = {wg, vw == 1 ? 1 : vw / 4, layout, epi}; /* U: elements per unit */
     /* push block {n4, value}: always both words so the range covers it */
     return build(d, k, code, code_bytes, k->base.n_bufs, 2, spec, 4, err, errlen);
 }

@@ -1,10 +1,14 @@
 #version 450
 /*
- * Bandwidth kernels over n 32-bit words, one source compiled four times
- * (-DFF_READ, -DFF_WRITE, -DFF_COPY, -DFF_TRIAD), built per point of the bandwidth kernels'
+ * Bandwidth kernels over n 32-bit words, one source compiled eight times
+ * (-DFF_READ, -DFF_WRITE, -DFF_COPY, -DFF_TRIAD; each with uvec4 elements, and with -DFF_SCALAR
+ * with uint elements: on CPU drivers that vectorise across invocations, such as lavapipe,
+ * consecutive invocations reading consecutive words make one wide load where uvec4 per
+ * invocation makes a gather), built per point of the bandwidth kernels'
  * tuning space (vk_mem_tuning.c) through specialization constants:
  *   0 work-group size
- *   1 U: uvec4s per access unit (1, 2, 4: 16, 32 or 64 adjacent bytes per step)
+ *   1 U: elements per access unit (uvec4: 1, 2, 4, i.e. 16, 32 or 64 adjacent bytes per
+ *        step; scalar: 1, 4 bytes)
  *   2 LAYOUT: 0 grid stride: invocation t of T handles units t, t + T, t + 2T ... (each pass
  *             contiguous across the invocations of a wave: coalesced on GPUs);
  *             1 contiguous: invocation t handles units t*E .. t*E + E - 1 (one stream per
@@ -22,31 +26,43 @@ layout(constant_id = 2) const uint LAYOUT = 0;
 layout(constant_id = 3) const uint E = 1;
 layout(push_constant) uniform P { uint n4; uint value; } p;
 
+#if defined(FF_SCALAR)
+#define UT uint
+#define FT float
+#define ELEMS (p.n4 * 4u)
+#else
+#define UT uvec4
+#define FT vec4
+#define ELEMS p.n4
+#endif
+
 #if defined(FF_READ)
-layout(set = 0, binding = 0, std430) readonly buffer Src { uvec4 src[]; };
+layout(set = 0, binding = 0, std430) readonly buffer Src { UT src[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Out { uint outw[]; };
 #elif defined(FF_WRITE)
-layout(set = 0, binding = 0, std430) writeonly buffer Dst { uvec4 dst[]; };
+layout(set = 0, binding = 0, std430) writeonly buffer Dst { UT dst[]; };
 #elif defined(FF_COPY)
-layout(set = 0, binding = 0, std430) readonly buffer Src { uvec4 src[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
+layout(set = 0, binding = 0, std430) readonly buffer Src { UT src[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer Dst { UT dst[]; };
 #else
-layout(set = 0, binding = 0, std430) writeonly buffer Ab { vec4 a[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Bb { vec4 b[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Cb { vec4 c[]; };
+layout(set = 0, binding = 0, std430) writeonly buffer Ab { FT a[]; };
+layout(set = 0, binding = 1, std430) readonly buffer Bb { FT b[]; };
+layout(set = 0, binding = 2, std430) readonly buffer Cb { FT c[]; };
 #endif
 
 #if defined(FF_READ)
-uvec4 s = uvec4(0);
+UT s = UT(0);
 #endif
 
-/* Unit u: uvec4s u*U .. u*U + U - 1. */
+/* Unit u: elements u*U .. u*U + U - 1. */
 void unit(uint u)
 {
     for (uint j = 0; j < U; j++) {
         uint i = u * U + j;
 #if defined(FF_READ)
         s ^= src[i];
+#elif defined(FF_WRITE) && defined(FF_SCALAR)
+        dst[i] = p.value ^ i;
 #elif defined(FF_WRITE)
         dst[i] = uvec4(p.value) ^ (uvec4(i * 4) + uvec4(0, 1, 2, 3));
 #elif defined(FF_COPY)
@@ -60,7 +76,7 @@ void unit(uint u)
 void main()
 {
     uint t = gl_GlobalInvocationID.x;
-    uint units = p.n4 / U; /* the host keeps n4 a multiple of U */
+    uint units = ELEMS / U; /* the host keeps the element count a multiple of U */
     if (LAYOUT == 0) {
         uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
         for (uint u = t; u < units; u += stride)
@@ -71,7 +87,9 @@ void main()
         for (uint u = first; u < last; u++)
             unit(u);
     }
-#if defined(FF_READ)
+#if defined(FF_READ) && defined(FF_SCALAR)
+    outw[t] = s;
+#elif defined(FF_READ)
     outw[t] = s.x ^ s.y ^ s.z ^ s.w;
 #endif
 }
