@@ -89,15 +89,16 @@ static uint64_t buffer_bytes(const struct ff_device_info *info, const struct ff_
     b = b >= 4 * FF_MIB ? b / FF_MIB * FF_MIB : b / 4096 * 4096;
     char sz[32], c[32];
     ff_fmt_bytes_bin(sz, sizeof(sz), (double)b);
+    /* Formatted whole, then cut to notelen. */
+    char full[192];
     if (llc) {
         ff_fmt_bytes_bin(c, sizeof(c), (double)llc);
-        if (snprintf(note, notelen, "buffers of %s (%.1fx the %s LLC%s)", sz, (double)b / llc, c,
-                     bound) >= (int)notelen)
-            note[notelen - 1] = 0;
+        snprintf(full, sizeof(full), "buffers of %s (%.1fx the %s LLC%s)", sz, (double)b / llc, c,
+                 bound);
     } else {
-        if (snprintf(note, notelen, "buffers of %s%s", sz, bound) >= (int)notelen)
-            note[notelen - 1] = 0;
+        snprintf(full, sizeof(full), "buffers of %s%s", sz, bound);
     }
+    ff_strlcpy(note, full, notelen);
     return b;
 }
 
