@@ -85,4 +85,5 @@ void ff_bench_run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg, 
     for (const struct ff_family *f = families; f->name && !ff_interrupted; f++)
         if (cfg->families & ff_family_bit(f))
             f->run(dev, cfg, p);
+    ff_peak_annotate(p);
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <flopfit/profile_fields.h>
+
 #include "families.h"
 
 /* The library reference result for the same precision and size, if measured. */
@@ -23,6 +25,18 @@ static const struct ff_result *library_peer(const struct ff_run *p, const struct
 void ff_suite_matmul_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n)
 {
     const struct ff_result *lib = strcmp(r->impl, "clblast") ? library_peer(p, r) : NULL;
+    size_t o = 0;
     if (lib && lib->value > 0)
-        snprintf(dst, n, "%.2fx", r->value / lib->value);
+        o = (size_t)snprintf(dst, n, "%.2fx", r->value / lib->value);
+    double frac = -1;
+    bool of_fp32 = false;
+    for (size_t i = 0; i < r->n_extra; i++) {
+        if (strcmp(r->extra[i].key, FF_PF_TEST_PEAK_FRACTION) == 0)
+            frac = r->extra[i].value;
+        else if (strcmp(r->extra[i].key, FF_PF_TEST_PEAK_OF_FP32) == 0)
+            of_fp32 = r->extra[i].value != 0;
+    }
+    if (frac >= 0 && o < n)
+        snprintf(dst + o, n - o, "%s%.0f%% of %speak", o ? ", " : "", 100 * frac,
+                 of_fp32 ? "fp32 " : "");
 }

@@ -33,7 +33,7 @@ static bool same_unsupported(const struct ff_run *p, size_t j, size_t from, size
 void ff_report_table(FILE *f, const struct ff_run *p)
 {
     fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", "family", "test",
-            "impl", "prec", "size", "median", "spread", "rate", "verified", "vs library");
+            "impl", "prec", "size", "median", "spread", "rate", "verified", "vs library, peak");
     for (size_t i = 0; i < p->n_results; i++) {
         const struct ff_result *r = &p->results[i];
         char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[96] = "";

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <flopfit/profile_fields.h>
+
 #include "bench.h"
+#include "families.h"
 #include "kcheck.h"
 #include "probe_common.h"
 
@@ -232,4 +235,35 @@ void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct
     for (int pi = 0; pi < FF_PREC_COUNT && !ff_interrupted; pi++)
         if (cfg->prec[pi] && ff_matmul_has_kernel((enum ff_precision)pi))
             run_prec(dev, cfg, prof, (enum ff_precision)pi);
+}
+
+/*
+ * Every verified matmul figure over the measured arithmetic peak on the same device: the
+ * efficiency the roofline publisher draws. The reference is the higher of the test's own
+ * precision's peak and the fp32 peak, since a kernel may compute in fp32 exactly (int8 products
+ * and sums below 2^24, fp16 inputs): where an int8 or fp16 matmul runs on fp32 arithmetic, its
+ * own precision's chain peak would read above 100 %.
+ */
+void ff_peak_annotate(struct ff_run *p)
+{
+    double peak[FF_PREC_COUNT] = {0};
+    for (size_t i = 0; i < p->n_results; i++) {
+        const struct ff_result *r = &p->results[i];
+        if (r->status == FF_RES_OK && r->verified && strcmp(r->family, "peak") == 0 &&
+            r->prec >= 0 && r->prec < FF_PREC_COUNT && r->value > peak[r->prec])
+            peak[r->prec] = r->value;
+    }
+    for (size_t i = 0; i < p->n_results; i++) {
+        struct ff_result *r = &p->results[i];
+        if (r->status != FF_RES_OK || !r->verified || strcmp(r->family, "matmul") != 0 ||
+            r->prec < 0 || r->prec >= FF_PREC_COUNT)
+            continue;
+        double own = peak[r->prec], fp32 = peak[FF_PREC_FP32];
+        bool of_fp32 = fp32 > own;
+        double ref = of_fp32 ? fp32 : own;
+        if (!(ref > 0))
+            continue;
+        ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, r->value / ref, false);
+        ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, of_fp32, true);
+    }
 }

@@ -356,6 +356,9 @@ static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
                 "a bandwidth from 0 to 1e18 B/s", &out->algbw_bytes_per_s, NULL));
     TRY(get_num(&tc, t, FF_PF_TEST_LATENCY_S, 0.0, FF_PROFILE_MAX_SECONDS, "seconds from 0 to 1e9",
                 &out->latency_s, NULL));
+    TRY(get_num(&tc, t, FF_PF_TEST_PEAK_FRACTION, 0.0, 1e3, "a fraction from 0 to 1000",
+                &out->peak_fraction, NULL));
+    TRY(get_bool(&tc, t, FF_PF_TEST_PEAK_OF_FP32, &out->peak_of_fp32));
     return FF_OK;
 }
 

@@ -92,6 +92,9 @@ static struct ff_run every_field(void)
     /* --concurrent's fields (bench/concurrent.c) */
     ff_result_extra(r, FF_PF_TEST_CONC_DEVICES, 2, false);
     ff_result_extra(r, FF_PF_TEST_CONC_VALUE, 1.25e14, false);
+    /* the fraction of the measured peak (bench/suite_peak.c ff_peak_annotate) */
+    ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, 0.8125, false);
+    ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, 1, true);
 
     r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");
@@ -235,6 +238,8 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect_str_eq(t->unit, "FLOP/s");
     cr_expect_str_eq(t->tuning_point, "tm=6,tn=16,vw=8");
     cr_expect_str_eq(t->tuning_source, "cache");
+    cr_expect_float_eq(t->peak_fraction, 0.8125, 1e-12);
+    cr_expect(t->peak_of_fp32);
 
     t = ff_profile_test_at(doc, 1);
     cr_expect(!t->tuning_point && !t->tuning_source, "no tuning recorded: absent");

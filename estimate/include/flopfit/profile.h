@@ -153,6 +153,10 @@ struct ff_profile_test {
     const char *scope;
     uint64_t ranks;
     double algbw_bytes_per_s, latency_s;
+    /* matmul extra: the figure over the measured arithmetic peak it could use (0 absent; see
+     * SCHEMA.md), and whether that peak was fp32's rather than the test's own precision. */
+    double peak_fraction;
+    bool peak_of_fp32;
 };
 
 /*

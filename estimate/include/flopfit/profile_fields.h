@@ -109,6 +109,8 @@
 /* --concurrent: the figure measured while every device ran, and how many ran at once */
 #define FF_PF_TEST_CONC_VALUE        "concurrent_value"
 #define FF_PF_TEST_CONC_DEVICES      "concurrent_devices"
+#define FF_PF_TEST_PEAK_FRACTION     "peak_fraction" /* matmul: value / the measured peak */
+#define FF_PF_TEST_PEAK_OF_FP32      "peak_of_fp32"  /* matmul: that peak is fp32's, boolean */
 
 /* ---- values of enumerated fields ---- */
 #define FF_PF_STATUS_OK           "ok"
@@ -213,6 +215,8 @@
     X(FF_PF_TEST_ALGBW_BYTES_PER_S)                                                                \
     X(FF_PF_TEST_LATENCY_S)                                                                        \
     X(FF_PF_TEST_CONC_VALUE)                                                                       \
-    X(FF_PF_TEST_CONC_DEVICES)
+    X(FF_PF_TEST_CONC_DEVICES)                                                                     \
+    X(FF_PF_TEST_PEAK_FRACTION)                                                                    \
+    X(FF_PF_TEST_PEAK_OF_FP32)
 
 #endif
