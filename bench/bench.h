@@ -72,7 +72,7 @@ void ff_progress(const struct ff_bench_cfg *cfg, const char *fmt, ...);
 
 /*
  * Sets desc->tune from cfg->tuning for desc's kernel and records the point and its source in
- * r (tune.c). A point that does not build at desc's shape (ff_kernel_point_check) is dropped
+ * r (tuning_apply.c). A point that does not build at desc's shape (ff_kernel_point_check) is dropped
  * for the backend's default there, recorded as "default". Nothing when the kernel has no entry.
  */
 void ff_bench_apply_tuning(const struct ff_bench_cfg *cfg, struct ff_device *dev,

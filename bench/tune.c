@@ -650,30 +650,3 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
 }
 
 /* ---- the bench's use of the points ------------------------------------------------------- */
-
-void ff_bench_apply_tuning(const struct ff_bench_cfg *cfg, struct ff_device *dev,
-                           struct ff_kernel_desc *desc, struct ff_result *r)
-{
-    if (!cfg->tuning)
-        return;
-    const struct ff_bench_tuned *t = NULL;
-    for (size_t i = 0; i < cfg->tuning->n && !t; i++) {
-        const struct ff_bench_tuned *k = &cfg->tuning->k[i];
-        if (k->id == desc->id && (desc->id != FF_KERNEL_MATMUL || k->prec == desc->prec))
-            t = k;
-    }
-    if (!t)
-        return;
-    desc->tune = t->point;
-    snprintf(r->tune_point, sizeof(r->tune_point), "%s", t->text);
-    snprintf(r->tune_source, sizeof(r->tune_source), "%s", t->source);
-    if (t->point.n == 0)
-        return;
-    char e[256];
-    if (ff_kernel_point_check(dev, desc, e, sizeof(e)) < 0) {
-        /* Tuned at another shape and not legal at this one: the backend's default here. */
-        desc->tune.n = 0;
-        snprintf(r->tune_point, sizeof(r->tune_point), "default");
-        snprintf(r->tune_source, sizeof(r->tune_source), "default");
-    }
-}

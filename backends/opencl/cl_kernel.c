@@ -8,7 +8,6 @@
 
 #include "config.h"
 #include "cl_internal.h"
-#include "cl_matmul.h"
 #include "cl_mem.h"
 #include "cl_peak.h"
 
@@ -70,11 +69,6 @@ static int cl_prec(enum ff_precision p)
     return p == FF_PREC_FP16 ? 1 : p == FF_PREC_INT8 ? 2 : 0;
 }
 
-const char *ff_cl_matmul_source(void)
-{
-    return ff_cl_src_matmul;
-}
-
 /* Scratch panels and the packing kernels of the packed register layout: pack_a when
  * t->pack & 2, pack_b when t->pack & 1 (matmul.cl). */
 static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
@@ -124,7 +118,7 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
              "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DF32ACC=%u",
              cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
              t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack, t.f32acc);
-    *src = ff_cl_src_matmul;
+    *src = ff_cl_matmul_source();
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
     k->want_packing = !t.use_local && (t.pack || t.f32acc);

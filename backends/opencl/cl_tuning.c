@@ -13,6 +13,14 @@
 #include <strings.h>
 
 #include "cl_internal.h"
+#include "cl_matmul.h"
+
+/* The matmul kernel's source text (embedded from shaders/opencl/matmul.cl): built by
+ * cl_kernel.c, hashed into the space's key here. */
+const char *ff_cl_matmul_source(void)
+{
+    return ff_cl_src_matmul;
+}
 
 static bool contains_nocase(const char *hay, const char *needle)
 {

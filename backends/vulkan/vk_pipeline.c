@@ -17,21 +17,6 @@
 #include "vk_coopmat_nv_i8.h"
 #include "vk_empty.h"
 #include "vk_matmul_baseline.h"
-#include "vk_matmul_f16.h"
-#include "vk_matmul_f32.h"
-#include "vk_matmul_i8.h"
-#include "vk_matmul_sg_f16.h"
-#include "vk_matmul_sg_f32.h"
-#include "vk_matmul_sg_i8.h"
-#include "vk_matmul_shared_f16.h"
-#include "vk_matmul_shared_f32.h"
-#include "vk_matmul_shared_i8.h"
-#include "vk_matmul_tex_f16.h"
-#include "vk_matmul_tex_f32.h"
-#include "vk_matmul_tex_i8.h"
-#include "vk_matmul_tex_sg_f16.h"
-#include "vk_matmul_tex_sg_f32.h"
-#include "vk_matmul_tex_sg_i8.h"
 #include "vk_mem_copy.h"
 #include "vk_mem_copy_s.h"
 #include "vk_mem_read.h"
@@ -202,30 +187,6 @@ static int check_groups(const struct ffvk_device *d, const struct ffvk_kernel *k
 static const char *prec_name(enum ff_precision p)
 {
     return p == FF_PREC_FP16 ? "fp16" : p == FF_PREC_INT8 ? "int8" : "fp32";
-}
-
-const uint32_t *ffvk_mm_code(enum ff_precision prec, enum ffvk_mm_path path, bool sga,
-                             size_t *bytes)
-{
-#define PICK(p)                                                                                    \
-    do {                                                                                           \
-        if (path == FFVK_MM_SHARED) {                                                              \
-            *bytes = sizeof(ff_vk_spv_matmul_shared_##p);                                          \
-            return ff_vk_spv_matmul_shared_##p;                                                    \
-        }                                                                                          \
-        if (path == FFVK_MM_TEXEL) {                                                               \
-            *bytes = sga ? sizeof(ff_vk_spv_matmul_tex_sg_##p) : sizeof(ff_vk_spv_matmul_tex_##p); \
-            return sga ? ff_vk_spv_matmul_tex_sg_##p : ff_vk_spv_matmul_tex_##p;                   \
-        }                                                                                          \
-        *bytes = sga ? sizeof(ff_vk_spv_matmul_sg_##p) : sizeof(ff_vk_spv_matmul_##p);             \
-        return sga ? ff_vk_spv_matmul_sg_##p : ff_vk_spv_matmul_##p;                               \
-    } while (0)
-    switch (prec) {
-    case FF_PREC_FP16: PICK(f16);
-    case FF_PREC_INT8: PICK(i8);
-    default: PICK(f32);
-    }
-#undef PICK
 }
 
 static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,

@@ -13,6 +13,48 @@
 
 #include "vk_internal.h"
 
+#include "vk_matmul_f16.h"
+#include "vk_matmul_f32.h"
+#include "vk_matmul_i8.h"
+#include "vk_matmul_sg_f16.h"
+#include "vk_matmul_sg_f32.h"
+#include "vk_matmul_sg_i8.h"
+#include "vk_matmul_shared_f16.h"
+#include "vk_matmul_shared_f32.h"
+#include "vk_matmul_shared_i8.h"
+#include "vk_matmul_tex_f16.h"
+#include "vk_matmul_tex_f32.h"
+#include "vk_matmul_tex_i8.h"
+#include "vk_matmul_tex_sg_f16.h"
+#include "vk_matmul_tex_sg_f32.h"
+#include "vk_matmul_tex_sg_i8.h"
+
+/* The SPIR-V of each register/shared matmul kernel (shaders/vulkan/matmul*.comp): built by
+ * vk_pipeline.c, hashed into the space's key here. */
+const uint32_t *ffvk_mm_code(enum ff_precision prec, enum ffvk_mm_path path, bool sga,
+                             size_t *bytes)
+{
+#define PICK(p)                                                                                    \
+    do {                                                                                           \
+        if (path == FFVK_MM_SHARED) {                                                              \
+            *bytes = sizeof(ff_vk_spv_matmul_shared_##p);                                          \
+            return ff_vk_spv_matmul_shared_##p;                                                    \
+        }                                                                                          \
+        if (path == FFVK_MM_TEXEL) {                                                               \
+            *bytes = sga ? sizeof(ff_vk_spv_matmul_tex_sg_##p) : sizeof(ff_vk_spv_matmul_tex_##p); \
+            return sga ? ff_vk_spv_matmul_tex_sg_##p : ff_vk_spv_matmul_tex_##p;                   \
+        }                                                                                          \
+        *bytes = sga ? sizeof(ff_vk_spv_matmul_sg_##p) : sizeof(ff_vk_spv_matmul_##p);             \
+        return sga ? ff_vk_spv_matmul_sg_##p : ff_vk_spv_matmul_##p;                               \
+    } while (0)
+    switch (prec) {
+    case FF_PREC_FP16: PICK(f16);
+    case FF_PREC_INT8: PICK(i8);
+    default: PICK(f32);
+    }
+#undef PICK
+}
+
 /* Register block on CPU devices (lavapipe) without a fixed-size subgroup, see
  * ffvk_pick_tiles(). */
 #define FF_VK_CPU_TM  8
