@@ -33,23 +33,12 @@ static void progress_to_terminal(void *ctx, const char *line)
     fflush(f);
 }
 
+/* --output-dir's folders, made if missing (the path's length named as the option's). */
 static int mkdir_p(const char *dir, char *err, size_t errlen)
 {
-    char buf[4096];
-    if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+    if (strlen(dir) >= 4096)
         return ff_errf(err, errlen, FF_ERR_INVALID, "--output-dir path is too long");
-    for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf,
-                               strerror(errno));
-            *p = '/';
-        }
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf, strerror(errno));
-    return FF_OK;
+    return ff_mkdir_p(dir, err, errlen);
 }
 
 int ff_bench_select_targets(const struct ff_bench_opts *o, struct ff_bench_target *t, size_t *n,

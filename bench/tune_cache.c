@@ -299,18 +299,7 @@ static int make_parent(const char *path, char *err, size_t errlen)
     if (!slash || slash == buf)
         return FF_OK;
     *slash = 0;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf,
-                           strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf, strerror(errno));
-    return FF_OK;
+    return ff_mkdir_p(buf, err, errlen);
 }
 
 int ff_tune_cache_save(const struct ff_tune_cache *c, const char *path, char *err, size_t errlen)

@@ -118,6 +118,10 @@ int ff_clean_stale_temps(const char *dir, unsigned *removed, char *err, size_t e
 /* Could path be written? FF_ERR_INVALID when it is a folder or another non-regular file,
  * FF_ERR_IO when no file can be created in its folder (creates and removes a temp file). */
 int ff_check_writable(const char *path, char *err, size_t errlen);
+/* mkdir -p: dir and every folder above it (0777 & ~umask); folders already there are fine.
+ * FF_ERR_INVALID when dir is longer than 4095 bytes, FF_ERR_IO naming the folder that could not
+ * be created. */
+int ff_mkdir_p(const char *dir, char *err, size_t errlen);
 /* Can files be created in the folder dir? FF_ERR_INVALID when it is not a folder. */
 int ff_check_dir_writable(const char *dir, char *err, size_t errlen);
 

@@ -290,3 +290,22 @@ int ff_check_dir_writable(const char *dir, char *err, size_t errlen)
     unlink(tmp);
     return FF_OK;
 }
+
+int ff_mkdir_p(const char *dir, char *err, size_t errlen)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "folder path is too long: %.64s...", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf,
+                           strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return ff_errf(err, errlen, FF_ERR_IO, "cannot create folder %s: %s", buf, strerror(errno));
+    return FF_OK;
+}
