@@ -60,11 +60,8 @@ int ff_cl_mem_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
 int ff_cl_mem_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
                           size_t errlen)
 {
+    /* The front-end has checked that desc->tune is a point of the space (ff_kernel_point_check). */
     const struct ff_tune_point *p = &desc->tune;
-    if (p->n != N_PARAMS)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "bandwidth point has %u values, expected %d (vw, epi, layout, wg)",
-                       (unsigned)p->n, N_PARAMS);
     const uint32_t per_item = p->v[P_VW] * p->v[P_EPI];
     if (desc->n == 0 || desc->n % per_item)
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,

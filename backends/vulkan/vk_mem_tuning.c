@@ -103,11 +103,8 @@ int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *des
 int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc, char *err,
                          size_t errlen)
 {
+    /* The front-end has checked that desc->tune is a point of the space (ff_kernel_point_check). */
     const struct ff_tune_point *p = &desc->tune;
-    if (p->n != N_PARAMS)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "bandwidth point has %u values, expected %d (vw, epi, layout, wg)",
-                       (unsigned)p->n, N_PARAMS);
     if (desc->n == 0 || desc->n % p->v[P_VW])
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "n=%u words is not a multiple of vw=%u",
                        (unsigned)desc->n, (unsigned)p->v[P_VW]);
