@@ -322,11 +322,7 @@ static int build_fleet(char **texts, int size, const char *iso, struct json_obje
     struct json_object *fleet = json_object_new_object();
     add_str(fleet, FF_PF_SCHEMA, FF_FLEET_SCHEMA_ID);
     add_str(fleet, FF_PF_SCHEMA_VERSION, FF_FLEET_VERSION_WRITTEN);
-    struct json_object *tool = json_object_new_object();
-    add_str(tool, FF_PF_TOOL_NAME, "flopfit");
-    add_str(tool, FF_PF_TOOL_VERSION, FF_VERSION);
-    add_str(tool, FF_PF_TOOL_GIT, FF_GIT_REV);
-    json_object_object_add(fleet, FF_PF_TOOL, tool);
+    json_object_object_add(fleet, FF_PF_TOOL, ff_tool_json());
     add_str(fleet, FF_PF_CREATED, iso);
     struct json_object *ranks = json_object_new_array(), *hosts = json_object_new_array();
     struct json_object *ic = json_object_new_array(), *failed = json_object_new_array();

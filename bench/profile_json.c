@@ -101,17 +101,22 @@ struct json_object *ff_result_to_json(const struct ff_result *r)
     return o;
 }
 
+struct json_object *ff_tool_json(void)
+{
+    struct json_object *tool = json_object_new_object();
+    add_str(tool, FF_PF_TOOL_NAME, "flopfit");
+    add_str(tool, FF_PF_TOOL_VERSION, FF_VERSION);
+    add_str(tool, FF_PF_TOOL_GIT, FF_GIT_REV);
+    return tool;
+}
+
 struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host *host,
                                    const char *created_utc)
 {
     struct json_object *root = json_object_new_object();
     add_str(root, FF_PF_SCHEMA, FF_PROFILE_SCHEMA);
     add_str(root, FF_PF_SCHEMA_VERSION, FF_PROFILE_VERSION);
-    struct json_object *tool = json_object_new_object();
-    add_str(tool, FF_PF_TOOL_NAME, "flopfit");
-    add_str(tool, FF_PF_TOOL_VERSION, FF_VERSION);
-    add_str(tool, FF_PF_TOOL_GIT, FF_GIT_REV);
-    json_object_object_add(root, FF_PF_TOOL, tool);
+    json_object_object_add(root, FF_PF_TOOL, ff_tool_json());
     add_str(root, FF_PF_CREATED, created_utc);
 
     struct json_object *h = json_object_new_object();

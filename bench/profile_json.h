@@ -26,4 +26,7 @@ struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host 
 /* One test as it appears in "tests" (a new reference). */
 struct json_object *ff_result_to_json(const struct ff_result *r);
 
+/* The "tool" object every file bench writes carries: name, version, git revision. */
+struct json_object *ff_tool_json(void);
+
 #endif
