@@ -610,6 +610,16 @@ uint64_t ff_kernel_out_words(const struct ff_kernel *k)
     return k ? k->out_words : 0;
 }
 
+enum ff_peak_op ff_kernel_peak_op(const struct ff_kernel *k)
+{
+    return k ? k->peak_op : FF_PEAK_MAD;
+}
+
+unsigned ff_peak_op_ops(enum ff_peak_op op)
+{
+    return op == FF_PEAK_DOT4 ? 8 : 2;
+}
+
 int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                   const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
                   char *err, size_t errlen)

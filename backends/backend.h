@@ -66,6 +66,9 @@ enum ff_kernel_id {
      * bufs: out (ff_kernel_out_words() 32-bit words).
      * params: iters, a, b (a and b as the precision's bits: fp32 bits, fp16 bits in the low
      * 16, int8 in the low 8). 2 * iters * out words multiply-add operations per run.
+     * An int8 peak may instead run 4-way byte dot products (ff_kernel_peak_op() ==
+     * FF_PEAK_DOT4: dp4a, VNNI), x = x + 4 * (uint8)a * (int8)b, 32-bit wrap-around: 8
+     * operations per out word and step.
      */
     FF_KERNEL_PEAK,
     FF_KERNEL_COUNT
@@ -238,6 +241,14 @@ void ff_kernel_destroy(struct ff_kernel **k);
 const char *ff_kernel_variant(const struct ff_kernel *k);
 /* Words (uint32) the MEM_READ and PEAK kernels write to their out buffer. */
 uint64_t ff_kernel_out_words(const struct ff_kernel *k);
+/* The step a PEAK kernel's chains take (FF_KERNEL_PEAK). */
+enum ff_peak_op {
+    FF_PEAK_MAD,  /* x = x * a + b: 2 operations per word and step */
+    FF_PEAK_DOT4, /* int8: x = x + 4 * (uint8)a * (int8)b, a 4-way byte dot: 8 */
+};
+enum ff_peak_op ff_kernel_peak_op(const struct ff_kernel *k);
+/* Operations per out word and step of op. */
+unsigned ff_peak_op_ops(enum ff_peak_op op);
 
 /*
  * Whether flopfit has matmul kernels for `p` (fp32, fp16, int8). The precision vocabulary is

@@ -80,10 +80,11 @@ struct ff_buf {
 struct ff_kernel {
     struct ff_device *dev;
     struct ff_kernel_desc desc;
-    char variant[160];  /* filled by the backend */
-    uint64_t out_words; /* MEM_READ: words written to the out buffer */
-    uint32_t n_bufs;    /* buffers ff_kernel_run expects */
-    uint32_t n_params;  /* params ff_kernel_run expects */
+    char variant[160];       /* filled by the backend */
+    uint64_t out_words;      /* MEM_READ: words written to the out buffer */
+    enum ff_peak_op peak_op; /* PEAK: the chains' step (FF_PEAK_MAD unless set) */
+    uint32_t n_bufs;         /* buffers ff_kernel_run expects */
+    uint32_t n_params;       /* params ff_kernel_run expects */
     /* The point built: desc.tune when given, else the backend's choice (n == 0 when the
      * kernel has no space). Filled by the backend. */
     struct ff_tune_point point;

@@ -91,12 +91,13 @@ void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct
  * steps of x = x * a + b, computed on the host as FF_KERNEL_PEAK defines it (a and b in the
  * kernel's bit layout; fp32 with fmaf, fp16 rounded to half each step, int8 widened, wrapping).
  */
-uint32_t ff_peak_ref(enum ff_precision p, uint64_t lane, uint32_t iters, uint32_t a, uint32_t b);
+uint32_t ff_peak_ref(enum ff_precision p, enum ff_peak_op op, uint64_t lane, uint32_t iters,
+                     uint32_t a, uint32_t b);
 /*
  * Compares a peak kernel's output (n_words words) with ff_peak_ref: every lane for fp32 and
  * fp16, a spread sample for int8. FF_OK, or FF_ERR_VERIFY naming the first bad lane in err.
  */
-int ff_peak_check(enum ff_precision p, const uint32_t *out, uint64_t n_words, uint32_t iters,
-                  uint32_t a, uint32_t b, char *err, size_t errlen);
+int ff_peak_check(enum ff_precision p, enum ff_peak_op op, const uint32_t *out, uint64_t n_words,
+                  uint32_t iters, uint32_t a, uint32_t b, char *err, size_t errlen);
 
 #endif

@@ -6,7 +6,8 @@
  * Every lane's final value is checked against the host repeating the same chain: the fp
  * chains run x = fma(x, 1, 1) from small integers, so every step is exact in any rounding
  * (fused or not) and the device must match bit for bit; int8 wraps in 32-bit unsigned maths,
- * exact by definition. A chain cut short, skipped work-items or a lost write all show. A rate
+ * exact by definition; an int8 peak of byte dot products (FF_PEAK_DOT4) adds one constant per
+ * step and must end at its closed form. A chain cut short, skipped work-items or a lost write all show. A rate
  * past the device's physical bound (ff_kcheck_rate_limit) is failed as implausible.
  */
 #include <math.h>
@@ -42,8 +43,14 @@ static void operands(enum ff_precision p, uint32_t *a, uint32_t *b)
     }
 }
 
-uint32_t ff_peak_ref(enum ff_precision p, uint64_t lane, uint32_t iters, uint32_t a, uint32_t b)
+uint32_t ff_peak_ref(enum ff_precision p, enum ff_peak_op op, uint64_t lane, uint32_t iters,
+                     uint32_t a, uint32_t b)
 {
+    if (p == FF_PREC_INT8 && op == FF_PEAK_DOT4) {
+        /* every step adds the same 4-way dot product: 4 * (unsigned byte a) * (signed byte b) */
+        uint32_t d = 4u * (a & 0xffu) * (uint32_t)(int32_t)(int8_t)(b & 0xff);
+        return (uint32_t)lane + iters * d;
+    }
     if (p == FF_PREC_INT8) {
         uint32_t x = (uint32_t)lane, av = (uint32_t)(int32_t)(int8_t)(a & 0xff),
                  bv = (uint32_t)(int32_t)(int8_t)(b & 0xff);
@@ -72,14 +79,14 @@ uint32_t ff_peak_ref(enum ff_precision p, uint64_t lane, uint32_t iters, uint32_
     return w;
 }
 
-int ff_peak_check(enum ff_precision p, const uint32_t *out, uint64_t n_words, uint32_t iters,
-                  uint32_t a, uint32_t b, char *err, size_t errlen)
+int ff_peak_check(enum ff_precision p, enum ff_peak_op op, const uint32_t *out, uint64_t n_words,
+                  uint32_t iters, uint32_t a, uint32_t b, char *err, size_t errlen)
 {
     if (p != FF_PREC_INT8) {
         /* fp lanes start at (i & 63): 64 chains cover every lane, so check them all */
         uint32_t ref[64];
         for (uint32_t j = 0; j < 64; j++)
-            ref[j] = ff_peak_ref(p, j, iters, a, b);
+            ref[j] = ff_peak_ref(p, op, j, iters, a, b);
         for (uint64_t i = 0; i < n_words; i++)
             if (out[i] != ref[i & 63])
                 return ff_errf(err, errlen, FF_ERR_VERIFY,
@@ -94,7 +101,7 @@ int ff_peak_check(enum ff_precision p, const uint32_t *out, uint64_t n_words, ui
     for (uint64_t i = 0; i < n_words; i = i < 64 || i + 64 >= n_words ? i + 1 : i + step) {
         if (i >= 64 && i + 64 < n_words && i + step >= n_words - 64)
             i = n_words - 64; /* the sampled stretch ends where the last 64 begin */
-        uint32_t want = ff_peak_ref(p, i, iters, a, b);
+        uint32_t want = ff_peak_ref(p, op, i, iters, a, b);
         if (out[i] != want)
             return ff_errf(err, errlen, FF_ERR_VERIFY,
                            "lane %llu of %llu holds 0x%08x, the host's chain of %u steps 0x%08x",
@@ -150,7 +157,8 @@ static int check_out(struct peak_ctx *c, enum ff_precision p, uint32_t *host, ch
     int ret = ff_buf_read(c->out, 0, host, words * 4, err, errlen);
     if (ret < 0)
         return ret;
-    return ff_peak_check(p, host, words, c->params[0], c->params[1], c->params[2], err, errlen);
+    return ff_peak_check(p, ff_kernel_peak_op(c->k), host, words, c->params[0], c->params[1],
+                         c->params[2], err, errlen);
 }
 
 static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof,
@@ -204,6 +212,7 @@ static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     if (ret == FF_OK)
         ret = check_out(&c, p, host, err, sizeof(err));
     uint64_t words = c.k ? ff_kernel_out_words(c.k) : 0;
+    unsigned ops = ff_peak_op_ops(c.k ? ff_kernel_peak_op(c.k) : FF_PEAK_MAD);
     if (c.k)
         snprintf(res->variant, sizeof(res->variant), "%s, %u steps", ff_kernel_variant(c.k),
                  PEAK_ITERS);
@@ -224,7 +233,7 @@ static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     res->verified = true;
     res->status = FF_RES_OK;
     double t = res->t.dev_median_s > 0 ? res->t.dev_median_s : res->t.wall_median_s;
-    res->value = 2.0 * (double)words * PEAK_ITERS / t;
+    res->value = (double)ops * (double)words * PEAK_ITERS / t;
     char why[200];
     double limit = ff_kcheck_rate_limit(ff_device_info(dev), p, why, sizeof(why));
     ff_result_implausible(res, res->value, limit, why);

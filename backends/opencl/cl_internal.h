@@ -25,6 +25,9 @@ struct cl_dev {
     cl_command_queue queue; /* in-order, profiling enabled */
     bool is_pocl;
     bool is_cpu;
+    /* A PoCL CPU device on an x86 host with AVX-512 VNNI: matmul.cl's DOT path can be built
+     * (cl_device.c). */
+    bool x86_vnni;
     struct cl_program_entry programs[CL_PROGRAM_CACHE];
     size_t n_programs;
 };
@@ -44,6 +47,7 @@ struct cl_matmul_tune {
     unsigned ku;        /* k-loop unroll factor */
     unsigned pack;      /* register layout: 1 packs A and B into panels first, 0 reads in place */
     unsigned f32acc;    /* int8, packed register layout: exact fp32 chunks (matmul.cl) */
+    unsigned dot;       /* int8, register layout: 4-way byte dot products (matmul.cl DOT) */
     const char *why;    /* which table entry chose it */
 };
 struct cl_kern {

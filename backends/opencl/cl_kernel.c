@@ -81,6 +81,13 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
     static const char *const names[2] = {"pack_a", "pack_b"};
     /* int8 f32acc with A in place still widens A to float (row-major, pack_a) */
     const bool want[2] = {(t->pack & 2) || t->f32acc, (t->pack & 1) != 0};
+    if (t->dot) {
+        /* matmul.cl DOT: A padded to whole quads of k plus its row sums (one row per
+         * work-item), B in quads of k (one panel quad per work-item) */
+        size_t k4 = round_up(desc->k, 4);
+        bytes[0] = mp * k4 + mp * 4;
+        bytes[1] = np * k4;
+    }
     cl_int rc;
     for (int i = 0; i < 2; i++) {
         if (!want[i])
@@ -92,6 +99,13 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
         k->pack[i] = clCreateKernel(prog, names[i], &rc);
         if (!k->pack[i])
             return ff_cl_fail(rc, "clCreateKernel", err, errlen);
+    }
+    if (t->dot) {
+        k->pack_global[0][0] = mp;
+        k->pack_global[0][1] = 1;
+        k->pack_global[1][0] = np / t->tn;
+        k->pack_global[1][1] = round_up(desc->k, 4) / 4;
+        return FF_OK;
     }
     if (t->pack & 2) {
         k->pack_global[0][0] = desc->k; /* pack_a: one panel row per work-item */
@@ -115,15 +129,18 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         return ret;
     snprintf(options, optlen,
              "-cl-std=CL1.2 -DPREC=%d -DTM=%u -DTN=%u -DVW=%u -DUSE_LOCAL=%u -DWG0=%u "
-             "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DF32ACC=%u",
+             "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DF32ACC=%u -DDOT=%u",
              cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
-             t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack, t.f32acc);
+             t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack, t.f32acc, t.dot);
     *src = ff_cl_matmul_source();
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
     k->want_packing = !t.use_local && (t.pack || t.f32acc);
     k->tune = t;
-    const char *el = desc->prec == FF_PREC_INT8 ? (t.f32acc ? "float" : "int") : "float";
+    const char *el = desc->prec == FF_PREC_INT8 ? (t.f32acc ? "float"
+                                                   : t.dot  ? "char4-dot int"
+                                                            : "int")
+                                                : "float";
     if (t.use_local) {
         k->has_local = true;
         k->local[0] = t.wg0;
@@ -150,7 +167,11 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
                  : t.pack == 1 ? "B packed, A in place"
                  : t.pack == 2 ? "A packed, B in place"
                                : "in place",
-                 t.ku, t.f32acc ? ", exact fp32 chunks" : "", t.why);
+                 t.ku,
+                 t.f32acc ? ", exact fp32 chunks"
+                 : t.dot  ? ", VNNI byte dot products"
+                          : "",
+                 t.why);
     }
     k->global[0] = gx;
     k->global[1] = gy;
@@ -183,10 +204,21 @@ static int create_peak(struct cl_dev *d, struct cl_kern *k, char *err, size_t er
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                        "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
     unsigned vw = peak_width(d, desc->prec);
-    snprintf(options, optlen, "-cl-std=CL1.2 -DPREC=%d -DVW=%u", cl_prec(desc->prec), vw);
     k->global[0] = desc->n;
     k->base.n_bufs = 1;
     k->base.n_params = 3;
+    if (desc->prec == FF_PREC_INT8 && d->x86_vnni) {
+        /* the int8 arithmetic the matmul uses here: VNNI byte dot products (peak.cl DOT) */
+        snprintf(options, optlen, "-cl-std=CL1.2 -DPREC=%d -DVW=16 -DDOT=1", cl_prec(desc->prec));
+        k->base.out_words = (uint64_t)desc->n * 8 * 16;
+        k->base.peak_op = FF_PEAK_DOT4;
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "int8: 8 independent 16-lane 4-way byte dot-product chains (AVX-512 VNNI "
+                 "vpdpbusd) per work-item, %u work-items",
+                 desc->n);
+        return FF_OK;
+    }
+    snprintf(options, optlen, "-cl-std=CL1.2 -DPREC=%d -DVW=%u", cl_prec(desc->prec), vw);
     k->base.out_words = (uint64_t)desc->n * 8 * vw; /* 8 chains (peak.cl CHAINS) */
     snprintf(k->base.variant, sizeof(k->base.variant),
              "%s: 8 independent %s%u multiply-add chains per work-item, %u work-items",

@@ -62,6 +62,10 @@ static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
     } else if (!t->pack) {
         t->pack = 3; /* the option's register layout packs both, as it always did */
     }
+    if (t->dot && (t->use_local || t->vw != 16 || t->tn % 16))
+        t->dot = 0; /* the table's dot products need 16-lane B vectors in the register layout */
+    if (t->dot)
+        t->pack = 3;
     t->why = "FF_CL_MATMUL_TUNE override";
     return true;
 }
@@ -105,6 +109,15 @@ static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl
         t->wg1 = 32;
         t->why = d->is_pocl ? "PoCL AVX-512 CPU: B panels, 8x48 register tile"
                             : "AVX-512 CPU: register tile";
+        if (prec == FF_PREC_INT8 && d->x86_vnni) {
+            /* VNNI: 4-way byte dot products (matmul.cl DOT), 64 multiply-adds per instruction
+             * against fp32's 16 per FMA. Both operands packed (B as quads of k, A padded to
+             * whole quads with its row sums). TILE_NOTE_DOT */
+            t->f32acc = 0;
+            t->dot = 1;
+            t->pack = 3;
+            t->why = "PoCL AVX-512 VNNI CPU: byte dot products, 8x48 register tile";
+        }
         return;
     }
     if (d->is_cpu) {
@@ -156,8 +169,9 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
 
 /* ---- the declared space -------------------------------------------------------------- */
 
-/* Parameter order of the space (a point's v[] follows it). f32acc is declared for int8 only. */
-enum { P_TM, P_TN, P_VW, P_LOCAL, P_WG0, P_WG1, P_TK, P_KU, P_PACK, P_F32ACC, P_COUNT };
+/* Parameter order of the space (a point's v[] follows it). f32acc and dot are declared for int8
+ * only. */
+enum { P_TM, P_TN, P_VW, P_LOCAL, P_WG0, P_WG1, P_TK, P_KU, P_PACK, P_F32ACC, P_DOT, P_COUNT };
 
 /* Values chosen to cover (sources: the vendors' optimisation guides and the tile tables of
  * CLBlast's XgemmDirect/Xgemm database): register tiles up to 16 x 64 per work-item (CPUs: 32
@@ -181,11 +195,12 @@ static const struct {
     [P_KU] = {"ku", 4, {1, 2, 4, 8}},
     [P_PACK] = {"pack", 4, {0, 1, 2, 3}},
     [P_F32ACC] = {"f32acc", 2, {0, 1}},
+    [P_DOT] = {"dot", 2, {0, 1}},
 };
 
 static uint32_t n_params_for(enum ff_precision prec)
 {
-    return prec == FF_PREC_INT8 ? P_COUNT : P_COUNT - 1;
+    return prec == FF_PREC_INT8 ? P_COUNT : P_F32ACC;
 }
 
 static void point_from_tune(const struct cl_matmul_tune *t, enum ff_precision prec,
@@ -202,8 +217,10 @@ static void point_from_tune(const struct cl_matmul_tune *t, enum ff_precision pr
     p->v[P_TK] = t->tk;
     p->v[P_KU] = t->ku;
     p->v[P_PACK] = t->pack;
-    if (prec == FF_PREC_INT8)
+    if (prec == FF_PREC_INT8) {
         p->v[P_F32ACC] = t->f32acc;
+        p->v[P_DOT] = t->dot;
+    }
 }
 
 static void tune_from_point(const struct ff_tune_point *p, struct cl_matmul_tune *t)
@@ -219,6 +236,7 @@ static void tune_from_point(const struct ff_tune_point *p, struct cl_matmul_tune
     t->ku = p->v[P_KU];
     t->pack = p->v[P_PACK];
     t->f32acc = p->n > P_F32ACC ? p->v[P_F32ACC] : 0;
+    t->dot = p->n > P_DOT ? p->v[P_DOT] : 0;
     t->why = "tuning point";
 }
 
@@ -269,6 +287,21 @@ static int check_tune(const struct cl_dev *d, enum ff_precision prec,
         return ff_errf(err, errlen, U, "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
     if (t->f32acc && t->use_local)
         return ff_errf(err, errlen, U, "f32acc=1 needs the register layout (local=0)");
+    if (t->dot) {
+        if (!d->x86_vnni)
+            return ff_errf(err, errlen, U,
+                           "dot=1 needs a PoCL CPU device on an x86 CPU with AVX-512 VNNI");
+        if (t->use_local || t->f32acc)
+            return ff_errf(err, errlen, U,
+                           "dot=1 is a register-layout path of its own (local=0, f32acc=0)");
+        if (t->vw != 16 || t->tn % 16)
+            return ff_errf(err, errlen, U,
+                           "dot=1 works on 16-lane vectors: vw=16 and tn a multiple of 16 (got "
+                           "vw=%u, tn=%u)",
+                           t->vw, t->tn);
+        if (t->pack != 3)
+            return ff_errf(err, errlen, U, "dot=1 reads both operands packed (pack=3)");
+    }
     size_t wg = (size_t)t->wg0 * t->wg1;
     if (t->use_local) {
         if (!t->wg0 || !t->wg1)

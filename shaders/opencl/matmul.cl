@@ -17,6 +17,10 @@
  *              Exact: each fp32 partial sum covers at most F32_CHUNK = 2^10 k steps, so with
  *              |a*b| <= 2^14 every partial sum is an integer of magnitude <= 2^24, which fp32
  *              holds exactly; after each chunk it is converted and added into C in int32.
+ *   DOT        int8, register layout: 1 runs 4-way byte dot products (x86 AVX-512 VNNI's
+ *              vpdpbusd, 64 multiply-adds per instruction, through clang's builtin in a
+ *              function compiled for that feature); the host builds it only where the CPU
+ *              has the instruction (cl_tuning.c). Its own block below.
  */
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -108,7 +112,135 @@
 #define STORE1(v, C, off, add) ((C)[off] = (v))
 #endif
 
-#if USE_LOCAL == 0
+#ifndef DOT
+#define DOT 0
+#endif
+
+#if PREC == 2 && DOT
+
+/*
+ * int8 by 4-way dot products on x86 CPUs with AVX-512 VNNI. vpdpbusd multiplies unsigned
+ * bytes of its first operand by signed bytes of its second and adds each group of four
+ * products into a 32-bit lane, wrapping. B is the unsigned side: pack_b stores B + 128 (b ^
+ * 0x80) as uchar, four k steps of one column per 32-bit lane, TN columns per panel row; A is
+ * the signed side, four k steps of one row broadcast to every lane. So a work-item's sums are
+ * S[i][j] = sum_k A[i][k] * (B[k][j] + 128) = C[i][j] + 128 * rowsum(A[i]), and C = S - 128 *
+ * rowsum, exact in 32-bit wrap-around arithmetic whenever C itself fits in int32 (the
+ * reference's own condition). Padding (k past K, rows past M, columns past N) is zero on
+ * both sides, so it adds nothing.
+ *
+ * Layouts, K4 = K rounded up to 4:
+ *   Ap: rows 0 .. roundup(M, TM) of K4 chars each (zeros past K and past M), then one int per
+ *       row: rowsum(A[r]).
+ *   Bp: panel p (columns p*TN ..), quad q: TN lanes of 4 uchars B[4q + t][p*TN + j] + 128.
+ */
+#define DNV (TN / 16) /* 16-lane vectors per panel row */
+#define K4(K) (((K) + 3u) & ~3u)
+typedef int v16si __attribute__((vector_size(64)));
+
+/* pack_a: one row per work-item, global size (roundup(M, TM), 1). */
+__kernel void pack_a(__global const char *restrict A, __global char *restrict Ap, uint M, uint K)
+{
+    const uint r = get_global_id(0), k4 = K4(K);
+    const uint mp = get_global_size(0);
+    __global char *dst = Ap + (size_t)r * k4;
+    int sum = 0;
+    if (r < M) {
+        __global const char *src = A + (size_t)r * K;
+        for (uint k = 0; k < K; k++) {
+            dst[k] = src[k];
+            sum += src[k];
+        }
+    } else {
+        for (uint k = 0; k < K; k++)
+            dst[k] = 0;
+    }
+    for (uint k = K; k < k4; k++)
+        dst[k] = 0;
+    ((__global int *)(Ap + (size_t)mp * k4))[r] = sum;
+}
+
+/* pack_b: one quad of one panel per work-item, global size (roundup(N, TN) / TN, K4 / 4). */
+__kernel void pack_b(__global const char *restrict B, __global uchar *restrict Bp, uint N, uint K)
+{
+    const uint p = get_global_id(0), q = get_global_id(1), c0 = p * TN;
+    __global uchar *dst = Bp + ((size_t)p * (K4(K) / 4) + q) * TN * 4;
+    for (uint j = 0; j < TN; j++)
+        for (uint t = 0; t < 4; t++) {
+            const uint k = q * 4 + t, c = c0 + j;
+            dst[j * 4 + t] = k < K && c < N ? (uchar)(B[(size_t)k * N + c] ^ 0x80) : (uchar)0;
+        }
+}
+
+/*
+ * The TM x TN tile's sums S over nq quads into out (TM rows of TN ints): TM * DNV accumulators,
+ * DNV panel vectors per quad, one broadcast of A per row. Compiled for AVX-512 VNNI (the
+ * kernel around it is not: the host built this point only on a CPU that has it) and kept out
+ * of line so the attribute holds.
+ */
+__attribute__((target("avx512vnni"), noinline))
+static void dot_tile(__global const int *restrict a, uint lda, __global const v16si *restrict b,
+                     uint nq, int *restrict out)
+{
+    v16si acc[TM][DNV];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < DNV; j++)
+            acc[i][j] = (v16si){0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    __attribute__((opencl_unroll_hint(KU))) for (uint q = 0; q < nq; q++, b += DNV)
+    {
+        v16si bv[DNV];
+#pragma unroll
+        for (int j = 0; j < DNV; j++)
+            bv[j] = b[j];
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+            const int x = a[(size_t)i * lda + q];
+            const v16si av = {x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
+#pragma unroll
+            for (int j = 0; j < DNV; j++)
+                acc[i][j] = __builtin_ia32_vpdpbusd512(acc[i][j], bv[j], av);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < DNV; j++)
+            for (int x = 0; x < 16; x++)
+                out[i * TN + j * 16 + x] = acc[i][j][x];
+}
+
+__kernel void matmul(__global const char *restrict Ap, __global const uchar *restrict Bp,
+                     __global int *restrict C, uint M, uint N, uint K)
+{
+    const uint px = get_global_id(0), py = get_global_id(1);
+    const uint col0 = px * TN, row0 = py * TM, k4 = K4(K);
+    if (row0 >= M || col0 >= N)
+        return;
+    const uint mp = (M + TM - 1) / TM * TM;
+    __global const int *rowsum = (__global const int *)(Ap + (size_t)mp * k4);
+    int s[TM * TN];
+    dot_tile((__global const int *)(Ap + (size_t)row0 * k4), k4 / 4,
+             (__global const v16si *)(Bp + (size_t)px * k4 * TN), k4 / 4, s);
+    for (int i = 0; i < TM; i++) {
+        const uint r = row0 + i;
+        if (r >= M)
+            break;
+        const uint corr = 128u * (uint)rowsum[r];
+        __global int *c = C + (size_t)r * N + col0;
+        if (col0 + TN <= N) {
+            for (int j = 0; j < TN; j += 16)
+                vstore16(as_int16(vload16(0, (const uint *)s + i * TN + j) - (uint16)(corr)),
+                         0, c + j);
+        } else {
+            for (int j = 0; col0 + j < N; j++)
+                c[j] = (int)((uint)s[i * TN + j] - corr);
+        }
+    }
+}
+
+#elif USE_LOCAL == 0
 
 /*
  * Register layout for CPU devices. With PACK, pack_a/pack_b first copy A and B into panels a

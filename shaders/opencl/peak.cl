@@ -8,7 +8,15 @@
  * start value is (i & 63) for fp and i for int8, and out[i] its final value (fp16 widened to
  * float, int8 as the uint). The chains are independent so the FMA units, not their latency,
  * bound the rate; the host's reference repeats the same steps (bench/suite_peak.c).
+ *
+ * -DDOT=1 (int8, VW=16, x86 CPUs with AVX-512 VNNI; the host builds it only there): each step
+ * is one 4-way byte dot product per lane instead, x += 4 * a * b (a's low byte unsigned, b's
+ * signed, every byte of the operand the same), vpdpbusd through clang's builtin in a function
+ * compiled for that feature: 8 operations per lane and step (backend.h FF_PEAK_DOT4).
  */
+#ifndef DOT
+#define DOT 0
+#endif
 #define CHAINS 8
 
 #define CAT_(a, b) a##b
@@ -37,6 +45,44 @@ typedef uint OUT_T;
 #define OUTV(x)      (x)
 typedef float OUT_T;
 #endif
+
+#if PREC == 2 && DOT
+typedef int v16si __attribute__((vector_size(64)));
+
+/* Eight chains of `iters` dot-product steps from lanes base .. base + 8 * 16. */
+__attribute__((target("avx512vnni"), noinline))
+static void dot_chains(__global int *restrict o, uint base, uint iters, int a4, int b4)
+{
+    const v16si av = {a4, a4, a4, a4, a4, a4, a4, a4, a4, a4, a4, a4, a4, a4, a4, a4};
+    const v16si bv = {b4, b4, b4, b4, b4, b4, b4, b4, b4, b4, b4, b4, b4, b4, b4, b4};
+    const v16si l = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const int b0 = (int)base;
+    v16si x0 = l + b0, x1 = l + (b0 + 16), x2 = l + (b0 + 32), x3 = l + (b0 + 48);
+    v16si x4 = l + (b0 + 64), x5 = l + (b0 + 80), x6 = l + (b0 + 96), x7 = l + (b0 + 112);
+    for (uint r = 0; r < iters; r++) {
+        x0 = __builtin_ia32_vpdpbusd512(x0, av, bv);
+        x1 = __builtin_ia32_vpdpbusd512(x1, av, bv);
+        x2 = __builtin_ia32_vpdpbusd512(x2, av, bv);
+        x3 = __builtin_ia32_vpdpbusd512(x3, av, bv);
+        x4 = __builtin_ia32_vpdpbusd512(x4, av, bv);
+        x5 = __builtin_ia32_vpdpbusd512(x5, av, bv);
+        x6 = __builtin_ia32_vpdpbusd512(x6, av, bv);
+        x7 = __builtin_ia32_vpdpbusd512(x7, av, bv);
+    }
+    const v16si *xs[8] = {&x0, &x1, &x2, &x3, &x4, &x5, &x6, &x7};
+    for (int c = 0; c < 8; c++)
+        for (int v = 0; v < 16; v++)
+            o[c * 16 + v] = (*xs[c])[v];
+}
+
+__kernel void peak(__global uint *restrict out, uint iters, uint a, uint b)
+{
+    const uint base = (uint)get_global_id(0) * (CHAINS * 16);
+    const int a4 = (int)((a & 0xffu) * 0x01010101u), b4 = (int)((b & 0xffu) * 0x01010101u);
+    dot_chains((__global int *)out + base, base, iters, a4, b4);
+}
+
+#else
 
 #if VW == 2
 #define LANES (uint2)(0, 1)
@@ -78,3 +124,5 @@ __kernel void peak(__global OUT_T *restrict out, uint iters, uint a, uint b)
     CAT(vstore, VW)(OUTV(x6), 6, o);
     CAT(vstore, VW)(OUTV(x7), 7, o);
 }
+
+#endif

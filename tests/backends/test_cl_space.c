@@ -11,7 +11,9 @@
  * the default with the runtime's work-group, the default in place (pack=0), a GPU-style
  * local-memory point), plus a deterministic sample of the cross product (a fixed-seed
  * generator, legal points only). fp32 runs every parameter; fp16 and int8 the parameters
- * that change how their types are loaded and stored (vw, local, pack, f32acc).
+ * that change how their types are loaded and stored (vw, local, pack, f32acc, dot). int8's
+ * dot=1 (AVX-512 VNNI byte dot products) is legal only on a PoCL CPU device whose host has the
+ * instruction; there it must be the default, elsewhere it must be refused for that reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,19 @@ static struct ff_tune_space space_of(enum ff_precision p)
     struct ff_tune_space s;
     cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "%s", err);
     return s;
+}
+
+/* Whether the device is PoCL's CPU device on a host with AVX-512 VNNI (dot=1 legal there). */
+static bool host_vnni(void)
+{
+    bool pocl_cpu = strstr(ff_device_info(dev)->api_version, "PoCL") != NULL &&
+                    strcmp(ff_device_info(dev)->type, "cpu") == 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    return pocl_cpu && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni");
+#else
+    (void)pocl_cpu;
+    return false;
+#endif
 }
 
 static int param_index(const struct ff_tune_space *s, const char *name)
@@ -98,12 +113,14 @@ Test(cl_space, is_well_formed_with_a_legal_default)
     const char *names[] = {"tm", "tn", "vw", "local", "wg0", "wg1", "tk", "ku", "pack"};
     for (size_t pi = 0; pi < 3; pi++) {
         struct ff_tune_space s = space_of(precs[pi]);
-        uint32_t want = precs[pi] == FF_PREC_INT8 ? 10 : 9;
+        uint32_t want = precs[pi] == FF_PREC_INT8 ? 11 : 9;
         cr_assert_eq(s.n_params, want);
         for (size_t i = 0; i < 9; i++)
             cr_expect_str_eq(s.param[i].name, names[i]);
-        if (precs[pi] == FF_PREC_INT8)
+        if (precs[pi] == FF_PREC_INT8) {
             cr_expect_str_eq(s.param[9].name, "f32acc");
+            cr_expect_str_eq(s.param[10].name, "dot");
+        }
         /* covers GPUs: work-groups of 256, 128x128 tiles per work-group, 16-wide vectors */
         int wg0 = param_index(&s, "wg0"), tm = param_index(&s, "tm"), vw = param_index(&s, "vw");
         cr_expect_eq(s.param[wg0].values[s.param[wg0].n_values - 1], 256);
@@ -151,6 +168,8 @@ static size_t base_points(const struct ff_tune_space *s, struct ff_tune_point ou
     out[1].v[wg1] = 0;
     out[2] = s->dflt;
     out[2].v[pack] = 0;
+    if (s->n_params > 10)
+        out[2].v[param_index(s, "dot")] = 0; /* the portable int8 paths */
     struct ff_tune_point g = s->dflt;
     const struct {
         const char *name;
@@ -161,6 +180,8 @@ static size_t base_points(const struct ff_tune_space *s, struct ff_tune_point ou
         g.v[param_index(s, gpu[i].name)] = gpu[i].v;
     if (s->n_params > 9)
         g.v[param_index(s, "f32acc")] = 0;
+    if (s->n_params > 10)
+        g.v[param_index(s, "dot")] = 0;
     out[3] = g;
     return 4;
 }
@@ -219,7 +240,10 @@ static unsigned cover(enum ff_precision prec, const char *const *only, unsigned 
                 cr_assert_lt(n_built, MAX_BUILT);
                 built[n_built++] = p;
             }
-            cr_expect(legal_somewhere, "%s %s=%u is legal with no base point",
+            /* dot=1 on a device without VNNI: refused for that reason (checked above) */
+            bool no_vnni = strcmp(s.param[i].name, "dot") == 0 && s.param[i].values[j] == 1 &&
+                           strstr(err, "AVX-512 VNNI") != NULL;
+            cr_expect(legal_somewhere || no_vnni, "%s %s=%u is legal with no base point",
                       ff_precision_name(prec), s.param[i].name, s.param[i].values[j]);
         }
     }
@@ -256,7 +280,7 @@ Test(cl_space, every_value_of_every_parameter_builds_and_verifies_fp32)
 
 /* fp16 and int8 share the layouts with fp32 and differ in the element and accumulator types:
  * every value of the parameters that change how those are loaded, widened and stored. */
-static const char *const typed_params[] = {"vw", "local", "pack", "f32acc", NULL};
+static const char *const typed_params[] = {"vw", "local", "pack", "f32acc", "dot", NULL};
 
 Test(cl_space, type_dependent_values_build_and_verify_int8)
 {
@@ -304,8 +328,24 @@ Test(cl_space, illegal_points_are_refused_with_a_reason)
                    "give both");
     expect_refused(FF_PREC_FP32, "tm=16,tn=64,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1", U,
                    "registers' worth");
-    expect_refused(FF_PREC_INT8, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=0,f32acc=1", U,
+    expect_refused(FF_PREC_INT8,
+                   "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=0,f32acc=1,dot=0", U,
                    "f32acc=1 needs the register layout");
+    if (host_vnni()) {
+        expect_refused(FF_PREC_INT8,
+                       "tm=8,tn=48,vw=8,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,f32acc=0,dot=1", U,
+                       "dot=1 works on 16-lane vectors");
+        expect_refused(FF_PREC_INT8,
+                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1,f32acc=0,dot=1", U,
+                       "pack=3");
+        expect_refused(FF_PREC_INT8,
+                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,f32acc=1,dot=1", U,
+                       "f32acc=0");
+    } else {
+        expect_refused(FF_PREC_INT8,
+                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,f32acc=0,dot=1", U,
+                       "AVX-512 VNNI");
+    }
     /* local tiles larger than the device's local memory */
     uint64_t lm = ff_device_info(dev)->local_mem_bytes;
     if (lm && lm < (uint64_t)32 * (256 * 16 + 1 + 16 * 64) * 4) {
@@ -390,4 +430,19 @@ Test(cl_space, an_option_outside_the_space_still_builds_without_a_point)
     cr_expect_eq(ff_kernel_point(k)->n, 0);
     ff_kernel_destroy(&k);
     ff_device_destroy(&d2);
+}
+
+Test(cl_space, int8_dot_products_are_the_default_exactly_where_the_cpu_has_them)
+{
+    struct ff_tune_space s = space_of(FF_PREC_INT8);
+    cr_expect_eq(s.dflt.v[param_index(&s, "dot")], host_vnni() ? 1u : 0u);
+    if (host_vnni()) {
+        /* and it is exact at the tile shape, an odd shape, and k not a multiple of 4 */
+        char err[1024] = "";
+        static const uint32_t shapes[3][3] = {{256, 192, 256}, {37, 70, 35}, {9, 100, 1}};
+        for (int i = 0; i < 3; i++)
+            cr_expect_eq(build_and_verify(FF_PREC_INT8, &s.dflt, shapes[i][0], shapes[i][1],
+                                          shapes[i][2], err, sizeof(err)),
+                         FF_OK, "%ux%ux%u: %s", shapes[i][0], shapes[i][1], shapes[i][2], err);
+    }
 }

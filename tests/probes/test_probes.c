@@ -493,21 +493,25 @@ Test(probes, peak_wrong_chain_is_caught)
         uint32_t *host = malloc(words * 4);
         cr_assert(host);
         cr_assert_eq(ff_buf_read(out, 0, host, words * 4, err, sizeof(err)), FF_OK, "%s", err);
-        cr_expect_eq(ff_peak_check(prec, host, words, iters, a, b, err, sizeof(err)), FF_OK,
-                     "%s: %s", ff_precision_name(prec), err);
-        cr_expect_eq(host[5], ff_peak_ref(prec, 5, iters, a, b));
-        cr_expect_eq(ff_peak_check(prec, host, words, iters + 1, a, b, err, sizeof(err)),
+        cr_expect_eq(
+            ff_peak_check(prec, ff_kernel_peak_op(k), host, words, iters, a, b, err, sizeof(err)),
+            FF_OK, "%s: %s", ff_precision_name(prec), err);
+        cr_expect_eq(host[5], ff_peak_ref(prec, ff_kernel_peak_op(k), 5, iters, a, b));
+        cr_expect_eq(ff_peak_check(prec, ff_kernel_peak_op(k), host, words, iters + 1, a, b, err,
+                                   sizeof(err)),
                      FF_ERR_VERIFY, "%s: one step more must not match", ff_precision_name(prec));
         cr_expect(strstr(err, "lane") != NULL, "%s", err);
         float two = 2.0f;
         uint32_t other_b = 7; /* int8: +7 instead of -5; fp32: 2.0 instead of 1.0 */
         if (prec == FF_PREC_FP32)
             memcpy(&other_b, &two, 4);
-        cr_expect_eq(ff_peak_check(prec, host, words, iters, a, other_b, err, sizeof(err)),
+        cr_expect_eq(ff_peak_check(prec, ff_kernel_peak_op(k), host, words, iters, a, other_b, err,
+                                   sizeof(err)),
                      FF_ERR_VERIFY, "%s: another addend must not match", ff_precision_name(prec));
         host[words - 1] ^= 0x10; /* the last lane is always checked */
-        cr_expect_eq(ff_peak_check(prec, host, words, iters, a, b, err, sizeof(err)), FF_ERR_VERIFY,
-                     "%s: a flipped word must not match", ff_precision_name(prec));
+        cr_expect_eq(
+            ff_peak_check(prec, ff_kernel_peak_op(k), host, words, iters, a, b, err, sizeof(err)),
+            FF_ERR_VERIFY, "%s: a flipped word must not match", ff_precision_name(prec));
         free(host);
         ff_buf_destroy(&out);
         ff_kernel_destroy(&k);

@@ -56,8 +56,8 @@ static double peak_fp32(struct ff_device *dev, int reps)
     if (ret == FF_OK)
         ret = ff_buf_read(out, 0, host, words * 4, err, sizeof(err));
     if (ret == FF_OK)
-        ret =
-            ff_peak_check(FF_PREC_FP32, host, words, iters, params[1], params[2], err, sizeof(err));
+        ret = ff_peak_check(FF_PREC_FP32, FF_PEAK_MAD, host, words, iters, params[1], params[2],
+                            err, sizeof(err));
     if (ret < 0) {
         printf("peak fp32: %s\n", err);
         best = 0;
