@@ -14,6 +14,9 @@
  *                 2 group block:  q*L*e + t + j*L  (a contiguous block per work-group, items
  *                                                   interleaved in it: clpeak's
  *                                                   "local_offset" bandwidth layout)
+ *   -DFF_NT=1     WRITE, COPY, TRIAD: non-temporal stores (clang's __builtin_nontemporal_store:
+ *                 streaming stores on x86 CPUs, which skip the read-for-ownership of every
+ *                 written line, and the streaming/"slc" hint on GPUs that have one)
  * for j = 0 .. e-1. Every layout moves every vector of the n words exactly once, so each
  * kernel's contract (backend.h) holds at every point: READ writes one word per work-item,
  * the XOR of the words it read, so the XOR of all out words is the XOR of all source words;
@@ -29,6 +32,15 @@
 #endif
 #ifndef FF_LAYOUT
 #define FF_LAYOUT 0
+#endif
+
+#ifndef FF_NT
+#define FF_NT 0
+#endif
+#if FF_NT
+#define STORE(p, v) __builtin_nontemporal_store((v), (p))
+#else
+#define STORE(p, v) (*(p) = (v))
 #endif
 
 #define FF_CAT_(a, b) a##b
@@ -111,7 +123,7 @@ __kernel void mem_write(__global UV *restrict dst, uint value)
     const size_t first = FIRST(), step = STEP();
     for (int j = 0; j < FF_EPI; j++) {
         const size_t v = first + (size_t)j * step;
-        dst[v] = (UV)(value) ^ ((UV)((uint)v * FF_VW) + IOTA);
+        STORE(dst + v, (UV)(value) ^ ((UV)((uint)v * FF_VW) + IOTA));
     }
 }
 
@@ -119,7 +131,7 @@ __kernel void mem_copy(__global const UV *restrict src, __global UV *restrict ds
 {
     const size_t first = FIRST(), step = STEP();
     for (int j = 0; j < FF_EPI; j++)
-        dst[first + (size_t)j * step] = src[first + (size_t)j * step];
+        STORE(dst + first + (size_t)j * step, src[first + (size_t)j * step]);
 }
 
 __kernel void mem_triad(__global FV *restrict a, __global const FV *restrict b,
@@ -128,7 +140,7 @@ __kernel void mem_triad(__global FV *restrict a, __global const FV *restrict b,
     const size_t first = FIRST(), step = STEP();
     for (int j = 0; j < FF_EPI; j++) {
         const size_t v = first + (size_t)j * step;
-        a[v] = b[v] + 3.0f * c[v];
+        STORE(a + v, b[v] + 3.0f * c[v]);
     }
 }
 

@@ -222,13 +222,17 @@ static int search(struct ff_device *dev, struct bw_bufs *b, enum ff_kernel_id id
     enum { TOP = 4 };
     struct ff_tune_point top[TOP];
     double topg[TOP] = {0};
+    /* the store kernels' fifth parameter (nt, OpenCL): both values */
+    const uint32_t n_nt = s.n_params > 4 ? s.param[4].n_values : 1;
     for (uint32_t a = 0; a < s.param[0].n_values; a++)
         for (uint32_t c = 0; c < s.param[1].n_values; c++)
-            for (uint32_t l = 0; l < s.param[2].n_values; l++) {
+            for (uint32_t ln = 0; ln < s.param[2].n_values * n_nt; ln++) {
                 struct ff_tune_point p = s.dflt;
+                if (s.n_params > 4)
+                    p.v[4] = s.param[4].values[ln / s.param[2].n_values];
                 p.v[0] = s.param[0].values[a];
                 p.v[1] = s.param[1].values[c];
-                p.v[2] = s.param[2].values[l];
+                p.v[2] = s.param[2].values[ln % s.param[2].n_values];
                 /* the runtime's work-group where the space has one (0), else the default */
                 p.v[3] = s.param[3].values[0] == 0 ? 0 : s.dflt.v[3];
                 desc.tune = p;
