@@ -512,8 +512,8 @@ static int create_peak(struct ffvk_device *d, struct ffvk_kernel *k,
     default:
         code = ff_vk_spv_peak_f32;
         bytes = sizeof(ff_vk_spv_peak_f32);
-        vw = 2;
-        what = "vec2";
+        vw = 4;
+        what = "vec4";
         break;
     }
     uint32_t wg = PEAK_WG;
