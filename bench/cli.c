@@ -74,7 +74,7 @@ void ff_bench_usage(FILE *f)
         "                       cache (see `flopfit tune`), and a device with no entry is tuned\n"
         "                       first within a small budget (8 s per device with --quick, 60 s\n"
         "                       otherwise); an --override of the kernel wins over both;\n"
-        "                       FF_NO_TUNE=1 in the environment is --no-tune"
+        "                       FF_NO_TUNE=1 in the environment is --no-tune\n"
         "  --memory-limit SIZE  cap of the usable-memory probe, e.g. 8G (default: the\n"
         "                       device's memory; for host-shared devices, 3/4 of available RAM)\n"
         "  --seed N             seed of the random inputs (default: from the clock)\n"

@@ -16,6 +16,7 @@
 
 #include <criterion/criterion.h>
 
+#include "bench.h"
 #include "kcheck.h"
 #include "verify.h"
 
@@ -39,6 +40,31 @@ Test(verify, f32_to_f16_rounds_to_nearest_even)
     cr_assert_eq(ff_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);
     cr_assert_eq(ff_f32_to_f16(1.0f + 0x1.8p-11f), 0x3c01);
     cr_assert_eq(ff_f32_to_f16(0x1p-24f), 0x0001); /* smallest subnormal */
+}
+
+/* The peak kernel's host references (suite_peak.c): the multiply-add chain and the 4-way byte
+ * dot chain of FF_PEAK_DOT4, whose every step adds 4 * (uint8)a * (int8)b. */
+Test(verify, peak_references_follow_each_chain)
+{
+    uint32_t x = 5;
+    for (int r = 0; r < 3; r++)
+        x = x * 3u + (uint32_t)-5;
+    cr_expect_eq(ff_peak_ref(FF_PREC_INT8, FF_PEAK_MAD, 5, 3, 3, 0xfb), x);
+    cr_expect_eq(ff_peak_ref(FF_PREC_INT8, FF_PEAK_DOT4, 5, 3, 3, 0xfb), (uint32_t)(5 - 3 * 60));
+    /* a as unsigned (200, not -56), b as signed (-1), 2^20 steps wrap in 32 bits */
+    cr_expect_eq(ff_peak_ref(FF_PREC_INT8, FF_PEAK_DOT4, 0, 1u << 20, 200, 0xff),
+                 (uint32_t)(-(int64_t)800 * (1 << 20)));
+    cr_expect_eq(ff_peak_op_ops(FF_PEAK_DOT4), 8u);
+    cr_expect_eq(ff_peak_op_ops(FF_PEAK_MAD), 2u);
+    uint32_t out[128];
+    for (uint32_t i = 0; i < 128; i++)
+        out[i] = ff_peak_ref(FF_PREC_INT8, FF_PEAK_DOT4, i, 100, 3, 0xfb);
+    char err[256] = "";
+    cr_expect_eq(
+        ff_peak_check(FF_PREC_INT8, FF_PEAK_DOT4, out, 128, 100, 3, 0xfb, err, sizeof(err)), FF_OK,
+        "%s", err);
+    cr_expect_eq(ff_peak_check(FF_PREC_INT8, FF_PEAK_MAD, out, 128, 100, 3, 0xfb, err, sizeof(err)),
+                 FF_ERR_VERIFY, "a dot chain must not pass as a multiply-add chain");
 }
 
 Test(verify, random_inputs_are_never_all_zero)
