@@ -14,9 +14,7 @@ static const struct ff_family families[] = {
      "device buffers up to --memory-limit", ff_probe_transfer, NULL},
     {"bandwidth", "device memory bandwidth: read, write, copy, triad, each verified",
      "the read/write/copy/triad kernels, buffers up to --memory-limit", ff_probe_bandwidth, NULL},
-    {"peak",
-     "arithmetic peak: independent multiply-add chains per precision (int8: byte dot products "
-     "where the device has them), verified",
+    {"peak", "arithmetic peak: independent multiply-add (int8: byte dot) chains, verified",
      "the peak kernel per --precision", ff_suite_peak, NULL},
     {"matmul", "square matrix multiplication, verified against the CPU reference",
      "matmul kernels per --precision; --sizes; CLBlast unless --no-library", ff_suite_matmul,
