@@ -7,8 +7,9 @@
  * chains run x = fma(x, 1, 1) from small integers, so every step is exact in any rounding
  * (fused or not) and the device must match bit for bit; int8 wraps in 32-bit unsigned maths,
  * exact by definition; an int8 peak of byte dot products (FF_PEAK_DOT4) adds one constant per
- * step and must end at its closed form. A chain cut short, skipped work-items or a lost write all show. A rate
- * past the device's physical bound (ff_kcheck_rate_limit) is failed as implausible.
+ * step and must end at its closed form. A chain cut short, skipped work-items or a lost write
+ * all show. A rate past the device's physical bound (ff_kcheck_rate_limit) is failed as
+ * implausible.
  */
 #include <math.h>
 #include <stdio.h>
