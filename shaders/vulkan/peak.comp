@@ -2,12 +2,13 @@
 /*
  * Arithmetic peak (FF_KERNEL_PEAK), one source compiled three times (-DFF_FP32, -DFF_FP16,
  * -DFF_INT8): each invocation runs p.iters steps of 8 independent multiply-add chains,
- * x = x * a + b, and writes every lane's final value. fp32 chains are vec2 and fp16 chains
+ * x = x * a + b, and writes every lane's final value. fp32 chains are vec4, fp16 chains
  * f16vec2 (packed half maths where the hardware has it; a GPU's SIMT lanes and llvmpipe's SIMD
- * over invocations give the width, and on llvmpipe vec2 beat scalars by a third: 43 against 34
- * GFLOP/s), int8 chains chars widened to int: a 32-bit unsigned multiply-add that wraps. Lane i = invocation * 8 * VW + chain * VW + element starts at
- * (i & 63) (fp) or i (int8); out[i] is its final value (fp16 widened to float). The host
- * repeats the same steps for a sample of lanes (bench/suite_peak.c).
+ * over invocations give the width; on llvmpipe vec4 read 46-48 GFLOP/s against vec2's 43 and
+ * scalars' 34), int8 chains chars widened to int: a 32-bit unsigned multiply-add that wraps.
+ * Lane i = invocation * 8 * VW + chain * VW + element starts at (i & 63) (fp) or i (int8);
+ * out[i] is its final value (fp16 widened to float). The host repeats the same steps for a
+ * sample of lanes (bench/suite_peak.c).
  */
 #if defined(FF_FP16)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require

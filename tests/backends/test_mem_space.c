@@ -6,7 +6,8 @@
  * reports is the one asked for (or the default), and illegal points are refused with a
  * reason. Non-temporal stores (OpenCL's nt=1) change only the store instruction, so they are
  * built at the runtime's work-group (wg=0) for every other value, which keeps the count of
- * kernel builds (a second or so each on PoCL) near what it was without them. Vulkan runs under the validation layer with zero errors required.
+ * kernel builds (a second or so each on PoCL) near what it was without them. Vulkan runs under
+ * the validation layer with zero errors required.
  */
 #include <ctype.h>
 #include <stdio.h>
