@@ -23,6 +23,12 @@ static const char *words(char *buf, size_t n, double v)
     return ff_fmt_count(buf, n, v);
 }
 
+/* A rate's unit: integer formats count operations, not floating-point ones. */
+static const char *rate_unit(enum ff_precision p)
+{
+    return p == FF_PREC_INT8 ? "TOP/s" : "TFLOP/s";
+}
+
 static void row(FILE *out, const char *what, double bytes, const char *why)
 {
     char b[64];
@@ -210,8 +216,9 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         fprintf(out, "  exact:          %.4g FLOP (matmuls + attention, PaLM App. B)%s\n",
                 e->flops_model, p->task == FF_TASK_TRAIN ? "" : ", frozen base: 4N/token");
         fprintf(out, "  with recompute: %.4g FLOP (hardware)\n", e->flops_hardware);
-        fprintf(out, "  rate:           %.4g TFLOP/s %s per GPU (%s) x MFU %.1f%% (HFU %.1f%%)%s\n",
-                rate / 1e12, ff_precision_name(e->compute_precision),
+        fprintf(out, "  rate:           %.4g %s %s per GPU (%s) x MFU %.1f%% (HFU %.1f%%)%s\n",
+                rate / 1e12, rate_unit(e->compute_precision),
+                ff_precision_name(e->compute_precision),
                 d->measured ? "measured" : "datasheet dense", e->mfu * 100.0, e->hfu * 100.0,
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
                 : e->step.modelled          ? " implied by the step below"
@@ -227,12 +234,11 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         else
             fprintf(out, "  cost:           unknown (no price for %s; pass --price)\n", d->slug);
     } else {
-        fprintf(out,
-                "\nserving (rate %.4g TFLOP/s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
-                rate / 1e12,
-                ff_precision_name(e->compute_precision == FF_PREC_INT4 ? FF_PREC_FP16
-                                                                       : e->compute_precision),
-                e->mfu * 100.0, e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
+        const enum ff_precision serve_prec =
+            e->compute_precision == FF_PREC_INT4 ? FF_PREC_FP16 : e->compute_precision;
+        fprintf(out, "\nserving (rate %.4g %s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
+                rate / 1e12, rate_unit(serve_prec), ff_precision_name(serve_prec), e->mfu * 100.0,
+                e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
         fprintf(out, "  time to first token (prefill, batch %lld): %s\n", (long long)e->serve_batch,
                 ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
         fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
