@@ -22,9 +22,12 @@ import time
 
 FF = os.environ["FLOPFIT"]
 SHIM = os.environ.get("FF_WRITE_SHIM")
-# A run long enough to be cut: latency first (a second), then a 4096 matmul (tens of seconds).
+# A run long enough to be cut: latency first (a second), then a 4096 matmul kept running for a
+# minute of device time (--time-budget): how long it lasts must not depend on how fast the
+# kernel is (a tuned PoCL kernel does one 4096 run in half a second; with the default budget
+# the whole run could end before the first signal).
 LONG = ["bench", "--backend", "opencl", "--device", "0", "--only", "latency,matmul",
-        "--precision", "fp32", "--sizes", "64,4096", "--no-library"]
+        "--precision", "fp32", "--sizes", "64,4096", "--no-library", "--time-budget", "60"]
 SHORT = ["bench", "--backend", "opencl", "--device", "0", "--only", "latency"]
 
 failures = []
@@ -169,10 +172,14 @@ def case_signals_during_write(tmp):
     table_printed(out, "signals during the write")
     check(not temps(tmp), f"signals during the write: temp files left: {temps(tmp)}")
     # The shim's two signals alone, on a run that had finished measuring: they arrive inside
-    # the write (exit 130 proves they came), and the whole profile is still written.
+    # the write (exit 130 or 143 proves they came), and the whole profile is still written.
+    # The shim sends SIGINT and SIGTERM back to back to the process while the writing thread
+    # blocks both, so two other threads (PoCL's workers) may take one each at the same moment:
+    # either can be the first, and the exit status names whichever was (CI saw 143 once in
+    # five runs).
     path = os.path.join(tmp, "w2.json")
     rc, out, err = run(SHORT + ["--output", path], shim_mode="signal-in-write")
-    check(rc == 130, f"signals inside the write: exit {rc}, want 130: {err[-300:]}")
+    check(rc in (130, 143), f"signals inside the write: exit {rc}, want 130 or 143: {err[-300:]}")
     check(os.path.exists(path) and load(path).get("complete") is True,
           f"signals inside the write: no complete profile: {err[-300:]}")
     table_printed(out, "signals inside the write")
