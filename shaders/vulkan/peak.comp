@@ -62,6 +62,10 @@ void store(uint i, T x)
 #define STEP(x) x = fma(x, av, bv)
 #endif
 
+/* One step of all eight chains (a block: it is a whole loop body below). */
+#define STEP8() \
+    { STEP(x0); STEP(x1); STEP(x2); STEP(x3); STEP(x4); STEP(x5); STEP(x6); STEP(x7); }
+
 void main()
 {
     uint base = gl_GlobalInvocationID.x * (8u * VW);
@@ -80,81 +84,17 @@ void main()
      * 65-69 at two, 76 at four, 85 at eight and 67 at sixteen (the code no longer fits). */
     uint r = 0u;
     for (; r + 8u <= p.iters; r += 8u) {
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
+        STEP8();
+        STEP8();
+        STEP8();
+        STEP8();
+        STEP8();
+        STEP8();
+        STEP8();
+        STEP8();
     }
-    for (; r < p.iters; r++) {
-        STEP(x0);
-        STEP(x1);
-        STEP(x2);
-        STEP(x3);
-        STEP(x4);
-        STEP(x5);
-        STEP(x6);
-        STEP(x7);
-    }
+    for (; r < p.iters; r++)
+        STEP8();
 
     store(base, x0);
     store(base + VW, x1);
