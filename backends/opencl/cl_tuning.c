@@ -64,8 +64,6 @@ static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
     }
     if (t->dot && (t->use_local || t->vw != 16 || t->tn % 16))
         t->dot = 0; /* the table's dot products need 16-lane B vectors in the register layout */
-    if (t->dot)
-        t->pack = 3;
     t->why = "FF_CL_MATMUL_TUNE override";
     return true;
 }
