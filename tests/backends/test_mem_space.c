@@ -235,6 +235,15 @@ static bool next_point(const struct ff_tune_space *s, uint32_t *idx, struct ff_t
     return false;
 }
 
+/* The index of parameter `name` in s, or -1 when s has none. */
+static int param_index(const struct ff_tune_space *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_params; i++)
+        if (strcmp(s->param[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
 Test(mem_space, every_legal_point_meets_its_contract)
 {
     /* small: 16 KiB per buffer, every vector width x work per item fits */
@@ -249,13 +258,7 @@ Test(mem_space, every_legal_point_meets_its_contract)
         uint32_t idx[FF_TUNE_MAX_PARAMS] = {0};
         struct ff_tune_point p;
         bool more = true;
-        int nt = -1, wg = -1;
-        for (uint32_t i = 0; i < s.n_params; i++) {
-            if (strcmp(s.param[i].name, "nt") == 0)
-                nt = (int)i;
-            if (strcmp(s.param[i].name, "wg") == 0)
-                wg = (int)i;
-        }
+        const int nt = param_index(&s, "nt"), wg = param_index(&s, "wg");
         while (more) {
             more = next_point(&s, idx, &p);
             if (nt >= 0 && wg >= 0 && p.v[nt] == 1 && p.v[wg] != 0)
@@ -282,13 +285,9 @@ Test(mem_space, every_legal_point_meets_its_contract)
 static void set(const struct ff_tune_space *s, struct ff_tune_point *p, const char *name,
                 uint32_t value)
 {
-    bool found = false;
-    for (uint32_t i = 0; i < s->n_params; i++)
-        if (strcmp(s->param[i].name, name) == 0) {
-            p->v[i] = value;
-            found = true;
-        }
-    cr_assert(found, "no parameter %s", name);
+    int i = param_index(s, name);
+    cr_assert(i >= 0, "no parameter %s", name);
+    p->v[i] = value;
 }
 
 static int check(enum ff_kernel_id id, uint32_t n, const struct ff_tune_point *p)
