@@ -67,7 +67,7 @@ layout(constant_id = 8) const uint SG = 8;    /* FF_SGA: the subgroup size it is
 
 #define MAX_TM 64
 #define MAX_TN4 4
-#define MAX_NF 2 /* FF_SGA: TM <= 2 * SG */
+#define MAX_NF 4 /* FF_SGA: TM <= 2 * SG, two blocks of A in the texel build */
 
 #if defined(FF_TEXEL)
 /* A and B through uniform texel buffers (RGBA32F / RGBA16F / RGBA8I views):
@@ -90,7 +90,7 @@ layout(set = 0, binding = 1) uniform samplerBuffer b_tex;
  * (5096 -> 3658 instructions per step of 768 multiply-adds; fp32 n=1024 0.45-0.47x of the
  * same-run peak -> 0.58-0.61x, tests/vulkan/bench_matmul). GPUs (storage loads) keep 1: their
  * compilers schedule the loads themselves, and 4 rows of B held at once would cost registers. */
-#define B_AHEAD 4
+#define B_AHEAD 8
 #else
 layout(set = 0, binding = 0, std430) readonly buffer A4b { TIN4 a4[]; };
 layout(set = 0, binding = 0, std430) readonly buffer A1b { TIN a1[]; };
@@ -127,9 +127,18 @@ void main()
         /* A shared over the subgroup of SG lanes: per block of KG k4 steps the subgroup needs
          * TM * KG vec4 of A (row i, step g: q = g * TM + i), fetched by NF loads, q = f * SG +
          * lane; each invocation takes its scalars from the lane that holds them. The subgroup
-         * lies in one work-group row (wy = 1, WX % SG == 0), so all its lanes share the rows. */
-        const uint KG = SG / TM > 0 ? SG / TM : 1;  /* k4 steps per block */
-        const uint NF = (TM * KG + SG - 1) / SG;    /* fetches per lane and block */
+         * lies in one work-group row (wy = 1, WX % SG == 0), so all its lanes share the rows.
+         * The texel build doubles the block when K4 allows, so the loop's per-trip cost (on
+         * lavapipe a blend of every accumulator with the loop mask) is paid half as often. */
+        const uint KG0 = SG / TM > 0 ? SG / TM : 1;
+#if defined(FF_TEXEL)
+        const uint KG = K4 % (2 * KG0) == 0 ? 2 * KG0 : KG0; /* k4 steps per block */
+#else
+        const uint KG = KG0;
+#endif
+        const uint NF = (TM * KG + SG - 1) / SG;     /* fetches per lane and block */
+        const uint KR = 4 * KG;                      /* k rows per block */
+        const uint RA = B_AHEAD < KR ? B_AHEAD : KR; /* rows of B loaded ahead */
         uint lane = gl_SubgroupInvocationID;
         uint abase[MAX_NF];
         uint ag[MAX_NF];
@@ -142,24 +151,25 @@ void main()
             TACC4 av[MAX_NF];
             [[unroll]] for (uint f = 0; f < NF; f++)
                 av[f] = LOAD_A4(abase[f] + min(k4 + ag[f], K4 - 1));
-            [[unroll]] for (uint g = 0; g < KG; g++) {
-                if (k4 + g < K4) {
-                    [[unroll]] for (uint k0 = 0; k0 < 4; k0 += B_AHEAD) {
-                        TACC4 b[B_AHEAD][MAX_TN4];
-                        [[unroll]] for (uint kq = 0; kq < B_AHEAD; kq++) {
-                            uint boff = ((k4 + g) * 4 + k0 + kq) * N4;
-                            [[unroll]] for (uint j = 0; j < TN4; j++)
-                                b[kq][j] = LOAD_B4(boff + bcol[j]);
+            [[unroll]] for (uint r0 = 0; r0 < KR; r0 += RA) {
+                /* the block's last steps may pass K (K4 % KG != 0: not the texel build's
+                 * blocks, whose test folds to true) */
+                if (K4 % KG == 0 || k4 + r0 / 4 < K4) {
+                    TACC4 b[B_AHEAD][MAX_TN4];
+                    [[unroll]] for (uint r = 0; r < RA; r++) {
+                        uint boff = (k4 * 4 + r0 + r) * N4;
+                        [[unroll]] for (uint j = 0; j < TN4; j++)
+                            b[r][j] = LOAD_B4(boff + bcol[j]);
+                    }
+                    [[unroll]] for (uint i = 0; i < TM; i++) {
+                        TACC s[B_AHEAD];
+                        [[unroll]] for (uint r = 0; r < RA; r++) {
+                            uint q = ((r0 + r) / 4) * TM + i;
+                            s[r] = subgroupShuffle(av[q / SG][(r0 + r) % 4], q % SG);
                         }
-                        [[unroll]] for (uint i = 0; i < TM; i++) {
-                            uint q = g * TM + i;
-                            TACC s[B_AHEAD];
-                            [[unroll]] for (uint kq = 0; kq < B_AHEAD; kq++)
-                                s[kq] = subgroupShuffle(av[q / SG][k0 + kq], q % SG);
-                            [[unroll]] for (uint j = 0; j < TN4; j++)
-                                [[unroll]] for (uint kq = 0; kq < B_AHEAD; kq++)
-                                    acc[i][j] += s[kq] * b[kq][j];
-                        }
+                        [[unroll]] for (uint j = 0; j < TN4; j++)
+                            [[unroll]] for (uint r = 0; r < RA; r++)
+                                acc[i][j] += s[r] * b[r][j];
                     }
                 }
             }
