@@ -64,19 +64,23 @@ const uint32_t *ffvk_mm_code(enum ff_precision prec, enum ffvk_mm_path path, boo
 
 /*
  * Register block on CPU devices with a fixed subgroup size and shuffles (lavapipe: 8 lanes),
- * A shared over the subgroup (sga). Chosen by search (tests/vulkan/search_default.sh, fp32
- * n=1024, each candidate as a fraction of the fp32 peak measured in the same round): stage 1
- * ran 50 texel/storage points (tm 4..16, tn 8/16, wx 8/16/32, sga 0/1) two rounds each,
- * stage 2 the best four five rounds each: 12x16/wx16 0.81, 16x16/wx8 0.80, 12x16/wx8 0.79,
- * 16x16/wx16 0.73 of the peak, against 0.54 for the former default (8x16/wx8, sga=0) in
- * stage 1. fp16 and int8 at n=1024 measured the same ordering (12x16/wx16 sga=1 1.3-1.7x the
- * former default). Confirmed with flopfit bench (--only peak,matmul, fp32 1024, three pairs
- * in turn): 20.0-20.5 GFLOP/s (0.82-0.94x peak) against 15.2-15.8 (0.68-0.71x) for the former
- * default. A subgroup needs wx a multiple of its size (16 = 2 x 8).
+ * A shared over the subgroup (sga), work-groups of several subgroup rows. On llvmpipe a texel
+ * fetch is a call (every vector register spilled around it) and each 8-lane subgroup runs the
+ * whole shader before the next one starts, except at a barrier: with wy > 1 the texel kernel
+ * meets a barrier after every block of k, so the wy subgroups that share a column strip take
+ * turns on the same rows of B while they are still in L1 (matmul.comp). Chosen by search
+ * (tests/vulkan/bench_matmul --point, fp32 n=1024, each as a fraction of the fp32 peak measured
+ * in the same round, three rounds; 2026-12-01, 2-core Xeon model 207): 16x8 in 32x4 groups
+ * 0.71-0.75, 16x8/16x4 0.71-0.74, 16x8/16x8 0.71-0.73, 12x16/16x4 0.69-0.72, 16x8/8x8
+ * 0.69-0.72, 12x16/8x4 0.68-0.69; the former default 12x16 in 16x1 groups 0.51-0.62 and, before
+ * the barrier, 16x8/16x1 0.63-0.66. fp16 and int8, same rounds: 56.8-57.9 GFLOP/s and
+ * 52.0-55.2 GOP/s against 46.0-47.5 and 51.6-52.1 for 12x16/16x1. A subgroup needs wx a
+ * multiple of its size.
  */
-#define FF_VK_CPU_SGA_TM  12
-#define FF_VK_CPU_SGA_TN4 4
-#define FF_VK_CPU_SGA_WX  16
+#define FF_VK_CPU_SGA_TM  16
+#define FF_VK_CPU_SGA_TN4 2
+#define FF_VK_CPU_SGA_WX  32
+#define FF_VK_CPU_SGA_WY  4
 
 /* ---- register tiles (matmul.comp) --------------------------------------------- */
 
@@ -484,11 +488,12 @@ static int config_check(const struct ffvk_device *d, const struct ff_kernel_desc
             if (!c->aligned)
                 return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                                "sga (A shared over the subgroup) needs K and N multiples of 4");
-            if (t->wy != 1 || t->wx % c->sg || t->tm > 2 * c->sg)
+            if (t->wx % c->sg || t->tm > 2 * c->sg)
                 return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                               "sga shares A over subgroups of %u: it needs wy=1, wx a multiple "
-                               "of %u and tm <= %u (got wx=%u, wy=%u, tm=%u)",
-                               c->sg, c->sg, 2 * c->sg, t->wx, t->wy, t->tm);
+                               "sga shares A over subgroups of %u, each within one work-group "
+                               "row: it needs wx a multiple of %u and tm <= %u (got wx=%u, "
+                               "tm=%u)",
+                               c->sg, c->sg, 2 * c->sg, t->wx, t->tm);
         }
         gx = ((desc->n + 3ull) / 4 + (uint64_t)t->wx * t->tn4 - 1) / ((uint64_t)t->wx * t->tn4);
         gy = (desc->m + (uint64_t)t->wy * t->tm - 1) / ((uint64_t)t->wy * t->tm);
@@ -519,7 +524,8 @@ static void table_config(const struct ffvk_device *d, const struct ff_kernel_des
             c->aligned && (sg = fixed_subgroup(d, why, sizeof(why))) != 0) {
             struct ffvk_mm_config s = *c;
             s.t = (struct ffvk_mm_tiles){FF_VK_CPU_SGA_TM, FF_VK_CPU_SGA_TN4,
-                                         FF_VK_CPU_SGA_WX % sg ? sg : FF_VK_CPU_SGA_WX, 1};
+                                         FF_VK_CPU_SGA_WX % sg ? sg : FF_VK_CPU_SGA_WX,
+                                         FF_VK_CPU_SGA_WY};
             if (s.t.tm > 2 * sg)
                 s.t.tm = 2 * sg;
             s.sg = sg;
