@@ -5,8 +5,12 @@
  * clpeak is not packaged in Debian 12, so this reproduces its global-memory test: a
  * power-of-two float buffer up to the max allocation and clpeak's cap (512 MiB on GPUs,
  * 128 MiB on CPUs: its src/common/common.cpp), 16 loads per work-item with a global or a
- * local-size offset, float4/8/16 vectors, the largest work-group; its figure is the best of
- * those kernels. Rounds alternate peer and ours so both see the same load.
+ * local-size offset, float4/8/16 vectors, the largest work-group; its figure is the kernel
+ * with the best median over the rounds (the best of the six within each round, a maximum of
+ * noisy figures, is printed beside it). Rounds alternate peer and ours so both see the same
+ * load. On a CPU whose last-level cache is large (260 MiB on the 2026 CI-class Xeon) the
+ * 128 MiB buffer may partly sit in it: the rows of ours on that buffer are the comparison;
+ * the bench probe row uses the probe's own buffers, sized past the cache.
  *
  * Ours is shown three ways: the read probe as `flopfit bench` runs it (its built-in or tuned
  * point), the kernel's default point, and the best point of the bandwidth kernels' tuning
@@ -51,9 +55,10 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median GB/s of the best clpeak-style kernel; 0 on any error. */
+/* One round of the six clpeak-style kernels: each one's median GB/s in gbs[k] (0 where it
+ * failed); returns the best of them. */
 static double peer_round(cl_context ctx, cl_command_queue q, cl_program prog, cl_mem a, cl_mem o,
-                         size_t bytes, size_t wg)
+                         size_t bytes, size_t wg, double gbs[6])
 {
     static const char *names[] = {"g_float4", "g_float8", "g_float16",
                                   "l_float4", "l_float8", "l_float16"};
@@ -61,6 +66,7 @@ static double peer_round(cl_context ctx, cl_command_queue q, cl_program prog, cl
     double best = 0;
     (void)ctx;
     for (int k = 0; k < 6; k++) {
+        gbs[k] = 0;
         cl_int rc;
         cl_kernel kern = clCreateKernel(prog, names[k], &rc);
         if (!kern)
@@ -88,9 +94,9 @@ static double peer_round(cl_context ctx, cl_command_queue q, cl_program prog, cl
         if (n == 0)
             continue;
         qsort(t, (size_t)n, sizeof(t[0]), cmp);
-        double gbs = (double)bytes / t[n / 2] * 1e-9;
-        if (gbs > best)
-            best = gbs;
+        gbs[k] = (double)bytes / t[n / 2] * 1e-9;
+        if (gbs[k] > best)
+            best = gbs[k];
     }
     return best;
 }
@@ -293,7 +299,9 @@ static int search(struct ff_device *dev, struct bw_bufs *b, enum ff_kernel_id id
     return 0;
 }
 
-static double ours_round(struct ff_device *dev, const struct ff_bench_cfg *cfg, double *limit)
+/* The read probe as `flopfit bench` runs it; its buffer note ("buffers of ...") in size. */
+static double ours_round(struct ff_device *dev, const struct ff_bench_cfg *cfg, double *limit,
+                         char *size, size_t sizelen)
 {
     struct ff_run p = {0};
     ff_probe_bandwidth(dev, cfg, &p);
@@ -305,6 +313,8 @@ static double ours_round(struct ff_device *dev, const struct ff_bench_cfg *cfg, 
                 v = r->value * 1e-9;
             else
                 fprintf(stderr, "our read: %s\n", r->reason);
+            const char *note = strrchr(r->variant, ';');
+            snprintf(size, sizelen, "%s", note ? note + 2 : "?");
             for (size_t e = 0; e < r->n_extra; e++)
                 if (!strcmp(r->extra[e].key, "limit_bytes_per_s"))
                     *limit = r->extra[e].value * 1e-9;
@@ -448,10 +458,12 @@ int main(int argc, char **argv)
 
     enum { ROUNDS = 5 };
     double peer[ROUNDS], ours[ROUNDS], rbest[ROUNDS], rdef[ROUNDS], cbest[ROUNDS], cdef[ROUNDS];
+    double per_kernel[ROUNDS][6];
+    char probe_size[96] = "?";
     double limit = 0;
     for (int r = 0; r < ROUNDS; r++) {
-        peer[r] = peer_round(ctx, q, prog, a, o, bytes, max_wg);
-        ours[r] = ours_round(dev, &cfg, &limit);
+        peer[r] = peer_round(ctx, q, prog, a, o, bytes, max_wg, per_kernel[r]);
+        ours[r] = ours_round(dev, &cfg, &limit, probe_size, sizeof(probe_size));
         rbest[r] = ours_point(dev, &bb, FF_KERNEL_MEM_READ, &best_read, err, sizeof(err));
         rdef[r] = ours_point(dev, &bb, FF_KERNEL_MEM_READ, NULL, err, sizeof(err));
         cbest[r] = ours_point(dev, &bb, FF_KERNEL_MEM_COPY, &best_copy, err, sizeof(err));
@@ -460,15 +472,37 @@ int main(int argc, char **argv)
                "best %.1f, default %.1f; copy: best %.1f, default %.1f GB/s\n",
                r + 1, peer[r], bytes >> 20, ours[r], rbest[r], rdef[r], cbest[r], cdef[r]);
     }
+    /* clpeak reports each kernel; its best is the kernel with the best median over the
+     * rounds. The best kernel of each round would be the largest of six noisy figures, an
+     * upward bias no single kernel of ours gets: that figure is printed, but not compared. */
+    static const char *peer_names[6] = {"float4 global", "float8 global", "float16 global",
+                                        "float4 local",  "float8 local",  "float16 local"};
+    double kbest[ROUNDS] = {0};
+    int kb = 0;
+    double kbest_med = 0;
+    for (int k = 0; k < 6; k++) {
+        double col[ROUNDS];
+        for (int r = 0; r < ROUNDS; r++)
+            col[r] = per_kernel[r][k];
+        qsort(col, ROUNDS, sizeof(double), cmp);
+        if (col[ROUNDS / 2] > kbest_med) {
+            kbest_med = col[ROUNDS / 2];
+            kb = k;
+            memcpy(kbest, col, sizeof(col));
+        }
+    }
     double *all_rows[] = {peer, ours, rbest, rdef, cbest, cdef};
     for (size_t i = 0; i < sizeof(all_rows) / sizeof(all_rows[0]); i++)
         qsort(all_rows[i], ROUNDS, sizeof(double), cmp);
     const int m = ROUNDS / 2;
     printf("%s, GB/s (bytes read + written, verified; median [min-max] of %d rounds):\n",
            ff_device_info(dev)->name, ROUNDS);
-    printf("  clpeak method (read, best of float4/8/16 x global/local offset) %5.1f [%.1f-%.1f]\n",
+    printf("  clpeak method (read, its best kernel, %s)  %5.1f [%.1f-%.1f]\n", peer_names[kb],
+           kbest[m], kbest[0], kbest[ROUNDS - 1]);
+    printf("  (the best of its six kernels in each round: %.1f [%.1f-%.1f], not compared)\n",
            peer[m], peer[0], peer[ROUNDS - 1]);
-    printf("  flopfit read, bench probe                %5.1f [%.1f-%.1f]  %.2fx peer\n", ours[m],
+    peer[m] = kbest[m];
+    printf("  flopfit read, bench probe, %s  %5.1f [%.1f-%.1f]  %.2fx peer\n", probe_size, ours[m],
            ours[0], ours[ROUNDS - 1], ours[m] / peer[m]);
     printf("  flopfit read, best point %-24s %5.1f [%.1f-%.1f]  %.2fx peer, %.2fx default\n", tr,
            rbest[m], rbest[0], rbest[ROUNDS - 1], rbest[m] / peer[m], rbest[m] / rdef[m]);
