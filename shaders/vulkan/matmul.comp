@@ -82,14 +82,15 @@ layout(set = 0, binding = 1) uniform samplerBuffer b_tex;
 #endif
 #define LOAD_A4(i) texelFetch(a_tex, int(i))
 #define LOAD_B4(i) texelFetch(b_tex, int(i))
-/* FF_SGA: the B loads of B_AHEAD k rows are issued before their FMAs, and each accumulator then
- * takes its B_AHEAD updates in a row. On lavapipe each texel fetch is a call into the sampler's
- * code, which clobbers every vector register, and a 12x16 block has 192 accumulators for 32
- * registers: grouped calls spill the block once per k4 step instead of once per call, and the
- * update order loads and stores each accumulator once per step instead of once per k
- * (5096 -> 3658 instructions per step of 768 multiply-adds; fp32 n=1024 0.45-0.47x of the
- * same-run peak -> 0.58-0.61x, tests/vulkan/bench_matmul). GPUs (storage loads) keep 1: their
- * compilers schedule the loads themselves, and 4 rows of B held at once would cost registers. */
+/* FF_SGA: the B loads of B_AHEAD k rows (two k4 steps where K allows) are issued before their
+ * FMAs, and each accumulator then takes its B_AHEAD updates in a row. On lavapipe each texel
+ * fetch is a call into the sampler's code, which clobbers every vector register, and a 16x8
+ * block has 128 accumulators for 32 registers: grouped calls spill the block once per block of
+ * k instead of once per call, and the update order loads and stores each accumulator once per
+ * block instead of once per k (measured on 12x16 with four rows ahead: 5096 -> 3658 lines of
+ * objdump per k4 step, fp32 n=1024 0.45-0.47x -> 0.58-0.61x of the same-run peak,
+ * tests/vulkan/bench_matmul). GPUs (storage loads) keep 1: their compilers schedule the loads
+ * themselves, and rows of B held at once would cost registers. */
 #define B_AHEAD 8
 #else
 layout(set = 0, binding = 0, std430) readonly buffer A4b { TIN4 a4[]; };
