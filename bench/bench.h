@@ -87,6 +87,29 @@ void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, str
 void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 
 /*
+ * The peak kernel as the companion of another measurement (suite_matmul.c runs it after every
+ * timed matmul run, ff_measure_paired): built and sized to about target_s per launch, checked
+ * once on open; ff_peak_probe_check verifies the last launch's output. ops: operations per
+ * launch, in the unit of its precision's peak (FLOP or OP).
+ */
+struct ff_peak_probe;
+int ff_peak_probe_open(struct ff_device *dev, enum ff_precision p, double target_s,
+                       struct ff_peak_probe **out, char *err, size_t errlen);
+int ff_peak_probe_run(void *probe, uint64_t *dns, uint64_t *wns, char *err, size_t errlen);
+double ff_peak_probe_ops(const struct ff_peak_probe *probe);
+int ff_peak_probe_check(struct ff_peak_probe *probe, char *err, size_t errlen);
+void ff_peak_probe_close(struct ff_peak_probe **probe); /* NULL-safe */
+
+/*
+ * The peak a matmul in precision prec is read against, from p's verified peak results: the
+ * higher of prec's own and the fp32 peak, since a kernel may compute in fp32 exactly (int8
+ * products and sums below 2^24, fp16 inputs): where an int8 or fp16 matmul runs on fp32
+ * arithmetic, its own precision's chain peak would read above 100 %. Returns that peak's
+ * precision and its rate in *rate, or -1 when p has no verified peak for either.
+ */
+int ff_peak_reference(const struct ff_run *p, enum ff_precision prec, double *rate);
+
+/*
  * The peak kernel's reference (suite_peak.c): lane `lane`'s final 32-bit word after `iters`
  * steps of x = x * a + b, computed on the host as FF_KERNEL_PEAK defines it (a and b in the
  * kernel's bit layout; fp32 with fmaf, fp16 rounded to half each step, int8 widened, wrapping).

@@ -49,8 +49,9 @@ void ff_family_names(char *dst, size_t n, const char *sep);
 void ff_bench_run_device(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 
 /* The notes, each beside its family's code. */
-/* Each verified matmul figure over the measured peak (suite_peak.c): extras peak_fraction and
- * peak_of_fp32. Run once all families have run. */
+/* Each verified matmul figure that suite_matmul.c could not read against a paired peak, over
+ * the peak family's figure (suite_peak.c): extras peak_fraction and peak_of_fp32. Run once all
+ * families have run. */
 void ff_peak_annotate(struct ff_run *p);
 void ff_suite_matmul_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n);
 void ff_probe_memory_note(const struct ff_run *p, const struct ff_result *r, char *dst, size_t n);

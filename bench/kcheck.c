@@ -123,14 +123,22 @@ int ff_kcheck_run(struct ff_kcheck *kc, struct ff_kernel *kern, char *err, size_
     struct timed t = {kc, kern};
     uint64_t dns = 0, wns = 0;
     int ret = poisoned_run(&t, &dns, &wns, err, errlen);
+    kc->run_s = (double)(dns ? dns : wns) * 1e-9;
     return ret < 0 ? ret : read_and_compare(kc, err, errlen);
 }
 
 int ff_kcheck_bench(struct ff_kcheck *kc, struct ff_kernel *kern, const struct ff_measure_cfg *cfg,
                     struct ff_timing *t, char *err, size_t errlen)
 {
+    return ff_kcheck_bench_paired(kc, kern, cfg, NULL, t, err, errlen);
+}
+
+int ff_kcheck_bench_paired(struct ff_kcheck *kc, struct ff_kernel *kern,
+                           const struct ff_measure_cfg *cfg, struct ff_pair *pair,
+                           struct ff_timing *t, char *err, size_t errlen)
+{
     struct timed ctx = {kc, kern};
-    int ret = ff_measure(cfg, poisoned_run, &ctx, t, err, errlen);
+    int ret = ff_measure_paired(cfg, poisoned_run, &ctx, pair, t, err, errlen);
     return ret < 0 ? ret : read_and_compare(kc, err, errlen);
 }
 

@@ -37,6 +37,7 @@ struct ff_kcheck {
     struct ff_check check;  /* the last comparison */
     struct ff_device *dev;  /* not owned; set by ff_kcheck_upload */
     struct ff_buf *bufs[3]; /* A, B, C on the device */
+    double run_s;           /* the kernel's time in the last ff_kcheck_run */
 };
 
 /*
@@ -71,6 +72,10 @@ int ff_kcheck_run(struct ff_kcheck *kc, struct ff_kernel *kern, char *err, size_
  */
 int ff_kcheck_bench(struct ff_kcheck *kc, struct ff_kernel *kern, const struct ff_measure_cfg *cfg,
                     struct ff_timing *t, char *err, size_t errlen);
+/* ff_kcheck_bench with a companion run after every timed run (ff_measure_paired). */
+int ff_kcheck_bench_paired(struct ff_kcheck *kc, struct ff_kernel *kern,
+                           const struct ff_measure_cfg *cfg, struct ff_pair *pair,
+                           struct ff_timing *t, char *err, size_t errlen);
 
 /*
  * The highest matmul rate (FLOP/s; OP/s for int8) the device can physically

@@ -30,6 +30,17 @@ double ff_median(double *v, size_t n)
 int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct ff_timing *t,
                char *err, size_t errlen)
 {
+    return ff_measure_paired(cfg, fn, ctx, NULL, t, err, errlen);
+}
+
+static double dev_or_wall(uint64_t dns, uint64_t wns)
+{
+    return (double)(dns ? dns : wns) * 1e-9;
+}
+
+int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
+                      struct ff_pair *pair, struct ff_timing *t, char *err, size_t errlen)
+{
     uint64_t dns, wns;
     int ret;
     for (uint32_t i = 0; i < cfg->warmup; i++) {
@@ -39,14 +50,13 @@ int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct
             return ret;
     }
     uint32_t max = cfg->max_reps < cfg->min_reps ? cfg->min_reps : cfg->max_reps;
-    double *dev = malloc(sizeof(double) * max), *wall = malloc(sizeof(double) * max);
-    if (!dev || !wall) {
-        free(dev);
-        free(wall);
+    /* dev and wall times of fn, then the companion's times (at most one per run) */
+    double *v = malloc(sizeof(double) * max * (pair ? 3 : 2));
+    if (!v)
         return FF_ERR_NO_MEMORY;
-    }
-    double total = 0;
-    uint32_t n = 0;
+    double *dev = v, *wall = v + max, *ptime = pair ? v + 2 * max : NULL;
+    double total = 0, since = 0;
+    uint32_t n = 0, np = 0;
     ret = FF_OK;
     while (n < max && (n < cfg->min_reps || total < cfg->budget_s)) {
         if (ff_interrupted)
@@ -56,7 +66,16 @@ int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct
         dev[n] = (double)dns * 1e-9;
         wall[n] = (double)wns * 1e-9;
         total += dev[n] > 0 ? dev[n] : wall[n];
+        since += dev[n] > 0 ? dev[n] : wall[n];
         n++;
+        if (pair && (np < pair->min_pairs || since >= pair->every_s)) {
+            uint64_t pd = 0, pw = 0;
+            if ((ret = pair->run(pair->ctx, &pd, &pw, err, errlen)) < 0)
+                break;
+            ptime[np] = dev_or_wall(pd, pw);
+            total += ptime[np++];
+            since = 0;
+        }
     }
     if (ret == FF_OK && n == 0)
         ret = FF_ERR_INTERRUPTED;
@@ -68,8 +87,12 @@ int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct
         t->wall_median_s = ff_median(wall, n);
         t->wall_min_s = wall[0];
         t->wall_max_s = wall[n - 1];
+        if (pair) {
+            pair->n = np;
+            pair->median_s = ff_median(ptime, np);
+            pair->min_s = ptime[0];
+        }
     }
-    free(dev);
-    free(wall);
+    free(v);
     return ret;
 }

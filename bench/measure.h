@@ -29,6 +29,26 @@ void ff_measure_defaults(struct ff_measure_cfg *cfg);
 int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct ff_timing *t,
                char *err, size_t errlen);
 
+/*
+ * A companion for ff_measure_paired: run goes right after each of the measured function's first
+ * min_pairs timed runs, then again whenever every_s of its time has passed since the last, so
+ * the companion is sampled across the same window of a shared machine as the measured runs.
+ * Filled in on success: how many companion runs, their median and their shortest time.
+ */
+struct ff_pair {
+    ff_run_fn run;
+    void *ctx;
+    double every_s;
+    uint32_t min_pairs;
+    uint32_t n;
+    double median_s, min_s;
+};
+
+/* ff_measure with a companion interleaved (not in the warm-up); the companion's time counts
+ * against the budget too. */
+int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
+                      struct ff_pair *pair, struct ff_timing *t, char *err, size_t errlen);
+
 /* Median of n doubles (sorts v in place). */
 double ff_median(double *v, size_t n);
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <flopfit/profile_fields.h>
+
 #include "bench.h"
 #include "kcheck.h"
 #include "probe_common.h"
@@ -28,6 +30,54 @@ static const struct {
 static enum ff_res_status status_of(int ret)
 {
     return ret == FF_ERR_UNSUPPORTED ? FF_RES_UNSUPPORTED : FF_RES_FAILED;
+}
+
+/*
+ * The fraction of the arithmetic peak, measured in the same window: the peak kernel
+ * (ff_peak_reference's precision, when this device's peak family measured one) runs
+ * interleaved with the timed matmul runs (after each of the first PAIR_MIN runs, then after
+ * every PAIR_EVERY_S of matmul time), and the fraction is the matmul's median rate over the
+ * best of those peaks. So the ceiling is the one the device offered in that window of a shared
+ * machine, and a peak launch that happened to meet a neighbour's burst cannot lift the
+ * fraction (a throughput only ever loses to interference). One peak launch takes about PAIR_S:
+ * on lavapipe a 5 ms launch read ~10 % below the 100 ms one (dispatch costs inside the
+ * timestamps), at 20 ms within the run-to-run spread. The companion adds at most
+ * PAIR_S / PAIR_EVERY_S to the measurement, plus PAIR_MIN launches.
+ */
+#define PAIR_S       0.02
+#define PAIR_EVERY_S 0.08
+#define PAIR_MIN     3u
+
+struct paired {
+    struct ff_peak_probe *probe;
+    struct ff_pair pair;
+    int ref_prec;
+};
+
+static void pair_open(struct ff_device *dev, struct ff_run *prof, enum ff_precision p,
+                      struct paired *pr)
+{
+    char err[512];
+    pr->ref_prec = ff_peak_reference(prof, p, NULL);
+    if (pr->ref_prec < 0)
+        return; /* no peak measured here: no fraction */
+    if (ff_peak_probe_open(dev, (enum ff_precision)pr->ref_prec, PAIR_S, &pr->probe, err,
+                           sizeof(err)) < 0)
+        return; /* ff_peak_annotate then reads the figure against the peak family's */
+    pr->pair = (struct ff_pair){
+        .run = ff_peak_probe_run, .ctx = pr->probe, .every_s = PAIR_EVERY_S, .min_pairs = PAIR_MIN};
+}
+
+/* The companion's best rate once its last output verifies, else 0; closes it. */
+static double pair_finish(struct paired *pr)
+{
+    char err[512];
+    double peak = 0;
+    if (pr->probe && pr->pair.min_s > 0 &&
+        ff_peak_probe_check(pr->probe, err, sizeof(err)) == FF_OK)
+        peak = ff_peak_probe_ops(pr->probe) / pr->pair.min_s;
+    ff_peak_probe_close(&pr->probe);
+    return peak;
 }
 
 /* One implementation at one size. Returns the median device time or 0. */
@@ -65,8 +115,13 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     /* Checked once before timing, then every timed run writes a poisoned C
      * and the last one is checked again. */
     ret = ff_kcheck_run(kc, kern, err, sizeof(err));
+    struct paired pr = {0};
     if (ret == FF_OK)
-        ret = ff_kcheck_bench(kc, kern, &cfg->measure, &res->t, err, sizeof(err));
+        pair_open(dev, prof, p, &pr);
+    if (ret == FF_OK)
+        ret = ff_kcheck_bench_paired(kc, kern, &cfg->measure, pr.probe ? &pr.pair : NULL, &res->t,
+                                     err, sizeof(err));
+    const double peak = pair_finish(&pr);
     if (ret == FF_ERR_VERIFY || ret == FF_OK) {
         res->has_error = true;
         res->max_abs = kc->check.max_abs;
@@ -95,6 +150,12 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     double limit = ff_kcheck_rate_limit(ff_device_info(dev), p, why, sizeof(why));
     if (ff_result_implausible(res, res->value, limit, why))
         return 0; /* a figure past physics: no larger size either */
+    if (peak > 0) {
+        ff_result_extra(res, FF_PF_TEST_PEAK_FRACTION, res->value / peak, false);
+        ff_result_extra(res, FF_PF_TEST_PEAK_OF_FP32,
+                        pr.ref_prec == FF_PREC_FP32 && p != FF_PREC_FP32, true);
+        ff_result_extra(res, FF_PF_TEST_PEAK_PAIRED, peak, false);
+    }
     return t;
 }
 

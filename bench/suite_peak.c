@@ -162,6 +162,40 @@ static int check_out(struct peak_ctx *c, enum ff_precision p, uint32_t *host, ch
                          c->params[2], err, errlen);
 }
 
+/*
+ * Kernel and buffer sized to about target_s per launch: a first launch of PEAK_FIRST_ITEM
+ * items, run twice (the first launch of a pipeline may carry one-time costs: llvmpipe) and
+ * checked, sizes the real one.
+ */
+static int setup_sized(struct ff_device *dev, enum ff_precision p, double target_s,
+                       struct peak_ctx *c, uint32_t **host, char *err, size_t errlen)
+{
+    c->params[0] = PEAK_ITERS;
+    operands(p, &c->params[1], &c->params[2]);
+    uint32_t items = PEAK_FIRST_ITEM;
+    uint64_t dns = 0, wns = 0;
+    int ret = setup(dev, p, items, c, host, err, errlen);
+    for (int i = 0; i < 2 && ret == FF_OK; i++)
+        ret = run_peak(c, &dns, &wns, err, errlen);
+    if (ret == FF_OK)
+        ret = check_out(c, p, *host, err, errlen);
+    if (ret < 0)
+        return ret;
+    double t = (dns ? dns : wns) * 1e-9;
+    uint64_t lanes = ff_kernel_out_words(c->k) / items;
+    double want = t > 0 ? items * target_s / t : PEAK_MAX_ITEMS;
+    uint64_t cap = PEAK_MAX_BYTES / (lanes * 4);
+    if (want > (double)cap)
+        want = (double)cap;
+    if (want > PEAK_MAX_ITEMS)
+        want = PEAK_MAX_ITEMS;
+    uint32_t n = (uint32_t)want / 64 * 64;
+    if (n <= items)
+        return FF_OK;
+    teardown(c, host);
+    return setup(dev, p, n, c, host, err, errlen);
+}
+
 static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof,
                      enum ff_precision p)
 {
@@ -174,34 +208,10 @@ static void run_prec(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
     snprintf(res->unit, sizeof(res->unit), "%s", p == FF_PREC_INT8 ? "OP/s" : "FLOP/s");
     ff_progress(cfg, "%s %s: arithmetic peak", ff_device_info(dev)->name, ff_precision_name(p));
 
-    struct peak_ctx c = {NULL, NULL, {PEAK_ITERS, 0, 0}};
-    operands(p, &c.params[1], &c.params[2]);
+    struct peak_ctx c = {NULL, NULL, {0, 0, 0}};
     uint32_t *host = NULL;
-    /* A first launch sizes the real one: about 20 ms (--quick) or 100 ms of device time. */
-    uint32_t items = PEAK_FIRST_ITEM;
-    uint64_t dns = 0, wns = 0;
-    int ret = setup(dev, p, items, &c, &host, err, sizeof(err));
-    /* twice: the first launch of a pipeline may carry one-time costs (llvmpipe) */
-    for (int i = 0; i < 2 && ret == FF_OK; i++)
-        ret = run_peak(&c, &dns, &wns, err, sizeof(err));
-    if (ret == FF_OK)
-        ret = check_out(&c, p, host, err, sizeof(err));
-    if (ret == FF_OK) {
-        double t = (dns ? dns : wns) * 1e-9, target = cfg->quick ? 0.02 : 0.1;
-        uint64_t lanes = ff_kernel_out_words(c.k) / items;
-        double want = t > 0 ? items * target / t : PEAK_MAX_ITEMS;
-        uint64_t cap = PEAK_MAX_BYTES / (lanes * 4);
-        if (want > (double)cap)
-            want = (double)cap;
-        if (want > PEAK_MAX_ITEMS)
-            want = PEAK_MAX_ITEMS;
-        uint32_t n = (uint32_t)want / 64 * 64;
-        if (n > items) {
-            teardown(&c, &host);
-            items = n;
-            ret = setup(dev, p, items, &c, &host, err, sizeof(err));
-        }
-    }
+    /* about 20 ms (--quick) or 100 ms of device time per launch */
+    int ret = setup_sized(dev, p, cfg->quick ? 0.02 : 0.1, &c, &host, err, sizeof(err));
     if (ret == FF_OK) {
         struct ff_measure_cfg m = cfg->measure;
         if (cfg->quick) {
@@ -247,14 +257,59 @@ void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct
             run_prec(dev, cfg, prof, (enum ff_precision)pi);
 }
 
-/*
- * Every verified matmul figure over the measured arithmetic peak on the same device: the
- * efficiency the roofline publisher draws. The reference is the higher of the test's own
- * precision's peak and the fp32 peak, since a kernel may compute in fp32 exactly (int8 products
- * and sums below 2^24, fp16 inputs): where an int8 or fp16 matmul runs on fp32 arithmetic, its
- * own precision's chain peak would read above 100 %.
- */
-void ff_peak_annotate(struct ff_run *p)
+/* ---- the peak as a companion of other measurements ---- */
+
+struct ff_peak_probe {
+    struct peak_ctx c;
+    enum ff_precision prec;
+    uint32_t *host;
+};
+
+int ff_peak_probe_open(struct ff_device *dev, enum ff_precision p, double target_s,
+                       struct ff_peak_probe **out, char *err, size_t errlen)
+{
+    struct ff_peak_probe *pp = calloc(1, sizeof(*pp));
+    *out = NULL;
+    if (!pp)
+        return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "out of host memory");
+    pp->prec = p;
+    int ret = setup_sized(dev, p, target_s, &pp->c, &pp->host, err, errlen);
+    if (ret < 0) {
+        teardown(&pp->c, &pp->host);
+        free(pp);
+        return ret;
+    }
+    *out = pp;
+    return FF_OK;
+}
+
+int ff_peak_probe_run(void *probe, uint64_t *dns, uint64_t *wns, char *err, size_t errlen)
+{
+    struct ff_peak_probe *pp = probe;
+    return run_peak(&pp->c, dns, wns, err, errlen);
+}
+
+double ff_peak_probe_ops(const struct ff_peak_probe *pp)
+{
+    return (double)ff_peak_op_ops(ff_kernel_peak_op(pp->c.k)) *
+           (double)ff_kernel_out_words(pp->c.k) * PEAK_ITERS;
+}
+
+int ff_peak_probe_check(struct ff_peak_probe *pp, char *err, size_t errlen)
+{
+    return check_out(&pp->c, pp->prec, pp->host, err, errlen);
+}
+
+void ff_peak_probe_close(struct ff_peak_probe **pp)
+{
+    if (!*pp)
+        return;
+    teardown(&(*pp)->c, &(*pp)->host);
+    free(*pp);
+    *pp = NULL;
+}
+
+int ff_peak_reference(const struct ff_run *p, enum ff_precision prec, double *rate)
 {
     double peak[FF_PREC_COUNT] = {0};
     for (size_t i = 0; i < p->n_results; i++) {
@@ -263,17 +318,38 @@ void ff_peak_annotate(struct ff_run *p)
             r->prec >= 0 && r->prec < FF_PREC_COUNT && r->value > peak[r->prec])
             peak[r->prec] = r->value;
     }
+    if (prec < 0 || prec >= FF_PREC_COUNT)
+        return -1;
+    enum ff_precision ref = peak[FF_PREC_FP32] > peak[prec] ? FF_PREC_FP32 : prec;
+    if (!(peak[ref] > 0))
+        return -1;
+    if (rate)
+        *rate = peak[ref];
+    return (int)ref;
+}
+
+/*
+ * Every verified matmul figure over the measured arithmetic peak on the same device: the
+ * efficiency the roofline publisher draws. suite_matmul.c measures it paired (the peak kernel
+ * after every timed run); a figure without that pairing is read against the peak family's
+ * own figure here.
+ */
+void ff_peak_annotate(struct ff_run *p)
+{
     for (size_t i = 0; i < p->n_results; i++) {
         struct ff_result *r = &p->results[i];
         if (r->status != FF_RES_OK || !r->verified || strcmp(r->family, "matmul") != 0 ||
             r->prec < 0 || r->prec >= FF_PREC_COUNT)
             continue;
-        double own = peak[r->prec], fp32 = peak[FF_PREC_FP32];
-        bool of_fp32 = fp32 > own;
-        double ref = of_fp32 ? fp32 : own;
-        if (!(ref > 0))
+        bool paired = false;
+        for (size_t e = 0; e < r->n_extra; e++)
+            paired |= strcmp(r->extra[e].key, FF_PF_TEST_PEAK_FRACTION) == 0;
+        double ref = 0;
+        int rp = ff_peak_reference(p, (enum ff_precision)r->prec, &ref);
+        if (paired || rp < 0)
             continue;
         ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, r->value / ref, false);
-        ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, of_fp32, true);
+        ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, rp == FF_PREC_FP32 && r->prec != FF_PREC_FP32,
+                        true);
     }
 }

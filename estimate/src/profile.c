@@ -359,6 +359,8 @@ static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
     TRY(get_num(&tc, t, FF_PF_TEST_PEAK_FRACTION, 0.0, 1e3, "a fraction from 0 to 1000",
                 &out->peak_fraction, NULL));
     TRY(get_bool(&tc, t, FF_PF_TEST_PEAK_OF_FP32, &out->peak_of_fp32));
+    TRY(get_num(&tc, t, FF_PF_TEST_PEAK_PAIRED, 0.0, FF_PROFILE_MAX_RATE,
+                "a rate from 0 to 1e21 FLOP/s or OP/s", &out->peak_paired, NULL));
     return FF_OK;
 }
 

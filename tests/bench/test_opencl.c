@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "../common.h"
+#include "../peak_pairing.h"
 #include "backend_impl.h"
 #include "bench.h"
 #include "kcheck.h"
@@ -398,4 +399,9 @@ Test(opencl_lazy, honest_rates_stay_below_the_physical_limit)
     cr_assert_eq(r.status, FF_RES_OK, "%s", r.reason);
     cr_assert_lt(r.value * 2, lim, "honest %g FLOP/s within 2x of the limit %g (%s)", r.value, lim,
                  why);
+}
+
+Test(opencl, matmul_is_read_against_the_peak_measured_beside_it)
+{
+    ff_test_peak_pairing(dev);
 }

@@ -92,9 +92,10 @@ static struct ff_run every_field(void)
     /* --concurrent's fields (bench/concurrent.c) */
     ff_result_extra(r, FF_PF_TEST_CONC_DEVICES, 2, false);
     ff_result_extra(r, FF_PF_TEST_CONC_VALUE, 1.25e14, false);
-    /* the fraction of the measured peak (bench/suite_peak.c ff_peak_annotate) */
+    /* the fraction of the peak measured beside it (bench/suite_matmul.c pair_close) */
     ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, 0.8125, false);
     ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, 1, true);
+    ff_result_extra(r, FF_PF_TEST_PEAK_PAIRED, 1.75e14, false);
 
     r = ff_run_add(&p);
     ff_result_set(r, "matmul", "matmul", "flopfit");
@@ -240,6 +241,7 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect_str_eq(t->tuning_source, "cache");
     cr_expect_float_eq(t->peak_fraction, 0.8125, 1e-12);
     cr_expect(t->peak_of_fp32);
+    cr_expect_float_eq(t->peak_paired, 1.75e14, 1e-3);
 
     t = ff_profile_test_at(doc, 1);
     cr_expect(!t->tuning_point && !t->tuning_source, "no tuning recorded: absent");

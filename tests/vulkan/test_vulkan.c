@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../peak_pairing.h"
 #include "kcheck.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
@@ -463,4 +464,9 @@ int main(int argc, char *argv[])
         result = !criterion_run_all_tests(tests);
     criterion_finalize(tests);
     return result;
+}
+
+Test(vulkan, matmul_is_read_against_the_peak_measured_beside_it)
+{
+    ff_test_peak_pairing(dev);
 }

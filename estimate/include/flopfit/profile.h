@@ -154,9 +154,12 @@ struct ff_profile_test {
     uint64_t ranks;
     double algbw_bytes_per_s, latency_s;
     /* matmul extra: the figure over the measured arithmetic peak it could use (0 absent; see
-     * SCHEMA.md), and whether that peak was fp32's rather than the test's own precision. */
+     * SCHEMA.md), whether that peak was fp32's rather than the test's own precision, and that
+     * peak's rate as measured beside the figure (0 absent: the fraction is then over the peak
+     * family's own figure). */
     double peak_fraction;
     bool peak_of_fp32;
+    double peak_paired;
 };
 
 /*

@@ -111,6 +111,7 @@
 #define FF_PF_TEST_CONC_DEVICES      "concurrent_devices"
 #define FF_PF_TEST_PEAK_FRACTION     "peak_fraction" /* matmul: value / the measured peak */
 #define FF_PF_TEST_PEAK_OF_FP32      "peak_of_fp32"  /* matmul: that peak is fp32's, boolean */
+#define FF_PF_TEST_PEAK_PAIRED       "peak_paired"   /* matmul: that peak, measured beside it */
 
 /* ---- values of enumerated fields ---- */
 #define FF_PF_STATUS_OK           "ok"
@@ -217,6 +218,7 @@
     X(FF_PF_TEST_CONC_VALUE)                                                                       \
     X(FF_PF_TEST_CONC_DEVICES)                                                                     \
     X(FF_PF_TEST_PEAK_FRACTION)                                                                    \
-    X(FF_PF_TEST_PEAK_OF_FP32)
+    X(FF_PF_TEST_PEAK_OF_FP32)                                                                     \
+    X(FF_PF_TEST_PEAK_PAIRED)
 
 #endif

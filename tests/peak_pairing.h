@@ -1,0 +1,84 @@
+/*
+ * tests/peak_pairing.h — shared by the OpenCL and Vulkan device tests: the matmul suite reads
+ * each verified figure against the peak kernel measured beside it (bench/suite_matmul.c), and
+ * without a peak family result it gives no fraction at all.
+ */
+#ifndef FF_TESTS_PEAK_PAIRING_H
+#define FF_TESTS_PEAK_PAIRING_H
+
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <flopfit/profile_fields.h>
+
+#include "bench.h"
+#include "families.h"
+
+static inline double ff_test_extra(const struct ff_result *r, const char *key, int *found)
+{
+    for (size_t i = 0; i < r->n_extra; i++)
+        if (strcmp(r->extra[i].key, key) == 0) {
+            *found = 1;
+            return r->extra[i].value;
+        }
+    *found = 0;
+    return 0;
+}
+
+static inline void ff_test_peak_pairing(struct ff_device *dev)
+{
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    cfg.quick = true;
+    cfg.sizes[0] = 128;
+    cfg.n_sizes = 1;
+    cfg.sizes_given = true;
+    cfg.library = false;
+    cfg.measure.min_reps = 3;
+    cfg.measure.budget_s = 0.05;
+    /* without the peak family: no fraction, paired or not */
+    struct ff_run bare = {.info = *ff_device_info(dev)};
+    ff_suite_matmul(dev, &cfg, &bare);
+    ff_peak_annotate(&bare);
+    for (size_t i = 0; i < bare.n_results; i++) {
+        int found;
+        ff_test_extra(&bare.results[i], FF_PF_TEST_PEAK_FRACTION, &found);
+        cr_expect(!found, "%s %s: a fraction with no peak measured", bare.results[i].impl,
+                  ff_precision_name(bare.results[i].prec));
+    }
+    ff_run_finish(&bare);
+
+    struct ff_run p = {.info = *ff_device_info(dev)};
+    ff_suite_peak(dev, &cfg, &p);
+    ff_suite_matmul(dev, &cfg, &p);
+    ff_peak_annotate(&p);
+    unsigned paired = 0;
+    for (size_t i = 0; i < p.n_results; i++) {
+        const struct ff_result *r = &p.results[i];
+        if (strcmp(r->family, "matmul") != 0 || r->status != FF_RES_OK)
+            continue;
+        int has_frac, has_peak, has_fp32;
+        double frac = ff_test_extra(r, FF_PF_TEST_PEAK_FRACTION, &has_frac);
+        double peak = ff_test_extra(r, FF_PF_TEST_PEAK_PAIRED, &has_peak);
+        double of_fp32 = ff_test_extra(r, FF_PF_TEST_PEAK_OF_FP32, &has_fp32);
+        cr_assert(has_frac && has_peak && has_fp32, "%s %s: fraction %d, paired peak %d", r->impl,
+                  ff_precision_name(r->prec), has_frac, has_peak);
+        cr_expect_gt(peak, 0);
+        cr_expect_float_eq(frac, r->value / peak, 1e-9 * frac, "the fraction is value / peak");
+        cr_expect_gt(frac, 0);
+        /* a 128^3 matmul is far from any peak; above it would be a mis-sized companion */
+        cr_expect_lt(frac, 1.0, "%s %s at n=128: %.3f of the peak", r->impl,
+                     ff_precision_name(r->prec), frac);
+        double fam = 0;
+        int ref = ff_peak_reference(&p, (enum ff_precision)r->prec, &fam);
+        cr_expect_eq(of_fp32 != 0, ref == FF_PREC_FP32 && r->prec != FF_PREC_FP32);
+        /* beside the matmul or in its own family, the same kernel: within a factor of 2 */
+        cr_expect(peak > 0.5 * fam && peak < 2 * fam, "paired peak %.3g, the family's %.3g", peak,
+                  fam);
+        paired++;
+    }
+    cr_expect_geq(paired, 2, "fp32 and int8 at least");
+    ff_run_finish(&p);
+}
+
+#endif
