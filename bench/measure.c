@@ -1,4 +1,5 @@
 /* bench/measure.c — warm-up, budgeted repetitions, median and spread. */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "measure.h"
@@ -38,6 +39,20 @@ static double dev_or_wall(uint64_t dns, uint64_t wns)
     return (double)(dns ? dns : wns) * 1e-9;
 }
 
+/* One companion run: its time into ptime[np], and it becomes the pair of runs first..n-1. */
+static int pair_once(struct ff_pair *pair, double *ptime, uint32_t np, uint32_t *grp,
+                     uint32_t first, uint32_t n, char *err, size_t errlen)
+{
+    uint64_t pd = 0, pw = 0;
+    int ret = pair->run(pair->ctx, &pd, &pw, err, errlen);
+    if (ret < 0)
+        return ret;
+    ptime[np] = dev_or_wall(pd, pw);
+    for (uint32_t i = first; i < n; i++)
+        grp[i] = np;
+    return FF_OK;
+}
+
 int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
                       struct ff_pair *pair, struct ff_timing *t, char *err, size_t errlen)
 {
@@ -50,13 +65,19 @@ int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
             return ret;
     }
     uint32_t max = cfg->max_reps < cfg->min_reps ? cfg->min_reps : cfg->max_reps;
-    /* dev and wall times of fn, then the companion's times (at most one per run) */
-    double *v = malloc(sizeof(double) * max * (pair ? 3 : 2));
-    if (!v)
+    /* dev and wall times of fn; with a companion, its times (at most one per run), and each
+     * run's ratio and companion */
+    double *v = malloc(sizeof(double) * max * (pair ? 4 : 2));
+    uint32_t *grp = pair ? malloc(sizeof(uint32_t) * max) : NULL;
+    if (!v || (pair && !grp)) {
+        free(v);
+        free(grp);
         return FF_ERR_NO_MEMORY;
-    double *dev = v, *wall = v + max, *ptime = pair ? v + 2 * max : NULL;
+    }
+    double *dev = v, *wall = v + max, *ptime = v + 2 * max, *ratio = v + 3 * max;
     double total = 0, since = 0;
-    uint32_t n = 0, np = 0;
+    uint32_t n = 0, np = 0, first = 0;
+    bool pairing = pair != NULL; /* a companion that fails ends the pairing, not the runs */
     ret = FF_OK;
     while (n < max && (n < cfg->min_reps || total < cfg->budget_s)) {
         if (ff_interrupted)
@@ -68,18 +89,39 @@ int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
         total += dev[n] > 0 ? dev[n] : wall[n];
         since += dev[n] > 0 ? dev[n] : wall[n];
         n++;
-        if (pair && (np < pair->min_pairs || since >= pair->every_s)) {
-            uint64_t pd = 0, pw = 0;
-            if ((ret = pair->run(pair->ctx, &pd, &pw, err, errlen)) < 0)
-                break;
-            ptime[np] = dev_or_wall(pd, pw);
+        if (pairing && (np < pair->min_pairs || since >= pair->every_s)) {
+            if (pair_once(pair, ptime, np, grp, first, n, err, errlen) < 0) {
+                pairing = false;
+                continue;
+            }
             total += ptime[np++];
+            first = n;
             since = 0;
         }
     }
+    /* the last runs get a companion of their own; cut short by Ctrl-C, the one before */
+    if (pairing && ret == FF_OK && first < n) {
+        if (!ff_interrupted && pair_once(pair, ptime, np, grp, first, n, err, errlen) == FF_OK)
+            np++;
+        else if (np == 0)
+            pairing = false;
+        else
+            for (uint32_t i = first; i < n; i++)
+                grp[i] = np - 1;
+    }
+    if (!pairing)
+        np = 0;
     if (ret == FF_OK && n == 0)
         ret = FF_ERR_INTERRUPTED;
     if (ret == FF_OK) {
+        if (pair) {
+            for (uint32_t i = 0; np && i < n; i++)
+                ratio[i] = ptime[grp[i]] / (dev[i] > 0 ? dev[i] : wall[i]);
+            pair->n = np;
+            pair->ratio_median = np ? ff_median(ratio, n) : 0;
+            pair->median_s = ff_median(ptime, np);
+            pair->min_s = np ? ptime[0] : 0;
+        }
         t->reps = n;
         t->dev_median_s = ff_median(dev, n);
         t->dev_min_s = dev[0];
@@ -87,12 +129,8 @@ int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
         t->wall_median_s = ff_median(wall, n);
         t->wall_min_s = wall[0];
         t->wall_max_s = wall[n - 1];
-        if (pair) {
-            pair->n = np;
-            pair->median_s = ff_median(ptime, np);
-            pair->min_s = ptime[0];
-        }
     }
     free(v);
+    free(grp);
     return ret;
 }

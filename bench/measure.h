@@ -31,9 +31,12 @@ int ff_measure(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx, struct
 
 /*
  * A companion for ff_measure_paired: run goes right after each of the measured function's first
- * min_pairs timed runs, then again whenever every_s of its time has passed since the last, so
- * the companion is sampled across the same window of a shared machine as the measured runs.
- * Filled in on success: how many companion runs, their median and their shortest time.
+ * min_pairs timed runs, then again whenever every_s of its time has passed since the last (and
+ * once more after the last runs), so it is sampled across the same window of a shared machine
+ * as the measured runs. Each timed run is paired with the companion run that followed it.
+ * Filled in on success: how many companion runs, their median and shortest times, and the
+ * median over the timed runs of (its companion's time / its own time). A companion run that
+ * fails ends the pairing, not the measurement: n is then 0.
  */
 struct ff_pair {
     ff_run_fn run;
@@ -42,6 +45,7 @@ struct ff_pair {
     uint32_t min_pairs;
     uint32_t n;
     double median_s, min_s;
+    double ratio_median;
 };
 
 /* ff_measure with a companion interleaved (not in the warm-up); the companion's time counts

@@ -36,13 +36,13 @@ static enum ff_res_status status_of(int ret)
  * The fraction of the arithmetic peak, measured in the same window: the peak kernel
  * (ff_peak_reference's precision, when this device's peak family measured one) runs
  * interleaved with the timed matmul runs (after each of the first PAIR_MIN runs, then after
- * every PAIR_EVERY_S of matmul time), and the fraction is the matmul's median rate over the
- * best of those peaks. So the ceiling is the one the device offered in that window of a shared
- * machine, and a peak launch that happened to meet a neighbour's burst cannot lift the
- * fraction (a throughput only ever loses to interference). One peak launch takes about PAIR_S:
- * on lavapipe a 5 ms launch read ~10 % below the 100 ms one (dispatch costs inside the
- * timestamps), at 20 ms within the run-to-run spread. The companion adds at most
- * PAIR_S / PAIR_EVERY_S to the measurement, plus PAIR_MIN launches.
+ * every PAIR_EVERY_S of matmul time, and after the last), and each matmul run is read against
+ * the peak launch that followed it: the fraction is the median over the runs of (the run's
+ * rate / that peak's rate). A neighbour's load on a shared machine that lasts longer than a
+ * pair then falls on both sides of the ratio. One peak launch takes about PAIR_S: on lavapipe
+ * a 5 ms launch read ~10 % below the 100 ms one (dispatch costs inside the timestamps), at
+ * 20 ms within the run-to-run spread. The companion adds at most PAIR_S / PAIR_EVERY_S to the
+ * measurement, plus PAIR_MIN + 1 launches.
  */
 #define PAIR_S       0.02
 #define PAIR_EVERY_S 0.08
@@ -68,16 +68,21 @@ static void pair_open(struct ff_device *dev, struct ff_run *prof, enum ff_precis
         .run = ff_peak_probe_run, .ctx = pr->probe, .every_s = PAIR_EVERY_S, .min_pairs = PAIR_MIN};
 }
 
-/* The companion's best rate once its last output verifies, else 0; closes it. */
-static double pair_finish(struct paired *pr)
+/* Once the companion's last output verifies: the paired fraction (the matmul's work per run
+ * in `work`) and the companion's median rate; 0 when there is none. Closes the companion. */
+static double pair_finish(struct paired *pr, double work, double *peak)
 {
     char err[512];
-    double peak = 0;
-    if (pr->probe && pr->pair.min_s > 0 &&
-        ff_peak_probe_check(pr->probe, err, sizeof(err)) == FF_OK)
-        peak = ff_peak_probe_ops(pr->probe) / pr->pair.min_s;
+    double frac = 0;
+    *peak = 0;
+    if (pr->probe && pr->pair.n > 0 && pr->pair.median_s > 0 &&
+        ff_peak_probe_check(pr->probe, err, sizeof(err)) == FF_OK) {
+        double ops = ff_peak_probe_ops(pr->probe);
+        frac = work / ops * pr->pair.ratio_median;
+        *peak = ops / pr->pair.median_s;
+    }
     ff_peak_probe_close(&pr->probe);
-    return peak;
+    return frac;
 }
 
 /* One implementation at one size. Returns the median device time or 0. */
@@ -121,7 +126,8 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     if (ret == FF_OK)
         ret = ff_kcheck_bench_paired(kc, kern, &cfg->measure, pr.probe ? &pr.pair : NULL, &res->t,
                                      err, sizeof(err));
-    const double peak = pair_finish(&pr);
+    double peak;
+    const double frac = pair_finish(&pr, 2.0 * n * (double)n * n, &peak);
     if (ret == FF_ERR_VERIFY || ret == FF_OK) {
         res->has_error = true;
         res->max_abs = kc->check.max_abs;
@@ -150,8 +156,8 @@ static double run_impl(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
     double limit = ff_kcheck_rate_limit(ff_device_info(dev), p, why, sizeof(why));
     if (ff_result_implausible(res, res->value, limit, why))
         return 0; /* a figure past physics: no larger size either */
-    if (peak > 0) {
-        ff_result_extra(res, FF_PF_TEST_PEAK_FRACTION, res->value / peak, false);
+    if (frac > 0) {
+        ff_result_extra(res, FF_PF_TEST_PEAK_FRACTION, frac, false);
         ff_result_extra(res, FF_PF_TEST_PEAK_OF_FP32,
                         pr.ref_prec == FF_PREC_FP32 && p != FF_PREC_FP32, true);
         ff_result_extra(res, FF_PF_TEST_PEAK_PAIRED, peak, false);
