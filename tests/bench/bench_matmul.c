@@ -117,8 +117,24 @@ static void maybe_reexec(char **argv)
     unsetenv("OPENBLAS_CORETYPE");
 }
 
+enum { ROUNDS = 5 };
+#define ROUND_BUDGET_S 0.4
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts the ROUNDS values (so [0] and [ROUNDS - 1] are the range) and returns their median. */
+static double median_of(double *v)
+{
+    qsort(v, ROUNDS, sizeof(v[0]), cmp_double);
+    return v[ROUNDS / 2];
+}
+
 /* OpenBLAS is checked like our kernels (the same kernel check), so its figure is honest too. */
-static double openblas_gflops(uint32_t n, double *max_rel)
+static double openblas_gflops(uint32_t n, double budget_s, double *max_rel)
 {
     struct ff_kcheck kc;
     char err[512] = "";
@@ -130,8 +146,8 @@ static double openblas_gflops(uint32_t n, double *max_rel)
     memcpy(kc.c, kc.poison, sizeof(float) * n * n);
     struct ff_measure_cfg cfg;
     ff_measure_defaults(&cfg);
-    cfg.min_reps = 5;
-    cfg.budget_s = 2;
+    cfg.min_reps = 3;
+    cfg.budget_s = budget_s;
     struct ff_timing t;
     int ok = ff_measure(&cfg, blas_once, &x, &t, err, sizeof(err)) == FF_OK &&
              ff_kcheck_compare(&kc, kc.c, err, sizeof(err)) == FF_OK;
@@ -161,29 +177,40 @@ int main(int argc, char **argv)
     cfg.sizes[0] = n;
     cfg.n_sizes = 1;
     cfg.sizes_given = true;
-    cfg.measure.min_reps = 5;
-    cfg.measure.budget_s = 2;
+    cfg.measure.min_reps = 3;
+    cfg.measure.budget_s = ROUND_BUDGET_S;
+    /* Rounds alternate ours and OpenBLAS, so both meet the same moments of a shared host; the
+     * ratio is the median of the rounds' own ratios. CLBlast, ~0.1x of either, runs once. */
+    double ours_r[ROUNDS] = {0}, blas_r[ROUNDS] = {0}, ratio_r[ROUNDS] = {0}, lib = 0, rel = 0;
+    char variant[sizeof(((struct ff_result *)0)->variant)] = "", lib_variant[sizeof(variant)] = "";
     struct ff_run p = {.info = *ff_device_info(dev)};
-    ff_suite_matmul(dev, &cfg, &p);
-    double ours = 0, lib = 0;
-    const char *variant = "", *lib_variant = "";
-    for (size_t i = 0; i < p.n_results; i++) {
-        const struct ff_result *r = &p.results[i];
-        if (r->status != FF_RES_OK)
-            continue;
-        if (strcmp(r->impl, "flopfit") == 0) {
-            ours = r->value / 1e9;
-            variant = r->variant;
-        } else if (strcmp(r->impl, "clblast") == 0) {
-            lib = r->value / 1e9;
-            lib_variant = r->variant;
+    for (int round = 0; round < ROUNDS; round++) {
+        cfg.library = round == 0;
+        ff_run_finish(&p);
+        p = (struct ff_run){.info = *ff_device_info(dev)};
+        ff_suite_matmul(dev, &cfg, &p);
+        for (size_t i = 0; i < p.n_results; i++) {
+            const struct ff_result *r = &p.results[i];
+            if (r->status != FF_RES_OK)
+                continue;
+            if (strcmp(r->impl, "flopfit") == 0) {
+                ours_r[round] = r->value / 1e9;
+                snprintf(variant, sizeof(variant), "%s", r->variant);
+            } else if (strcmp(r->impl, "clblast") == 0) {
+                lib = r->value / 1e9;
+                snprintf(lib_variant, sizeof(lib_variant), "%s", r->variant);
+            }
         }
+        blas_r[round] = openblas_gflops(n, ROUND_BUDGET_S, &rel);
+        ratio_r[round] = blas_r[round] > 0 ? ours_r[round] / blas_r[round] : 0;
     }
-    double rel = 0;
-    double blas = openblas_gflops(n, &rel);
+    double ours = median_of(ours_r), blas = median_of(blas_r), ratio = median_of(ratio_r);
     printf("device: %s (%s)\n", p.info.name, p.info.platform);
-    printf("fp32 matmul n=%u, GFLOP/s (verified, median device time):\n", n);
-    printf("  flopfit (OpenCL)   %8.1f  %s\n", ours, variant);
+    printf("fp32 matmul n=%u, GFLOP/s (verified; median device time in each round, the median "
+           "[min-max] over %d interleaved rounds):\n",
+           n, ROUNDS);
+    printf("  flopfit (OpenCL)   %8.1f [%.1f-%.1f]  %s\n", ours, ours_r[0], ours_r[ROUNDS - 1],
+           variant);
     printf("  CLBlast (OpenCL)   %8.1f  %s\n", lib, lib_variant);
 #if FF_BENCH_CLBLAST_PARAMS
     char params[2048] = "";
@@ -201,15 +228,18 @@ int main(int argc, char **argv)
     const char *picked = getenv(PICKED_ENV);
     int cpu = cpu_level(&want);
     bool handicapped = core && core_level(core) < cpu;
-    printf("  OpenBLAS (host)    %8.1f  (core %s%s%s%s, %d threads, max rel err %.1e)\n", blas,
-           core ? core : "?", picked ? ", set by OPENBLAS_CORETYPE; it picked " : "",
-           picked ? picked : "",
-           handicapped ? ", HANDICAPPED: narrower than the CPU's vectors" : "",
-           openblas_get_num_threads(), rel);
+    printf(
+        "  OpenBLAS (host)    %8.1f [%.1f-%.1f]  (core %s%s%s%s, %d threads, max rel err %.1e)\n",
+        blas, blas_r[0], blas_r[ROUNDS - 1], core ? core : "?",
+        picked ? ", set by OPENBLAS_CORETYPE; it picked " : "", picked ? picked : "",
+        handicapped ? ", HANDICAPPED: narrower than the CPU's vectors" : "",
+        openblas_get_num_threads(), rel);
     if (lib > 0)
         printf("  flopfit / CLBlast  %8.2fx\n", ours / lib);
     if (blas > 0 && !handicapped)
-        printf("  flopfit / OpenBLAS %8.2fx  (OpenBLAS at core %s)\n", ours / blas, core);
+        printf("  flopfit / OpenBLAS %8.2fx [%.2f-%.2f]  (the rounds' own ratios; OpenBLAS at core "
+               "%s)\n",
+               ratio, ratio_r[0], ratio_r[ROUNDS - 1], core);
     else if (blas > 0)
         printf("  flopfit / OpenBLAS     n/a  (OpenBLAS ran a generic core %s on a CPU with wider "
                "vectors: a handicapped peer, no ratio claimed; set OPENBLAS_CORETYPE=%s)\n",
