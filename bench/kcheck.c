@@ -123,7 +123,6 @@ int ff_kcheck_run(struct ff_kcheck *kc, struct ff_kernel *kern, char *err, size_
     struct timed t = {kc, kern};
     uint64_t dns = 0, wns = 0;
     int ret = poisoned_run(&t, &dns, &wns, err, errlen);
-    kc->run_s = (double)(dns ? dns : wns) * 1e-9;
     return ret < 0 ? ret : read_and_compare(kc, err, errlen);
 }
 

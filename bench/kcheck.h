@@ -37,7 +37,6 @@ struct ff_kcheck {
     struct ff_check check;  /* the last comparison */
     struct ff_device *dev;  /* not owned; set by ff_kcheck_upload */
     struct ff_buf *bufs[3]; /* A, B, C on the device */
-    double run_s;           /* the kernel's time in the last ff_kcheck_run */
 };
 
 /*

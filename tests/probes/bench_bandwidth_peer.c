@@ -406,11 +406,16 @@ static double compare(const struct peer *pe, const struct ours *us, size_t bytes
     cl_mem a = clCreateBuffer(pe->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
     cl_mem o = clCreateBuffer(pe->ctx, CL_MEM_WRITE_ONLY, bytes / 16, NULL, &rc);
     float *h = malloc(bytes);
-    struct bw_bufs bb;
+    struct bw_bufs bb = {0};
     const uint32_t n = (uint32_t)(bytes / 4);
     if (!a || !o || !h || bufs_init(us->dev, n, &bb, err, sizeof(err)) < 0) {
         fprintf(stderr, "buffers of %zu MiB: %s\n", bytes >> 20, err[0] ? err : "no memory");
         free(h);
+        bufs_finish(&bb);
+        if (o)
+            clReleaseMemObject(o);
+        if (a)
+            clReleaseMemObject(a);
         return 0;
     }
     for (size_t i = 0; i < bytes / 4; i++)
