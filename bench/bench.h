@@ -101,6 +101,16 @@ int ff_peak_probe_check(struct ff_peak_probe *probe, char *err, size_t errlen);
 void ff_peak_probe_close(struct ff_peak_probe **probe); /* NULL-safe */
 
 /*
+ * A matmul is never read above its peak: a matmul run faster than the peak measured beside it
+ * (or, unpaired, than the peak family's figure) shows that the device did that much arithmetic
+ * at that moment, so the peak launch read below the ceiling, which is then the matmul's own
+ * rate. On the shared CI host a neighbour on the same core's FMA ports slowed the peak kernel
+ * below a PoCL matmul run beside it (1.015), and an unpaired lavapipe peak measured in a busy
+ * moment put a matmul at 1.15.
+ */
+#define FF_PEAK_FRACTION_MAX 1.0
+
+/*
  * The peak a matmul in precision prec is read against, from p's verified peak results: the
  * higher of prec's own and the fp32 peak, since a kernel may compute in fp32 exactly (int8
  * products and sums below 2^24, fp16 inputs): where an int8 or fp16 matmul runs on fp32

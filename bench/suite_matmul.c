@@ -6,6 +6,7 @@
  * every timed run and the last run's output checked again; a rate above the
  * device's physical limit is failed as implausible, never published.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,9 @@ static enum ff_res_status status_of(int ret)
  * pair then falls on both sides of the ratio. One peak launch takes about PAIR_S: on lavapipe
  * a 5 ms launch read ~10 % below the 100 ms one (dispatch costs inside the timestamps), at
  * 20 ms within the run-to-run spread. The companion adds at most PAIR_S / PAIR_EVERY_S to the
- * measurement, plus PAIR_MIN + 1 launches.
+ * measurement, plus PAIR_MIN + 1 launches. What pairing cannot cancel is a neighbour that
+ * slows one kernel more than the other: one on the same core's FMA ports slows the peak kernel
+ * (nothing but multiply-adds) more than the matmul, and a pair can then read above 1.
  */
 #define PAIR_S       0.02
 #define PAIR_EVERY_S 0.08
@@ -78,7 +81,8 @@ static double pair_finish(struct paired *pr, double work, double *peak)
     if (pr->probe && pr->pair.n > 0 && pr->pair.median_s > 0 &&
         ff_peak_probe_check(pr->probe, err, sizeof(err)) == FF_OK) {
         double ops = ff_peak_probe_ops(pr->probe);
-        frac = work / ops * pr->pair.ratio_median;
+        /* at most 1: see FF_PEAK_FRACTION_MAX (bench.h) */
+        frac = fmin(work / ops * pr->pair.ratio_median, FF_PEAK_FRACTION_MAX);
         *peak = ops / pr->pair.median_s;
     }
     ff_peak_probe_close(&pr->probe);

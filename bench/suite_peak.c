@@ -348,7 +348,8 @@ void ff_peak_annotate(struct ff_run *p)
         int rp = ff_peak_reference(p, (enum ff_precision)r->prec, &ref);
         if (paired || rp < 0)
             continue;
-        ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, r->value / ref, false);
+        ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, fmin(r->value / ref, FF_PEAK_FRACTION_MAX),
+                        false);
         ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, rp == FF_PREC_FP32 && r->prec != FF_PREC_FP32,
                         true);
     }

