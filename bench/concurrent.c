@@ -61,17 +61,6 @@ static void merge(struct ff_run *solo, const struct ff_run *conc, size_t n_devic
     free(used);
 }
 
-static double extra_of(const struct ff_result *r, const char *key, bool *found)
-{
-    for (size_t e = 0; e < r->n_extra; e++)
-        if (strcmp(r->extra[e].key, key) == 0) {
-            *found = true;
-            return r->extra[e].value;
-        }
-    *found = false;
-    return 0;
-}
-
 static void print_comparison(FILE *f, struct job *jobs, const bool *ran, size_t n)
 {
     fprintf(f, "\nconcurrent: %zu devices at once, each beside its solo rate\n", n);
@@ -89,7 +78,7 @@ static void print_comparison(FILE *f, struct job *jobs, const bool *ran, size_t 
             if (r->status != FF_RES_OK)
                 continue;
             bool found;
-            double cv = extra_of(r, FF_PF_TEST_CONC_VALUE, &found);
+            double cv = ff_result_extra_get(r, FF_PF_TEST_CONC_VALUE, &found);
             char size[24] = "-", solo[32], conc[32] = "failed", ratio[16] = "-";
             if (r->m)
                 snprintf(size, sizeof(size), "%u", r->m);

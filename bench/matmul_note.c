@@ -28,15 +28,10 @@ void ff_suite_matmul_note(const struct ff_run *p, const struct ff_result *r, cha
     size_t o = 0;
     if (lib && lib->value > 0)
         o = (size_t)snprintf(dst, n, "%.2fx", r->value / lib->value);
-    double frac = -1;
-    bool of_fp32 = false;
-    for (size_t i = 0; i < r->n_extra; i++) {
-        if (strcmp(r->extra[i].key, FF_PF_TEST_PEAK_FRACTION) == 0)
-            frac = r->extra[i].value;
-        else if (strcmp(r->extra[i].key, FF_PF_TEST_PEAK_OF_FP32) == 0)
-            of_fp32 = r->extra[i].value != 0;
-    }
-    if (frac >= 0 && o < n)
+    bool has_frac, has_of_fp32;
+    double frac = ff_result_extra_get(r, FF_PF_TEST_PEAK_FRACTION, &has_frac);
+    bool of_fp32 = ff_result_extra_get(r, FF_PF_TEST_PEAK_OF_FP32, &has_of_fp32) != 0;
+    if (has_frac && frac >= 0 && o < n)
         snprintf(dst + o, n - o, "%s%.0f%% of %speak", o ? ", " : "", 100 * frac,
                  of_fp32 ? "fp32 " : "");
 }

@@ -86,8 +86,9 @@ int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
             break;
         dev[n] = (double)dns * 1e-9;
         wall[n] = (double)wns * 1e-9;
-        total += dev[n] > 0 ? dev[n] : wall[n];
-        since += dev[n] > 0 ? dev[n] : wall[n];
+        const double run_s = dev_or_wall(dns, wns);
+        total += run_s;
+        since += run_s;
         n++;
         if (pairing && (np < pair->min_pairs || since >= pair->every_s)) {
             if (pair_once(pair, ptime, np, grp, first, n, err, errlen) < 0) {
@@ -116,7 +117,7 @@ int ff_measure_paired(const struct ff_measure_cfg *cfg, ff_run_fn fn, void *ctx,
     if (ret == FF_OK) {
         if (pair) {
             for (uint32_t i = 0; np && i < n; i++)
-                ratio[i] = ptime[grp[i]] / (dev[i] > 0 ? dev[i] : wall[i]);
+                ratio[i] = ptime[grp[i]] / (dev[i] > 0 ? dev[i] : wall[i]); /* not yet sorted */
             pair->n = np;
             pair->ratio_median = np ? ff_median(ratio, n) : 0;
             pair->median_s = ff_median(ptime, np);

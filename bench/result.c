@@ -46,6 +46,17 @@ void ff_result_extra(struct ff_result *r, const char *key, double value, bool is
     r->n_extra++;
 }
 
+double ff_result_extra_get(const struct ff_result *r, const char *key, bool *found)
+{
+    for (size_t e = 0; e < r->n_extra; e++)
+        if (strcmp(r->extra[e].key, key) == 0) {
+            *found = true;
+            return r->extra[e].value;
+        }
+    *found = false;
+    return 0;
+}
+
 void ff_result_fail(struct ff_result *r, enum ff_res_status status, const char *fmt, ...)
 {
     va_list ap;

@@ -72,6 +72,8 @@ void ff_run_finish(struct ff_run *p);
 
 void ff_result_set(struct ff_result *r, const char *family, const char *name, const char *impl);
 void ff_result_extra(struct ff_result *r, const char *key, double value, bool is_bool);
+/* The value of r's extra `key`, *found telling whether r has it (0 when not). */
+double ff_result_extra_get(const struct ff_result *r, const char *key, bool *found);
 /* Mark unsupported / failed with a printf-style reason. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))

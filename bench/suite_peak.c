@@ -336,21 +336,22 @@ int ff_peak_reference(const struct ff_run *p, enum ff_precision prec, double *ra
  */
 void ff_peak_annotate(struct ff_run *p)
 {
+    double ref[FF_PREC_COUNT] = {0};
+    int rp[FF_PREC_COUNT];
+    for (int pi = 0; pi < FF_PREC_COUNT; pi++)
+        rp[pi] = ff_peak_reference(p, (enum ff_precision)pi, &ref[pi]);
     for (size_t i = 0; i < p->n_results; i++) {
         struct ff_result *r = &p->results[i];
         if (r->status != FF_RES_OK || !r->verified || strcmp(r->family, "matmul") != 0 ||
-            r->prec < 0 || r->prec >= FF_PREC_COUNT)
+            r->prec < 0 || r->prec >= FF_PREC_COUNT || rp[r->prec] < 0)
             continue;
-        bool paired = false;
-        for (size_t e = 0; e < r->n_extra; e++)
-            paired |= strcmp(r->extra[e].key, FF_PF_TEST_PEAK_FRACTION) == 0;
-        double ref = 0;
-        int rp = ff_peak_reference(p, (enum ff_precision)r->prec, &ref);
-        if (paired || rp < 0)
+        bool paired;
+        ff_result_extra_get(r, FF_PF_TEST_PEAK_FRACTION, &paired);
+        if (paired)
             continue;
-        ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, fmin(r->value / ref, FF_PEAK_FRACTION_MAX),
-                        false);
-        ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, rp == FF_PREC_FP32 && r->prec != FF_PREC_FP32,
-                        true);
+        ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION,
+                        fmin(r->value / ref[r->prec], FF_PEAK_FRACTION_MAX), false);
+        ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32,
+                        rp[r->prec] == FF_PREC_FP32 && r->prec != FF_PREC_FP32, true);
     }
 }

@@ -16,17 +16,6 @@
 #include "families.h"
 #include "kcheck.h"
 
-static inline double ff_test_extra(const struct ff_result *r, const char *key, int *found)
-{
-    for (size_t i = 0; i < r->n_extra; i++)
-        if (strcmp(r->extra[i].key, key) == 0) {
-            *found = 1;
-            return r->extra[i].value;
-        }
-    *found = 0;
-    return 0;
-}
-
 static inline void ff_test_peak_pairing(struct ff_device *dev)
 {
     struct ff_bench_cfg cfg;
@@ -43,8 +32,8 @@ static inline void ff_test_peak_pairing(struct ff_device *dev)
     ff_suite_matmul(dev, &cfg, &bare);
     ff_peak_annotate(&bare);
     for (size_t i = 0; i < bare.n_results; i++) {
-        int found;
-        ff_test_extra(&bare.results[i], FF_PF_TEST_PEAK_FRACTION, &found);
+        bool found;
+        ff_result_extra_get(&bare.results[i], FF_PF_TEST_PEAK_FRACTION, &found);
         cr_expect(!found, "%s %s: a fraction with no peak measured", bare.results[i].impl,
                   ff_precision_name(bare.results[i].prec));
     }
@@ -59,10 +48,10 @@ static inline void ff_test_peak_pairing(struct ff_device *dev)
         const struct ff_result *r = &p.results[i];
         if (strcmp(r->family, "matmul") != 0 || r->status != FF_RES_OK)
             continue;
-        int has_frac, has_peak, has_fp32;
-        double frac = ff_test_extra(r, FF_PF_TEST_PEAK_FRACTION, &has_frac);
-        double peak = ff_test_extra(r, FF_PF_TEST_PEAK_PAIRED, &has_peak);
-        double of_fp32 = ff_test_extra(r, FF_PF_TEST_PEAK_OF_FP32, &has_fp32);
+        bool has_frac, has_peak, has_fp32;
+        double frac = ff_result_extra_get(r, FF_PF_TEST_PEAK_FRACTION, &has_frac);
+        double peak = ff_result_extra_get(r, FF_PF_TEST_PEAK_PAIRED, &has_peak);
+        double of_fp32 = ff_result_extra_get(r, FF_PF_TEST_PEAK_OF_FP32, &has_fp32);
         cr_assert(has_frac && has_peak && has_fp32, "%s %s: fraction %d, paired peak %d", r->impl,
                   ff_precision_name(r->prec), has_frac, has_peak);
         cr_expect_gt(peak, 0);

@@ -85,10 +85,9 @@ static struct ff_result *add_result(struct ff_run *p, const char *family, enum f
 
 static double fraction_of(const struct ff_result *r)
 {
-    for (size_t i = 0; i < r->n_extra; i++)
-        if (strcmp(r->extra[i].key, "peak_fraction") == 0)
-            return r->extra[i].value;
-    return -1;
+    bool found;
+    double v = ff_result_extra_get(r, "peak_fraction", &found);
+    return found ? v : -1;
 }
 
 Test(verify, a_matmul_is_never_read_above_its_peak)
