@@ -115,6 +115,7 @@ static int run_one(const struct ff_estcli_opts *o, const struct ff_model *m,
     struct ff_estimate *e = calloc(1, sizeof(*e));
     if (!e)
         return 1;
+    ff_estimate_init(e);
     int rc = ff_est_run(m, d, p, e, err, sizeof(err));
     int code;
     if (rc != FF_OK) {

@@ -50,6 +50,8 @@ static int best_of(const struct ff_model *m, const struct ff_spec *d, const stru
                    struct ff_estimate *e, char *why, size_t whylen)
 {
     struct ff_plan_choice ch[1];
+    ff_plan_choice_init(ch, 1);
+    ff_estimate_init(e);
     size_t n = 0;
     int rc = ff_est_best_plans(m, d, p, ch, 1, &n, why, whylen);
     if (rc != FF_OK)
@@ -70,6 +72,7 @@ int ff_estcli_best(const struct ff_estcli_opts *o, const struct ff_model *m,
     struct ff_plan q = *p;
     ff_estcli_apply_nodes(o, d, &q);
     struct ff_plan_choice ch[BEST_SHOWN];
+    ff_plan_choice_init(ch, BEST_SHOWN);
     size_t n = 0;
     int rc = ff_est_best_plans(m, d, &q, ch, BEST_SHOWN, &n, err, sizeof(err));
     if (rc != FF_OK)
@@ -77,6 +80,7 @@ int ff_estcli_best(const struct ff_estcli_opts *o, const struct ff_model *m,
     struct ff_estimate *e = calloc(1, sizeof(*e));
     if (!e)
         return 1;
+    ff_estimate_init(e);
     struct ff_plan run = n > 0 ? ch[0].plan : q;
     if (n == 0)
         run.auto_layout = true;
@@ -131,6 +135,7 @@ int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
     for (size_t i = 0; i < n; i++) {
         struct ff_plan q = *p;
         ff_estcli_apply_nodes(o, &rows[i].device, &q);
+        ff_estimate_init(&rows[i].est);
         rows[i].status = o->plan_best ? best_of(m, &rows[i].device, &q, &rows[i].est, rows[i].why,
                                                 sizeof(rows[i].why))
                                       : ff_est_run(m, &rows[i].device, &q, &rows[i].est,

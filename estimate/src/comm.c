@@ -412,9 +412,13 @@ int ff_est_step(const struct ff_model *m, const struct ff_spec *d, const struct 
 {
     if (!m || !d || !p || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
+    struct ff_plan pv;
+    int rc = ff_plan_view(&p, &pv, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     if (p->task == FF_TASK_SERVE)
         return ff_errf(err, errlen, FF_ERR_INVALID, "the step breakdown is for training tasks");
-    int rc = ff_plan_check(m, p, err, errlen);
+    rc = ff_plan_check(m, p, err, errlen);
     if (rc != FF_OK)
         return rc;
     if (p->tp > ff_comm_node_size(d, p))

@@ -46,12 +46,11 @@ static double layout_rate(const struct ff_plan *q, int64_t dp, void *ctx)
     return pt.tokens_per_s * (double)dp;
 }
 
-int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+static int run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                struct ff_estimate *e, char *err, size_t errlen)
 {
-    if (!m || !d || !p || !e)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
     memset(e, 0, sizeof(*e));
+    e->struct_size = sizeof(*e);
     int rc = ff_plan_check(m, p, err, errlen);
     if (rc != FF_OK)
         return rc;
@@ -195,4 +194,24 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
     if (!e->fits)
         ff_est_suggestions(e, &c, &q);
     return FF_OK;
+}
+
+int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+               struct ff_estimate *e, char *err, size_t errlen)
+{
+    if (!m || !d || !p || !e)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
+    int rc = ff_abi_size("ff_estimate", "ff_estimate_init", e->struct_size, FF_ESTIMATE_SIZE_MIN,
+                         sizeof(*e), err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    struct ff_plan pv;
+    if ((rc = ff_plan_view(&p, &pv, err, errlen)) != FF_OK)
+        return rc;
+    if (e->struct_size == sizeof(*e))
+        return run(m, d, p, e, err, errlen);
+    struct ff_estimate full;
+    rc = run(m, d, p, &full, err, errlen);
+    ff_abi_copy_out(e, &full, sizeof(full));
+    return rc;
 }

@@ -51,8 +51,12 @@ int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double to
 {
     if (!m || !plan || !out || !(tokens >= 0.0) || !isfinite(tokens))
         return FF_ERR_INVALID;
+    struct ff_plan pv;
+    int rc = ff_plan_view(&plan, &pv, NULL, 0);
+    if (rc != FF_OK)
+        return rc;
     struct ff_param_count pc;
-    int rc = ff_model_params(m, &pc);
+    rc = ff_model_params(m, &pc);
     if (rc != FF_OK)
         return rc;
     double s = (double)ff_plan_seq(m, plan);

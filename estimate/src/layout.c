@@ -191,16 +191,9 @@ static void keep_best(struct ff_plan_choice *out, size_t max, size_t *n,
         (*n)++;
 }
 
-int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+static int best_plans(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                       struct ff_plan_choice *out, size_t max, size_t *n, char *err, size_t errlen)
 {
-    if (!m || !d || !p || !out || !n)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
-    *n = 0;
-    if (max > FF_MAX_PLAN_CHOICES)
-        max = FF_MAX_PLAN_CHOICES;
-    if (max == 0)
-        return FF_OK;
     if (p->task == FF_TASK_SERVE)
         return ff_errf(err, errlen, FF_ERR_INVALID, "--plan best plans training, not --serve");
     if (p->gpus <= 0)
@@ -284,4 +277,35 @@ int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const s
         }
     }
     return FF_OK;
+}
+
+int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                      struct ff_plan_choice *out, size_t max, size_t *n, char *err, size_t errlen)
+{
+    if (!m || !d || !p || !out || !n)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
+    *n = 0;
+    if (max > FF_MAX_PLAN_CHOICES)
+        max = FF_MAX_PLAN_CHOICES;
+    if (max == 0)
+        return FF_OK;
+    size_t size = out[0].struct_size;
+    int rc = ff_abi_size("ff_plan_choice", "ff_plan_choice_init", size, FF_PLAN_CHOICE_SIZE_MIN,
+                         sizeof(*out), err, errlen);
+    struct ff_plan pv;
+    if (rc != FF_OK || (rc = ff_plan_view(&p, &pv, err, errlen)) != FF_OK)
+        return rc;
+    struct ff_plan_choice best[FF_MAX_PLAN_CHOICES];
+    rc = best_plans(m, d, p, best, max, n, err, errlen);
+    /* The caller's elements are its own struct_size apart; each keeps that size, and its
+     * plan the size of the caller's ff_plan. */
+    unsigned char *at = (unsigned char *)out;
+    const size_t plan_at = offsetof(struct ff_plan_choice, plan);
+    for (size_t i = 0; i < *n; i++, at += size) {
+        struct ff_plan_choice *dst = (struct ff_plan_choice *)(void *)at;
+        dst->struct_size = size;
+        best[i].plan.struct_size = size - plan_at;
+        ff_abi_copy_out(dst, &best[i], sizeof(best[i]));
+    }
+    return rc;
 }

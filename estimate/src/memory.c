@@ -475,8 +475,12 @@ int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, int64_t 
 {
     if (!m || !plan || !out || batch < 0)
         return FF_ERR_INVALID;
+    struct ff_plan pv;
+    int rc = ff_plan_view(&plan, &pv, NULL, 0);
+    if (rc != FF_OK)
+        return rc;
     struct ff_param_count pc;
-    int rc = ff_model_params(m, &pc);
+    rc = ff_model_params(m, &pc);
     if (rc != FF_OK)
         return rc;
     double mp = (double)(plan->tp * plan->pp);

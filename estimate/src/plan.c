@@ -9,31 +9,6 @@
 #include "flopfit/status.h"
 #include "internal.h"
 
-void ff_plan_init(struct ff_plan *p)
-{
-    memset(p, 0, sizeof(*p));
-    p->task = FF_TASK_TRAIN;
-    p->precision = FF_PREC_BF16;
-    p->kv_precision = FF_PREC_BF16;
-    p->grad_precision = FF_PREC_FP32;
-    p->optimizer = FF_OPT_ADAMW;
-    p->batch = 1;
-    p->accum = 1;
-    p->recompute = FF_RECOMPUTE_NONE;
-    p->flash_attention = true;
-    p->sequence_parallel = true;
-    p->tp = p->pp = 1;
-    p->lora_rank = 16;
-    p->lora_all_linear = true;
-    p->prompt = 512;
-    p->generate = 256;
-    p->overhead_bytes = -1.0;
-    p->overhead_fraction = -1.0;
-    p->ep = 1;
-    p->pp_chunks = 1;
-    p->dp_overlap = true;
-}
-
 const char *ff_task_name(enum ff_task t)
 {
     switch (t) {
@@ -90,7 +65,13 @@ bool ff_plan_tp_valid(const struct ff_model *m, int64_t tp)
 
 int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, size_t errlen)
 {
-    int rc = ff_model_check(m, err, errlen);
+    if (!p)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "missing plan");
+    struct ff_plan pv;
+    int rc = ff_plan_view(&p, &pv, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    rc = ff_model_check(m, err, errlen);
     if (rc != FF_OK)
         return rc;
     struct {

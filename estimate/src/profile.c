@@ -252,6 +252,7 @@ static bool unit_range(const char *unit, double *hi, const char **expected)
 static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
 {
     memset(out, 0, sizeof(*out));
+    out->struct_size = sizeof(*out);
     out->prec = -1;
     if (!json_object_is_type(t, json_type_object))
         return ff_errf(c->err, c->errlen, FF_ERR_INVALID,
@@ -416,6 +417,7 @@ static int read_device(struct ctx *c, json_object *d, struct ff_profile_device *
 /* Schema identity and version first: a newer major version may have changed every field. */
 static int read_header(struct ctx *c, json_object *root, struct ff_profile_info *info)
 {
+    info->struct_size = sizeof(*info);
     json_object *v = member(root, FF_PF_SCHEMA);
     if (!v || !json_object_is_type(v, json_type_string) ||
         strcmp(json_object_get_string(v), FF_PF_SCHEMA_ID) != 0)

@@ -98,6 +98,7 @@ static int run_serve(const struct ff_model *m, const struct ff_spec *s, enum ff_
     plan.generate = FF_PUB_SERVE_GENERATE;
     plan.batch = batch;
     plan.gpus = 1;
+    ff_estimate_init(est);
     return ff_est_run(m, s, &plan, est, err, errlen);
 }
 

@@ -21,6 +21,7 @@ int main(void)
     const struct ff_model_preset *models = ff_model_presets(&n_models);
     const struct ff_spec *devices = ff_spec_catalog(&n_devices);
     struct ff_estimate e;
+    ff_estimate_init(&e);
     char err[256];
     long count = 0;
     double start = now(), elapsed = 0.0;

@@ -42,6 +42,7 @@ static inline struct ff_estimate run(const struct ff_model *m, const struct ff_s
                                      const struct ff_plan *p)
 {
     struct ff_estimate e;
+    ff_estimate_init(&e);
     char err[512] = "";
     int rc = ff_est_run(m, d, p, &e, err, sizeof(err));
     cr_assert_eq(rc, FF_OK, "ff_est_run: %s", err);

@@ -414,6 +414,7 @@ Test(comm_plan, best_plans_fit_and_are_sorted)
     ff_plan_init(&p);
     p.gpus = 1024;
     struct ff_plan_choice ch[5];
+    ff_plan_choice_init(ch, 5);
     size_t n = 0;
     char err[256] = "";
     struct timespec t0, t1;

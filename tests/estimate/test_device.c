@@ -85,6 +85,7 @@ Test(device, profile_missing_figures_are_named)
     struct ff_plan p;
     ff_plan_init(&p);
     struct ff_estimate e;
+    ff_estimate_init(&e);
     cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_UNSUPPORTED);
     cr_expect(strstr(err, "lacks a bf16 matrix rate") && strstr(err, "profile-cpu.json"), "%s",
               err);

@@ -194,6 +194,7 @@ Test(moe_plan, best_searches_expert_parallelism)
     p.gpus = 64;
     p.global_batch = 64; /* one sequence per rank: the pipeline bubble is dear, ep competes */
     struct ff_plan_choice ch[FF_MAX_PLAN_CHOICES];
+    ff_plan_choice_init(ch, FF_MAX_PLAN_CHOICES);
     size_t n = 0;
     char err[256] = "";
     cr_assert_eq(ff_est_best_plans(&m, &d, &p, ch, FF_MAX_PLAN_CHOICES, &n, err, sizeof(err)),

@@ -86,6 +86,7 @@ Test(published, p4_llama2_gpu_hours)
         p.gpus = 2048;
         p.global_batch = 1024;
         struct ff_plan_choice best[1];
+        ff_plan_choice_init(best, 1);
         size_t n = 0;
         char err[256] = "";
         cr_assert_eq(ff_est_best_plans(&m, &d, &p, best, 1, &n, err, sizeof(err)), FF_OK, "%s",

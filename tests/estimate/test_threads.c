@@ -67,6 +67,7 @@ static int estimate(size_t c, size_t p, double *seconds, double *mem)
     struct ff_estimate *e = malloc(sizeof(*e));
     if (!e)
         return -3;
+    ff_estimate_init(e);
     int rc = ff_est_run(&m, &d, &plan, e, err, sizeof(err));
     *seconds = rc == FF_OK ? e->seconds : -1.0;
     *mem = rc == FF_OK ? e->mem.total : -1.0;

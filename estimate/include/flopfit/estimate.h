@@ -1,7 +1,8 @@
 /*
  * flopfit/estimate.h — memory, FLOPs, time and cost of training or serving a model.
  *
- * Usage: ff_plan_init(&plan); set fields; ff_est_run(&model, &device, &plan, &est, err, n).
+ * Usage: ff_plan_init(&plan); set fields; ff_estimate_init(&est);
+ * ff_est_run(&model, &device, &plan, &est, err, n).
  * Everything is computed in double (bytes, FLOPs, seconds) or int64 (counts), so 1T
  * parameters and 1M-token contexts do not overflow. Nothing here prints or exits.
  * The formulas and the published figures behind each default are in README.md, section
@@ -12,6 +13,14 @@
  * Errors: calls that take `err, errlen` write a one-line reason there on failure (cut to
  * errlen - 1 bytes; err may be NULL).
  * Thread-safety: all functions are reentrant; no global state.
+ *
+ * Growing structs: struct ff_plan, struct ff_estimate and struct ff_plan_choice begin with
+ * `size_t struct_size`, which their _init function sets to the size the caller was compiled
+ * with (the _init functions are inline, so sizeof is the caller's). The library reads or writes only that many bytes, so a program built against an older
+ * minor release keeps working: fields it does not know take their defaults (inputs) or are not
+ * written (outputs). A struct_size of 0 (not initialised) is FF_ERR_INVALID, one this library
+ * does not know (newer headers) FF_ERR_UNSUPPORTED; err says which. The other structs here are
+ * frozen: their layout changes only with the soname (doc/abi.md).
  */
 #ifndef FLOPFIT_ESTIMATE_H
 #define FLOPFIT_ESTIMATE_H
@@ -104,6 +113,7 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
 
 /* What to estimate and how. ff_plan_init sets every default listed here. */
 struct ff_plan {
+    size_t struct_size;               /* sizeof(struct ff_plan), set by ff_plan_init */
     enum ff_task task;                /* default FF_TASK_TRAIN */
     enum ff_precision precision;      /* weights/compute; default bf16 */
     enum ff_precision kv_precision;   /* KV cache; default = 16-bit of precision */
@@ -160,7 +170,8 @@ struct ff_plan {
                                       default, FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq */
 };
 
-/* Memory per GPU, bytes. */
+/* Memory per GPU, bytes. Frozen (embedded in ff_estimate and ff_plan_choice): new terms
+ * go to the end of the struct that embeds it. */
 struct ff_memory {
     double weights, gradients, optimizer, activations, kv_cache, overhead, total;
     /* Added in the second pass. */
@@ -175,7 +186,7 @@ struct ff_memory {
 #define FF_MAX_SUGGESTIONS 10
 #define FF_SUGGESTION_MAX  128
 
-/* A change that makes the plan fit (or the closest it gets). */
+/* A change that makes the plan fit (or the closest it gets). Frozen. */
 struct ff_suggestion {
     char change[FF_SUGGESTION_MAX]; /* CLI-style, e.g. "--recompute full" */
     double total_bytes;             /* per-GPU total with the change */
@@ -201,6 +212,7 @@ enum ff_step_term {
 #define FF_STEP_TERMS 7
 
 #define FF_STEP_NOTE_MAX 96
+/* Frozen, like struct ff_step (both are embedded in ff_estimate). */
 struct ff_step_part {
     bool applies;         /* false: the term does not apply to this plan (note says why) */
     bool known;           /* false: a link rate is unknown; the term is not in seconds */
@@ -227,7 +239,10 @@ struct ff_step {
     int dominant;              /* the largest known term (enum ff_step_term) */
 };
 
+/* Everything ff_est_run computes. ff_estimate_init sets struct_size; new fields are appended
+ * at the end. */
 struct ff_estimate {
+    size_t struct_size; /* sizeof(struct ff_estimate), set by ff_estimate_init */
     struct ff_param_count params;
     enum ff_precision compute_precision; /* whose rate was used */
     enum ff_precision kv_precision;      /* KV-cache format used */
@@ -288,8 +303,22 @@ struct ff_estimate {
     struct ff_step step;
 };
 
-/* Fill every field with its default (those listed in struct ff_plan). */
-FF_API void ff_plan_init(struct ff_plan *plan);
+/* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)
+ * and set plan->struct_size. Returns 0, or FF_ERR_UNSUPPORTED for a size this library does
+ * not know; then *plan is zeroed but for struct_size, and every call refuses it. Programs call
+ * ff_plan_init. */
+FF_API int ff_plan_init_sized(struct ff_plan *plan, size_t struct_size);
+static inline int ff_plan_init(struct ff_plan *plan)
+{
+    return ff_plan_init_sized(plan, sizeof(*plan));
+}
+
+/* Zero *est and set its struct_size; before ff_est_run. Returns as ff_plan_init_sized. */
+FF_API int ff_estimate_init_sized(struct ff_estimate *est, size_t struct_size);
+static inline int ff_estimate_init(struct ff_estimate *est)
+{
+    return ff_estimate_init_sized(est, sizeof(*est));
+}
 
 /* Reject impossible plans (tp not dividing heads, gpus not a multiple of tp·pp, ...) with a
  * one-line reason. Returns 0 or FF_ERR_INVALID / FF_ERR_RANGE. */
@@ -328,7 +357,7 @@ FF_API double ff_est_optimizer_bytes(enum ff_optimizer opt, double weight_bytes)
  * a attention heads of d_head. LoRA/QLoRA: the frozen base gets no weight gradients, so
  * 4·N_matmul per token (plus 6 per adapter parameter) in place of 6·N_matmul.
  */
-struct ff_flops {
+struct ff_flops { /* frozen */
     double six_nd;   /* 6·N_active·D (Kaplan et al. 2020) */
     double model;    /* exact: 6·N_matmul·D + 12·L·a·d_head·s·D (PaLM App. B) */
     double hardware; /* model + recomputation: full reruns each block's forward, selective
@@ -337,7 +366,8 @@ struct ff_flops {
 FF_API int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double tokens,
                         struct ff_flops *out);
 
-/* Run everything into *out (caller-owned; overwritten, and unspecified after an error).
+/* Run everything into *out (caller-owned, its struct_size set by ff_estimate_init; overwritten,
+ * and unspecified after an error).
  * Returns 0, FF_ERR_INVALID (impossible plan, err says why), FF_ERR_UNSUPPORTED (the device
  * lacks a figure the plan needs) or FF_ERR_RANGE. A plan that does not fit is not an error:
  * out->fits is false and out->suggestions list changes with the per-GPU total each gives. */
@@ -408,21 +438,31 @@ FF_API const char *ff_step_term_name(int term);
 FF_API int ff_est_step(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                        struct ff_step *out, char *err, size_t errlen);
 
-/* One plan of a --plan best search. */
+/* One plan of a --plan best search. `plan` comes last so that it can grow: new fields of
+ * ff_plan_choice itself would follow it. */
 struct ff_plan_choice {
-    struct ff_plan plan; /* tp, pp, gpus, zero, batch, accum, recompute as chosen */
+    size_t struct_size; /* sizeof(struct ff_plan_choice), set by ff_plan_choice_init */
     int64_t dp;
     struct ff_step step;
     struct ff_memory mem; /* per GPU, most loaded */
     double seconds;       /* the run: steps x step time */
+    struct ff_plan plan;  /* tp, pp, gpus, zero, batch, accum, recompute as chosen */
 };
+/* Zero the n choices at c and set each one's struct_size (and its plan's). Returns as
+ * ff_plan_init_sized. */
+FF_API int ff_plan_choice_init_sized(struct ff_plan_choice *c, size_t n, size_t struct_size);
+static inline int ff_plan_choice_init(struct ff_plan_choice *c, size_t n)
+{
+    return ff_plan_choice_init_sized(c, n, sizeof(*c));
+}
 #define FF_MAX_PLAN_CHOICES 8
 /*
  * The fastest plans on exactly p->gpus GPUs that fit (p->gpus > 0), best first: tp in powers
  * of two within a node, pp dividing the GPUs, ZeRO 0-3, recomputation none/selective/full,
  * micro-batch in powers of two with accumulation reaching the global batch (p->global_batch
  * or the default). Fills up to max (<= FF_MAX_PLAN_CHOICES) into out, *n the count (0: none
- * fits). Returns 0 or an error as ff_est_run.
+ * fits). The elements are out[0].struct_size bytes apart (ff_plan_choice_init sets it).
+ * Returns 0 or an error as ff_est_run.
  */
 FF_API int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d,
                              const struct ff_plan *p, struct ff_plan_choice *out, size_t max,

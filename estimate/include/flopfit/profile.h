@@ -27,6 +27,12 @@
  * Thread-safety: open and parse are reentrant (no global state, json-c's included); an open
  * document is immutable and may be read from several threads at once; close it once.
  * Field names are those of flopfit/profile_fields.h, which the writer uses too.
+ *
+ * Layout: the document owns struct ff_profile_info and struct ff_profile_test, and a newer
+ * minor release appends fields to them; each begins with the struct_size the library was built
+ * with, so a program built against newer headers checks `struct_size > offsetof(T, field)`
+ * before it reads a field this library may lack. ff_profile_device and ff_profile_times are
+ * embedded, hence frozen: their layout changes only with the soname (doc/abi.md).
  */
 #ifndef FLOPFIT_PROFILE_H
 #define FLOPFIT_PROFILE_H
@@ -91,6 +97,7 @@ struct ff_profile_device {
 
 /* Everything but the tests. */
 struct ff_profile_info {
+    size_t struct_size;         /* sizeof(struct ff_profile_info) in the library */
     const char *label;          /* the path given to open, or the label given to parse */
     const char *schema_version; /* "1.0" as written; never NULL */
     int version_major;          /* always FF_PF_VERSION_MAJOR for an open document */
@@ -116,6 +123,7 @@ struct ff_profile_times {
 
 /* One element of "tests". Strings are NULL when absent unless stated. */
 struct ff_profile_test {
+    size_t struct_size;    /* sizeof(struct ff_profile_test) in the library */
     const char *family;    /* "matmul", "memory", ...; never NULL (required) */
     const char *name;      /* within the family; never NULL (required) */
     const char *impl;      /* "flopfit", "coopmat", "clblast" */

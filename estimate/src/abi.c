@@ -1,0 +1,140 @@
+/*
+ * estimate/src/abi.c — the leading struct_size of the growing public structs (doc/abi.md):
+ * the sizes this library accepts, the _init functions that set them, and the views that let
+ * the rest of the library work on full-size structs whatever size a caller was built with.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "flopfit/estimate.h"
+#include "flopfit/status.h"
+#include "internal.h"
+
+int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full,
+                char *err, size_t errlen)
+{
+    if (size == 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "struct %s: struct_size is 0 (set it with %s before the call)", type, init);
+    if (size < min || size > full)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "struct %s: struct_size %zu, this libflopfit accepts %zu to %zu (a program "
+                       "built against other flopfit headers; doc/abi.md)",
+                       type, size, min, full);
+    return FF_OK;
+}
+
+static void set_size(void *s, size_t size)
+{
+    memcpy(s, &size, sizeof(size));
+}
+
+static size_t get_size(const void *s)
+{
+    size_t size;
+    memcpy(&size, s, sizeof(size));
+    return size;
+}
+
+static void plan_defaults(struct ff_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->struct_size = sizeof(*p);
+    p->task = FF_TASK_TRAIN;
+    p->precision = FF_PREC_BF16;
+    p->kv_precision = FF_PREC_BF16;
+    p->grad_precision = FF_PREC_FP32;
+    p->optimizer = FF_OPT_ADAMW;
+    p->batch = 1;
+    p->accum = 1;
+    p->recompute = FF_RECOMPUTE_NONE;
+    p->flash_attention = true;
+    p->sequence_parallel = true;
+    p->tp = p->pp = 1;
+    p->lora_rank = 16;
+    p->lora_all_linear = true;
+    p->prompt = 512;
+    p->generate = 256;
+    p->overhead_bytes = -1.0;
+    p->overhead_fraction = -1.0;
+    p->ep = 1;
+    p->pp_chunks = 1;
+    p->dp_overlap = true;
+}
+
+/* A size this library does not know: zero what the caller says it has, keep the size, so
+ * every later call refuses the struct with a message. */
+static int refuse(void *s, size_t size, size_t min, size_t full)
+{
+    if (size >= sizeof(size_t)) {
+        memset(s, 0, size < full ? size : full);
+        set_size(s, size);
+    }
+    return size >= min && size <= full ? FF_OK : FF_ERR_UNSUPPORTED;
+}
+
+int ff_plan_init_sized(struct ff_plan *p, size_t size)
+{
+    if (!p)
+        return FF_ERR_INVALID;
+    if (size < FF_PLAN_SIZE_MIN || size > sizeof(*p))
+        return refuse(p, size, FF_PLAN_SIZE_MIN, sizeof(*p));
+    struct ff_plan full;
+    plan_defaults(&full);
+    memcpy(p, &full, size);
+    p->struct_size = size;
+    return FF_OK;
+}
+
+int ff_estimate_init_sized(struct ff_estimate *e, size_t size)
+{
+    if (!e)
+        return FF_ERR_INVALID;
+    if (size < FF_ESTIMATE_SIZE_MIN || size > sizeof(*e))
+        return refuse(e, size, FF_ESTIMATE_SIZE_MIN, sizeof(*e));
+    memset(e, 0, size);
+    e->struct_size = size;
+    return FF_OK;
+}
+
+int ff_plan_choice_init_sized(struct ff_plan_choice *c, size_t n, size_t size)
+{
+    if (!c)
+        return FF_ERR_INVALID;
+    if (size < FF_PLAN_CHOICE_SIZE_MIN || size > sizeof(*c)) {
+        if (n > 0)
+            refuse(c, size, FF_PLAN_CHOICE_SIZE_MIN, sizeof(*c));
+        return FF_ERR_UNSUPPORTED;
+    }
+    unsigned char *at = (unsigned char *)c;
+    for (size_t i = 0; i < n; i++, at += size) {
+        memset(at, 0, size);
+        set_size(at, size);
+        set_size(at + offsetof(struct ff_plan_choice, plan),
+                 size - offsetof(struct ff_plan_choice, plan));
+    }
+    return FF_OK;
+}
+
+int ff_plan_view(const struct ff_plan **p, struct ff_plan *buf, char *err, size_t errlen)
+{
+    size_t size = (*p)->struct_size;
+    if (size == sizeof(**p))
+        return FF_OK;
+    int rc = ff_abi_size("ff_plan", "ff_plan_init", size, FF_PLAN_SIZE_MIN, sizeof(**p), err,
+                         errlen);
+    if (rc != FF_OK)
+        return rc;
+    plan_defaults(buf);
+    memcpy(buf, *p, size);
+    buf->struct_size = sizeof(*buf);
+    *p = buf;
+    return FF_OK;
+}
+
+void ff_abi_copy_out(void *dst, const void *full, size_t full_size)
+{
+    size_t size = get_size(dst);
+    memcpy(dst, full, size < full_size ? size : full_size);
+    set_size(dst, size);
+}
