@@ -10,8 +10,8 @@
 #include "flopfit/status.h"
 #include "internal.h"
 
-int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full,
-                char *err, size_t errlen)
+int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full, char *err,
+                size_t errlen)
 {
     if (size == 0)
         return ff_errf(err, errlen, FF_ERR_INVALID,
@@ -121,8 +121,8 @@ int ff_plan_view(const struct ff_plan **p, struct ff_plan *buf, char *err, size_
     size_t size = (*p)->struct_size;
     if (size == sizeof(**p))
         return FF_OK;
-    int rc = ff_abi_size("ff_plan", "ff_plan_init", size, FF_PLAN_SIZE_MIN, sizeof(**p), err,
-                         errlen);
+    int rc =
+        ff_abi_size("ff_plan", "ff_plan_init", size, FF_PLAN_SIZE_MIN, sizeof(**p), err, errlen);
     if (rc != FF_OK)
         return rc;
     plan_defaults(buf);

@@ -18,8 +18,8 @@
 
 /* 0, or FF_ERR_INVALID (size 0: `init` was not called) / FF_ERR_UNSUPPORTED (outside
  * [min, full]) with a message naming `type` and the sizes. */
-int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full,
-                char *err, size_t errlen);
+int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full, char *err,
+                size_t errlen);
 /* Leaves *p when it has this library's size, else points it at a full-size copy in *buf with
  * the defaults in the fields the caller's layout lacks. Returns as ff_abi_size. */
 int ff_plan_view(const struct ff_plan **p, struct ff_plan *buf, char *err, size_t errlen);

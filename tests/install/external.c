@@ -16,6 +16,21 @@ int main(void)
         fprintf(stderr, "catalog lookup failed\n");
         return 1;
     }
+    /* The growing structs, as a program outside the tree initialises them (doc/abi.md). */
+    struct ff_model m;
+    struct ff_plan p;
+    struct ff_estimate e;
+    char err[256];
+    if (ff_model_preset_find("llama-3-8b", &m) != FF_OK || ff_plan_init(&p) != FF_OK ||
+        ff_estimate_init(&e) != FF_OK || e.struct_size != sizeof(e)) {
+        fprintf(stderr, "preset or init failed\n");
+        return 1;
+    }
+    p.task = FF_TASK_SERVE;
+    if (ff_est_run(&m, &d, &p, &e, err, sizeof(err)) != FF_OK || !e.fits) {
+        fprintf(stderr, "ff_est_run: %s\n", err);
+        return 1;
+    }
     printf("libflopfit %s: %s, %.0f GB\n", ff_version(), d.name, d.mem_bytes / 1e9);
     return 0;
 }

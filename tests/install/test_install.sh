@@ -27,6 +27,11 @@ grep -q '^flopfit ' "$tmp/version" || fail "unexpected --version output: $(cat "
 ls "$P/$libdir"/libflopfit.so.* >/dev/null 2>&1 || fail "no libflopfit.so.N in $P/$libdir"
 soname=$(objdump -p "$P/$libdir/libflopfit.so" | awk '/SONAME/ {print $2}')
 [[ $soname == libflopfit.so.* ]] || fail "libflopfit has soname '$soname'"
+# doc/abi.md: libflopfit.so.0.MINOR before 1.0, libflopfit.so.MAJOR after.
+version=$("$P/bin/flopfit" --version | awk '{print $2}')
+IFS=. read -r major minor _ <<<"$version"
+if [ "$major" = 0 ]; then want=libflopfit.so.0.$minor; else want=libflopfit.so.$major; fi
+[ "$soname" = "$want" ] || fail "libflopfit $version has soname '$soname', doc/abi.md says '$want'"
 for h in flopfit.h version.h spec.h status.h; do
     [ -f "$P/include/flopfit/$h" ] || fail "header flopfit/$h not installed"
 done

@@ -357,7 +357,7 @@ FF_API double ff_est_optimizer_bytes(enum ff_optimizer opt, double weight_bytes)
  * a attention heads of d_head. LoRA/QLoRA: the frozen base gets no weight gradients, so
  * 4·N_matmul per token (plus 6 per adapter parameter) in place of 6·N_matmul.
  */
-struct ff_flops { /* frozen */
+struct ff_flops {    /* frozen */
     double six_nd;   /* 6·N_active·D (Kaplan et al. 2020) */
     double model;    /* exact: 6·N_matmul·D + 12·L·a·d_head·s·D (PaLM App. B) */
     double hardware; /* model + recomputation: full reruns each block's forward, selective
