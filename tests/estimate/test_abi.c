@@ -42,8 +42,8 @@ Test(abi, an_uninitialised_plan_is_refused_by_name)
     ff_estimate_init(&e);
     char err[256] = "";
     cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_INVALID);
-    cr_expect(strstr(err, "struct ff_plan: struct_size is 0") && strstr(err, "ff_plan_init"),
-              "%s", err);
+    cr_expect(strstr(err, "struct ff_plan: struct_size is 0") && strstr(err, "ff_plan_init"), "%s",
+              err);
     cr_expect_eq(ff_plan_check(&m, &p, err, sizeof(err)), FF_ERR_INVALID);
     struct ff_memory mem;
     cr_expect_eq(ff_est_memory(&m, &p, 1, 1, &mem), FF_ERR_INVALID);
