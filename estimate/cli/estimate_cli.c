@@ -25,7 +25,7 @@ static int list_models(FILE *out, bool json)
         fprintf(out, "%-16s %12s %12s  %s\n", "model", "params", "active", "source");
     for (size_t i = 0; i < n; i++) {
         struct ff_param_count pc;
-        if (ff_model_params(&p[i].model, &pc) != FF_OK)
+        if (ff_model_params(p[i].model, &pc) != FF_OK)
             continue;
         if (json) {
             json_object *o = json_object_new_object();
@@ -34,12 +34,12 @@ static int list_models(FILE *out, bool json)
             json_object_object_add(o, "params", json_object_new_int64((int64_t)pc.total));
             json_object_object_add(o, "active_params", json_object_new_int64((int64_t)pc.active));
             json_object_object_add(o, "context",
-                                   json_object_new_int64(ff_model_context(&p[i].model)));
-            json_object_object_add(o, "source", json_object_new_string(p[i].model.source));
+                                   json_object_new_int64(ff_model_context(p[i].model)));
+            json_object_object_add(o, "source", json_object_new_string(p[i].model->source));
             json_object_array_add(arr, o);
         } else {
             fprintf(out, "%-16s %11.4gB %11.4gB  %s\n", p[i].slug, (double)pc.total / 1e9,
-                    (double)pc.active / 1e9, p[i].model.source);
+                    (double)pc.active / 1e9, p[i].model->source);
         }
     }
     if (json) {
@@ -56,8 +56,7 @@ static json_object *rate_or_null(double v)
 
 static int list_devices(FILE *out, bool json)
 {
-    size_t n;
-    const struct ff_spec *d = ff_spec_catalog(&n);
+    size_t n = ff_spec_catalog_count();
     json_object *arr = json ? json_object_new_array() : NULL;
     if (json && !arr)
         return 1;
@@ -65,41 +64,41 @@ static int list_devices(FILE *out, bool json)
         fprintf(out, "%-14s %-38s %8s %9s %9s %9s %8s\n", "device", "name", "mem GiB", "GB/s",
                 "fp32 TF", "bf16 TF", "$/h");
     for (size_t i = 0; i < n; i++) {
+        const struct ff_spec *d = ff_spec_catalog_at(i);
         if (json) {
             json_object *o = json_object_new_object(), *r = json_object_new_object();
-            json_object_object_add(o, "slug", json_object_new_string(d[i].slug));
-            json_object_object_add(o, "name", json_object_new_string(d[i].name));
-            json_object_object_add(o, "memory_bytes", json_object_new_double(d[i].mem_bytes));
+            json_object_object_add(o, "slug", json_object_new_string(d->slug));
+            json_object_object_add(o, "name", json_object_new_string(d->name));
+            json_object_object_add(o, "memory_bytes", json_object_new_double(d->mem_bytes));
             json_object_object_add(o, "bandwidth_bytes_per_s",
-                                   json_object_new_double(d[i].bandwidth_bytes_per_s));
+                                   json_object_new_double(d->bandwidth_bytes_per_s));
             for (int k = 0; k < FF_PREC_COUNT; k++)
-                if (d[i].flops_per_s[k] > 0)
+                if (d->flops_per_s[k] > 0)
                     json_object_object_add(r, ff_precision_name((enum ff_precision)k),
-                                           json_object_new_double(d[i].flops_per_s[k]));
+                                           json_object_new_double(d->flops_per_s[k]));
             json_object_object_add(o, "matmul_flops_per_s", r);
-            json_object_object_add(o, "link_bytes_per_s", rate_or_null(d[i].link_bytes_per_s));
+            json_object_object_add(o, "link_bytes_per_s", rate_or_null(d->link_bytes_per_s));
             json_object_object_add(o, "link_name",
-                                   d[i].link_name ? json_object_new_string(d[i].link_name) : NULL);
+                                   d->link_name ? json_object_new_string(d->link_name) : NULL);
             json_object_object_add(o, "gpus_per_node",
-                                   d[i].gpus_per_node > 0 ? json_object_new_int(d[i].gpus_per_node)
-                                                          : NULL);
+                                   d->gpus_per_node > 0 ? json_object_new_int(d->gpus_per_node)
+                                                        : NULL);
             json_object_object_add(o, "inter_node_bytes_per_s",
-                                   rate_or_null(d[i].inter_node_bytes_per_s));
-            json_object_object_add(o, "price_per_hour", rate_or_null(d[i].price_per_hour));
+                                   rate_or_null(d->inter_node_bytes_per_s));
+            json_object_object_add(o, "price_per_hour", rate_or_null(d->price_per_hour));
             json_object_object_add(o, "price_source",
-                                   d[i].price_source ? json_object_new_string(d[i].price_source)
-                                                     : NULL);
-            json_object_object_add(o, "source", json_object_new_string(d[i].source));
+                                   d->price_source ? json_object_new_string(d->price_source)
+                                                   : NULL);
+            json_object_object_add(o, "source", json_object_new_string(d->source));
             json_object_array_add(arr, o);
             continue;
         }
         char price[16] = "-";
-        if (d[i].price_per_hour > 0)
-            snprintf(price, sizeof(price), "%.2f", d[i].price_per_hour);
-        fprintf(out, "%-14s %-38s %8.0f %9.0f %9.1f %9.1f %8s\n", d[i].slug, d[i].name,
-                d[i].mem_bytes / GIB, d[i].bandwidth_bytes_per_s / 1e9,
-                d[i].flops_per_s[FF_PREC_FP32] / 1e12, d[i].flops_per_s[FF_PREC_BF16] / 1e12,
-                price);
+        if (d->price_per_hour > 0)
+            snprintf(price, sizeof(price), "%.2f", d->price_per_hour);
+        fprintf(out, "%-14s %-38s %8.0f %9.0f %9.1f %9.1f %8s\n", d->slug, d->name,
+                d->mem_bytes / GIB, d->bandwidth_bytes_per_s / 1e9,
+                d->flops_per_s[FF_PREC_FP32] / 1e12, d->flops_per_s[FF_PREC_BF16] / 1e12, price);
     }
     if (json) {
         fprintf(out, "%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));

@@ -111,8 +111,7 @@ int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
                    const struct ff_plan *p)
 {
     char err[512];
-    size_t n_cat;
-    const struct ff_spec *cat = ff_spec_catalog(&n_cat);
+    size_t n_cat = ff_spec_catalog_count();
     bool with_catalog = o->device_arg != NULL;
     size_t n = (with_catalog ? n_cat : 0) + o->n_profiles;
     struct ff_rank_row *rows = calloc(n ? n : 1, sizeof(*rows));
@@ -124,7 +123,7 @@ int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
         if ((code = ff_estcli_profile(o->profiles[i], &rows[k].device)) != 0)
             goto error_rows;
     for (size_t i = 0; with_catalog && i < n_cat; i++, k++)
-        rows[k].device = cat[i];
+        rows[k].device = *ff_spec_catalog_at(i);
     /* Impossible plans are the same everywhere: check once, fail as usage error. */
     if (ff_plan_check(m, p, err, sizeof(err)) != FF_OK) {
         ff_estcli_fail(FF_ERR_INVALID, err);

@@ -49,11 +49,13 @@ int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
     if (!o->model_arg && !(o->params > 0))
         return ff_estcli_usage_error(
             "no model: give --model NAME, --model config.json or --params N");
+    ff_model_init(m);
     if (o->params > 0) {
         int rc = ff_model_rough(o->params, m, err, sizeof(err));
         return rc == FF_OK ? 0 : ff_estcli_fail(rc, err);
     }
     struct ff_model preset;
+    ff_model_init(&preset);
     bool is_preset = ff_model_preset_find(o->model_arg, &preset) == FF_OK;
     if (is_path(o->model_arg, is_preset)) {
         int rc = is_dir(o->model_arg) ? ff_model_from_hf_dir(o->model_arg, m, err, sizeof(err))
@@ -73,6 +75,7 @@ int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
 int ff_estcli_profile(const char *path, struct ff_spec *d)
 {
     char err[512];
+    ff_spec_init(d);
     int rc = ff_spec_from_profile(path, d, err, sizeof(err));
     return rc == FF_OK ? 0 : ff_estcli_fail(rc, err);
 }
@@ -81,6 +84,7 @@ int ff_estcli_device(const struct ff_estcli_opts *o, struct ff_spec *d)
 {
     if (o->n_profiles == 1)
         return ff_estcli_profile(o->profiles[0], d);
+    ff_spec_init(d);
     if (ff_spec_find(o->device_arg, d) == FF_OK)
         return 0;
     char near[256];

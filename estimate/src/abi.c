@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "flopfit/estimate.h"
+#include "flopfit/model.h"
+#include "flopfit/spec.h"
 #include "flopfit/status.h"
 #include "internal.h"
 
@@ -137,4 +139,72 @@ void ff_abi_copy_out(void *dst, const void *full, size_t full_size)
     size_t size = get_size(dst);
     memcpy(dst, full, size < full_size ? size : full_size);
     set_size(dst, size);
+}
+
+int ff_model_init_sized(struct ff_model *m, size_t size)
+{
+    if (!m)
+        return FF_ERR_INVALID;
+    if (size < FF_MODEL_SIZE_MIN || size > sizeof(*m))
+        return refuse(m, size, FF_MODEL_SIZE_MIN, sizeof(*m));
+    memset(m, 0, size);
+    m->struct_size = size;
+    return FF_OK;
+}
+
+int ff_spec_init_sized(struct ff_spec *d, size_t size)
+{
+    if (!d)
+        return FF_ERR_INVALID;
+    if (size < FF_SPEC_SIZE_MIN || size > sizeof(*d))
+        return refuse(d, size, FF_SPEC_SIZE_MIN, sizeof(*d));
+    memset(d, 0, size);
+    d->struct_size = size;
+    return FF_OK;
+}
+
+/* A view of a struct of the caller's size as a full one: `in` itself, or a zero-filled copy. */
+static int view(const void **in, void *buf, size_t full, size_t min, const char *type,
+                const char *init, char *err, size_t errlen)
+{
+    size_t size = get_size(*in);
+    if (size == full)
+        return FF_OK;
+    int rc = ff_abi_size(type, init, size, min, full, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    memset(buf, 0, full);
+    memcpy(buf, *in, size);
+    set_size(buf, full);
+    *in = buf;
+    return FF_OK;
+}
+
+int ff_model_view(const struct ff_model **m, struct ff_model *buf, char *err, size_t errlen)
+{
+    const void *in = *m;
+    int rc =
+        view(&in, buf, sizeof(*buf), FF_MODEL_SIZE_MIN, "ff_model", "ff_model_init", err, errlen);
+    *m = in;
+    return rc;
+}
+
+int ff_spec_view(const struct ff_spec **d, struct ff_spec *buf, char *err, size_t errlen)
+{
+    const void *in = *d;
+    int rc = view(&in, buf, sizeof(*buf), FF_SPEC_SIZE_MIN, "ff_spec", "ff_spec_init", err, errlen);
+    *d = in;
+    return rc;
+}
+
+int ff_model_out_check(const struct ff_model *out, char *err, size_t errlen)
+{
+    return ff_abi_size("ff_model", "ff_model_init", out->struct_size, FF_MODEL_SIZE_MIN,
+                       sizeof(*out), err, errlen);
+}
+
+int ff_spec_out_check(const struct ff_spec *out, char *err, size_t errlen)
+{
+    return ff_abi_size("ff_spec", "ff_spec_init", out->struct_size, FF_SPEC_SIZE_MIN, sizeof(*out),
+                       err, errlen);
 }

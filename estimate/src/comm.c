@@ -413,8 +413,11 @@ int ff_est_step(const struct ff_model *m, const struct ff_spec *d, const struct 
     if (!m || !d || !p || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "missing argument");
     struct ff_plan pv;
+    struct ff_model mv;
+    struct ff_spec dv;
     int rc = ff_plan_view(&p, &pv, err, errlen);
-    if (rc != FF_OK)
+    if (rc != FF_OK || (rc = ff_model_view(&m, &mv, err, errlen)) != FF_OK ||
+        (rc = ff_spec_view(&d, &dv, err, errlen)) != FF_OK)
         return rc;
     if (p->task == FF_TASK_SERVE)
         return ff_errf(err, errlen, FF_ERR_INVALID, "the step breakdown is for training tasks");

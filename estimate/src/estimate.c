@@ -206,7 +206,11 @@ int ff_est_run(const struct ff_model *m, const struct ff_spec *d, const struct f
     if (rc != FF_OK)
         return rc;
     struct ff_plan pv;
-    if ((rc = ff_plan_view(&p, &pv, err, errlen)) != FF_OK)
+    struct ff_model mv;
+    struct ff_spec dv;
+    if ((rc = ff_plan_view(&p, &pv, err, errlen)) != FF_OK ||
+        (rc = ff_model_view(&m, &mv, err, errlen)) != FF_OK ||
+        (rc = ff_spec_view(&d, &dv, err, errlen)) != FF_OK)
         return rc;
     if (e->struct_size == sizeof(*e))
         return run(m, d, p, e, err, errlen);

@@ -52,8 +52,9 @@ int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double to
     if (!m || !plan || !out || !(tokens >= 0.0) || !isfinite(tokens))
         return FF_ERR_INVALID;
     struct ff_plan pv;
+    struct ff_model mv;
     int rc = ff_plan_view(&plan, &pv, NULL, 0);
-    if (rc != FF_OK)
+    if (rc != FF_OK || (rc = ff_model_view(&m, &mv, NULL, 0)) != FF_OK)
         return rc;
     struct ff_param_count pc;
     rc = ff_model_params(m, &pc);

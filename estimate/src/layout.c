@@ -293,7 +293,11 @@ int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d, const s
     int rc = ff_abi_size("ff_plan_choice", "ff_plan_choice_init", size, FF_PLAN_CHOICE_SIZE_MIN,
                          sizeof(*out), err, errlen);
     struct ff_plan pv;
-    if (rc != FF_OK || (rc = ff_plan_view(&p, &pv, err, errlen)) != FF_OK)
+    struct ff_model mv;
+    struct ff_spec dv;
+    if (rc != FF_OK || (rc = ff_plan_view(&p, &pv, err, errlen)) != FF_OK ||
+        (rc = ff_model_view(&m, &mv, err, errlen)) != FF_OK ||
+        (rc = ff_spec_view(&d, &dv, err, errlen)) != FF_OK)
         return rc;
     struct ff_plan_choice best[FF_MAX_PLAN_CHOICES];
     rc = best_plans(m, d, p, best, max, n, err, errlen);

@@ -476,8 +476,9 @@ int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, int64_t 
     if (!m || !plan || !out || batch < 0)
         return FF_ERR_INVALID;
     struct ff_plan pv;
+    struct ff_model mv;
     int rc = ff_plan_view(&plan, &pv, NULL, 0);
-    if (rc != FF_OK)
+    if (rc != FF_OK || (rc = ff_model_view(&m, &mv, NULL, 0)) != FF_OK)
         return rc;
     struct ff_param_count pc;
     rc = ff_model_params(m, &pc);

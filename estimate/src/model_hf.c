@@ -1049,13 +1049,16 @@ int ff_model_from_hf_text(const char *text, size_t len, const char *label, struc
         label = "config.json";
     if (!text || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "%s: no input", label);
+    int rc = ff_model_out_check(out, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     if (len > CONFIG_MAX_BYTES)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s: %zu bytes, larger than the %zu-byte limit; not a config.json", label,
                        len, CONFIG_MAX_BYTES);
     /* A tokener of our own and an explicit length: no json-c global state, no strlen. */
     json_object *root = NULL;
-    int rc = ff_json_parse_object(text, len, label, "a config.json", false, &root, err, errlen);
+    rc = ff_json_parse_object(text, len, label, "a config.json", false, &root, err, errlen);
     if (rc != FF_OK)
         return rc;
     struct reader r = {label, root, err, errlen, ""};
@@ -1067,7 +1070,7 @@ int ff_model_from_hf_text(const char *text, size_t len, const char *label, struc
     }
     const char *type_name = json_object_get_string(type);
     struct ff_model m;
-    memset(&m, 0, sizeof(m));
+    ff_model_init(&m);
     rc = dispatch(&r, type_name, &m);
     if (rc == FF_OK)
         rc = read_storage(&r, &m);
@@ -1087,7 +1090,7 @@ int ff_model_from_hf_text(const char *text, size_t len, const char *label, struc
                      "%s: parameter count overflows (more than 2^53 parameters)", label);
         goto error_root;
     }
-    *out = m;
+    ff_abi_copy_out(out, &m, sizeof(m));
 error_root:
     json_object_put(root);
     return rc;
@@ -1202,8 +1205,12 @@ int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_
     int n = snprintf(path, sizeof(path), "%s/config.json", dir);
     if (n < 0 || (size_t)n >= sizeof(path))
         return ff_errf(err, errlen, FF_ERR_INVALID, "%s: path too long", dir);
+    int rc = ff_model_out_check(out, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     struct ff_model m;
-    int rc = ff_model_from_hf_config(path, &m, err, errlen);
+    ff_model_init(&m);
+    rc = ff_model_from_hf_config(path, &m, err, errlen);
     if (rc != FF_OK)
         return rc;
     /* The folder's name, not "config.json", names the model in reports. */
@@ -1235,6 +1242,6 @@ int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_
     if (rc != FF_OK)
         return rc;
     m.stored_bytes = stored;
-    *out = m;
+    ff_abi_copy_out(out, &m, sizeof(m));
     return FF_OK;
 }

@@ -100,6 +100,10 @@ int ff_model_check(const struct ff_model *m, char *err, size_t errlen)
 {
     if (!m)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no model");
+    struct ff_model mv;
+    int rc = ff_model_view(&m, &mv, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     if (m->rough)
         return m->rough_params > 0 ? FF_OK
                                    : ff_errf(err, errlen, FF_ERR_INVALID, "params must be > 0");
@@ -184,6 +188,8 @@ int ff_model_params(const struct ff_model *m, struct ff_param_count *out)
     int rc = ff_model_check(m, NULL, 0);
     if (rc != FF_OK)
         return rc;
+    struct ff_model mv;
+    ff_model_view(&m, &mv, NULL, 0);
     if (m->rough)
         return rough_params(m, out);
 
@@ -245,17 +251,24 @@ int ff_model_params(const struct ff_model *m, struct ff_param_count *out)
 
 int64_t ff_model_attn_layers(const struct ff_model *m)
 {
+    struct ff_model mv;
+    if (!m || ff_model_view(&m, &mv, NULL, 0) != FF_OK)
+        return 0;
     return m->layers - m->ssm_layers;
 }
 
 int64_t ff_model_context(const struct ff_model *m)
 {
+    struct ff_model mv;
+    if (!m || ff_model_view(&m, &mv, NULL, 0) != FF_OK)
+        return 0;
     return m->context_max > m->max_positions ? m->context_max : m->max_positions;
 }
 
 double ff_model_ssm_state_elems(const struct ff_model *m)
 {
-    if (m->ssm_layers <= 0)
+    struct ff_model mv;
+    if (!m || ff_model_view(&m, &mv, NULL, 0) != FF_OK || m->ssm_layers <= 0)
         return 0.0;
     /* MambaCache: ssm_states (d_inner x d_state) and conv_states (d_inner x d_conv; the
      * implementations keep the whole kernel width, so d_conv, not d_conv - 1). */
@@ -274,12 +287,18 @@ static double kv_per_attn_layer(const struct ff_model *m)
 
 double ff_model_kv_elems_per_token(const struct ff_model *m)
 {
+    struct ff_model mv;
+    if (!m || ff_model_view(&m, &mv, NULL, 0) != FF_OK)
+        return 0.0;
     return (double)ff_model_attn_layers(m) * kv_per_attn_layer(m);
 }
 
 double ff_model_kv_bytes(const struct ff_model *m, double tokens, double batch,
                          double bytes_per_elem)
 {
+    struct ff_model mv;
+    if (!m || ff_model_view(&m, &mv, NULL, 0) != FF_OK)
+        return 0.0;
     double n_attn = (double)ff_model_attn_layers(m);
     if (n_attn <= 0.0)
         return 0.0;
@@ -294,12 +313,18 @@ double ff_model_kv_bytes(const struct ff_model *m, double tokens, double batch,
     return per_layer * (full * tokens + windowed * win_tokens) * batch * bytes_per_elem;
 }
 
-int ff_model_rough(double params, struct ff_model *out, char *err, size_t errlen)
+int ff_model_rough(double params, struct ff_model *dst, char *err, size_t errlen)
 {
+    if (!dst)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no model");
+    int rc = ff_model_out_check(dst, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     if (!(params >= 1e3) || !(params <= 1e15))
         return ff_errf(err, errlen, FF_ERR_RANGE,
                        "--params %g is out of range (expected 1e3 to 1e15 parameters)", params);
-    memset(out, 0, sizeof(*out));
+    struct ff_model m, *out = &m;
+    ff_model_init(out);
     /* Shape guess: hidden/layers ≈ 128 (a common aspect ratio), head_dim 128, N ≈ 12·L·h². */
     double h = cbrt(128.0 * params / 12.0);
     int64_t hidden = (int64_t)llround(h / 128.0) * 128;
@@ -326,5 +351,6 @@ int ff_model_rough(double params, struct ff_model *out, char *err, size_t errlen
     out->final_norm = true;
     out->rough = true;
     out->rough_params = (int64_t)llround(params);
+    ff_abi_copy_out(dst, out, sizeof(*out));
     return FF_OK;
 }

@@ -74,6 +74,10 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
     rc = ff_model_check(m, err, errlen);
     if (rc != FF_OK)
         return rc;
+    struct ff_model mv;
+    ff_model_view(&m, &mv, NULL, 0);
+    if (rc != FF_OK)
+        return rc;
     struct {
         const char *opt;
         int64_t v, min, max;

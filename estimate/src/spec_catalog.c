@@ -34,7 +34,8 @@
                     [FF_PREC_INT8] = (int8)*T}
 
 static const struct ff_spec catalog[] = {
-    {.slug = "h100-sxm",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "h100-sxm",
      .name = "NVIDIA H100 SXM5 80GB",
      .source = "NVIDIA H100 Tensor Core GPU datasheet: 80 GB HBM3, 3.35 TB/s, FP32 67 TF, "
                "BF16/FP16 989 TF, FP8/INT8 1979 dense, NVLink 900 GB/s",
@@ -48,7 +49,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 2.99,
      .price_source = "typical on-demand (Lambda, 2024)"},
-    {.slug = "h200",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "h200",
      .name = "NVIDIA H200 SXM 141GB",
      .source = "NVIDIA H200 datasheet: 141 GB HBM3e, 4.8 TB/s, compute as H100 SXM, "
                "NVLink 900 GB/s",
@@ -62,7 +64,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 3.50,
      .price_source = "typical on-demand (2025)"},
-    {.slug = "h800",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "h800",
      .name = "NVIDIA H800 SXM5 80GB",
      /* Reuters (2023-03): the export variant of H100 SXM5 with about half its chip-to-chip
       * rate; DeepSeek, "Insights into DeepSeek-V3" (arXiv 2505.09343) §2: H800 SXM as H100
@@ -79,7 +82,8 @@ static const struct ff_spec catalog[] = {
      .price_per_hour = 2.0,
      .price_source = "DeepSeek-V3 technical report (arXiv 2412.19437, Dec 2024) Table 1: "
                      "$2 per H800 GPU-hour rental assumed"},
-    {.slug = "a100-80gb",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "a100-80gb",
      .name = "NVIDIA A100 SXM4 80GB",
      .source = "NVIDIA A100 datasheet: 80 GB HBM2e, 2,039 GB/s, FP32 19.5 TF, BF16/FP16 "
                "312 TF, INT8 624 TOPS dense, no FP8, NVLink 600 GB/s",
@@ -93,7 +97,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 1.79,
      .price_source = "typical on-demand (Lambda, 2024)"},
-    {.slug = "a100-40gb",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "a100-40gb",
      .name = "NVIDIA A100 SXM4 40GB",
      .source = "NVIDIA A100 datasheet: 40 GB HBM2, 1,555 GB/s, FP32 19.5 TF, BF16/FP16 "
                "312 TF, INT8 624 TOPS dense, NVLink 600 GB/s",
@@ -107,7 +112,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 1.29,
      .price_source = "typical on-demand (Lambda, 2024)"},
-    {.slug = "l4",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "l4",
      .name = "NVIDIA L4 24GB",
      .source = "NVIDIA L4 datasheet: 24 GB GDDR6, 300 GB/s, FP32 30.3 TF, BF16/FP16 121 TF, "
                "FP8/INT8 242.5 dense (half the sparse figures), PCIe Gen4 x16",
@@ -120,7 +126,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 0.71,
      .price_source = "GCP g2-standard-4 on-demand (2024)"},
-    {.slug = "rtx-4090",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "rtx-4090",
      .name = "NVIDIA GeForce RTX 4090 24GB",
      .source = "NVIDIA Ada Lovelace architecture whitepaper, Appendix A: 24 GB GDDR6X, "
                "1,008 GB/s, FP32 82.6 TF, FP16/BF16 tensor (FP32 accumulate) 165.2 TF, "
@@ -134,7 +141,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.40,
      .price_source = "typical community cloud rate (2024), estimate"},
-    {.slug = "mi300x",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "mi300x",
      .name = "AMD Instinct MI300X 192GB",
      .source = "AMD Instinct MI300X data sheet: 192 GB HBM3, 5.3 TB/s, FP32 matrix 163.4 TF, "
                "BF16/FP16 1307.4 TF, FP8/INT8 2614.9 dense, Infinity Fabric 7x64 GB/s",
@@ -148,7 +156,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 2.50,
      .price_source = "typical on-demand (2025), estimate"},
-    {.slug = "rx-7900-xtx",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "rx-7900-xtx",
      .name = "AMD Radeon RX 7900 XTX 24GB",
      .source = "AMD product page: 24 GB GDDR6, 960 GB/s, FP32 61.4 TF (dual issue), "
                "FP16/BF16 WMMA 122.8 TF, INT8 122.8 TOPS, no FP8; PCIe Gen4",
@@ -160,7 +169,8 @@ static const struct ff_spec catalog[] = {
      .gpus_per_node = 0, /* no standard multi-GPU platform */
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
-    {.slug = "arc-a770",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "arc-a770",
      .name = "Intel Arc A770 16GB",
      .source = "Intel Arc A770 specifications: 16 GB GDDR6, 560 GB/s, 32 Xe-cores at 2.4 GHz: "
                "FP32 19.7 TF, XMX FP16/BF16 157.3 TF, INT8 314.6 TOPS; PCIe Gen4",
@@ -172,7 +182,8 @@ static const struct ff_spec catalog[] = {
      .gpus_per_node = 0, /* no standard multi-GPU platform */
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
-    {.slug = "max-1550",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "max-1550",
      .name = "Intel Data Center GPU Max 1550 128GB",
      .source = "Intel Data Center GPU Max 1550 product brief: 128 GB HBM2e, 3.2768 TB/s, "
                "128 Xe-cores at 1.6 GHz: FP32 52.4 TF, XMX BF16/FP16 838.9 TF, INT8 1677.7",
@@ -188,7 +199,8 @@ static const struct ff_spec catalog[] = {
     /* ---- added in the second pass: dense rates (half the vendors' sparse figures);
      * prices are on-demand list rates on the date given, rounded; "approximate" marks a
      * marketplace figure that moves week to week ---- */
-    {.slug = "h100-pcie",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "h100-pcie",
      .name = "NVIDIA H100 PCIe 80GB",
      .source = "NVIDIA H100 datasheet (PCIe): 80 GB HBM2e, 2.0 TB/s, FP32 51 TF, BF16/FP16 "
                "756 TF, FP8/INT8 1513 dense; NVLink bridge 600 GB/s, PCIe Gen5",
@@ -202,7 +214,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 2.49,
      .price_source = "Lambda on-demand H100 PCIe, 2024"},
-    {.slug = "h100-nvl",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "h100-nvl",
      .name = "NVIDIA H100 NVL 94GB",
      .source = "NVIDIA H100 datasheet (NVL): 94 GB HBM3, 3.9 TB/s, FP32 60 TF, BF16/FP16 835 "
                "TF, FP8/INT8 1671 dense; NVLink bridge 600 GB/s",
@@ -215,7 +228,8 @@ static const struct ff_spec catalog[] = {
          8, /* NVL cards are bridged in pairs in 8-GPU PCIe servers; no standard network */
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0},
-    {.slug = "b200",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "b200",
      .name = "NVIDIA B200 180GB (HGX)",
      .source = "NVIDIA HGX B200 / DGX B200 datasheets: 180 GB HBM3e per GPU, 8 TB/s (64 TB/s "
                "per 8), FP32 75 TF, BF16/FP16 2.25 PF, FP8/INT8 4.5 P, FP4 9 PF dense; NVLink 5 "
@@ -230,7 +244,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 50e9,
      .price_per_hour = 4.99,
      .price_source = "Lambda on-demand B200 (HGX), 2025, approximate"},
-    {.slug = "l40s",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "l40s",
      .name = "NVIDIA L40S 48GB",
      .source = "NVIDIA L40S datasheet: 48 GB GDDR6 (ECC), 864 GB/s, FP32 91.6 TF, BF16/FP16 "
                "362 TF, FP8 733 TF, INT8 733 TOPS dense; PCIe Gen4 x16, no NVLink",
@@ -243,7 +258,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.99,
      .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
-    {.slug = "a10g",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "a10g",
      .name = "NVIDIA A10G 24GB (AWS G5)",
      .source = "AWS EC2 G5 / NVIDIA A10G: 24 GB GDDR6, 600 GB/s, FP32 31.2 TF, BF16/FP16 "
                "tensor 70 TF, INT8 140 TOPS dense (A10 datasheet: 125/250; the A10G runs its "
@@ -257,7 +273,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 1.006,
      .price_source = "AWS g5.xlarge on-demand, us-east-1, 2024"},
-    {.slug = "t4",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "t4",
      .name = "NVIDIA T4 16GB",
      .source = "NVIDIA T4 datasheet: 16 GB GDDR6, 320 GB/s, FP32 8.1 TF, FP16 (mixed) 65 TF, "
                "INT8 130 TOPS; no BF16, no FP8; PCIe Gen3",
@@ -270,7 +287,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 0.35,
      .price_source = "GCP NVIDIA T4 GPU on-demand, us-central1, 2024"},
-    {.slug = "v100",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "v100",
      .name = "NVIDIA V100 SXM2 16GB",
      .source = "NVIDIA V100 datasheet (SXM2): 16 GB HBM2, 900 GB/s, FP32 15.7 TF, FP16 tensor "
                "125 TF, no BF16/FP8 (INT8 via DP4A 62.8 TOPS); NVLink 300 GB/s",
@@ -284,7 +302,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 1.5625e9,
      .price_per_hour = 3.06,
      .price_source = "AWS p3.2xlarge on-demand, us-east-1, 2024"},
-    {.slug = "rtx-a6000",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "rtx-a6000",
      .name = "NVIDIA RTX A6000 48GB",
      .source = "NVIDIA RTX A6000 datasheet: 48 GB GDDR6 (ECC), 768 GB/s, FP32 38.7 TF, "
                "BF16/FP16 tensor 154.8 TF, INT8 309.7 TOPS dense; no FP8; NVLink bridge 112.5 "
@@ -298,7 +317,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.80,
      .price_source = "Lambda on-demand RTX A6000, 2024"},
-    {.slug = "rtx-6000-ada",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "rtx-6000-ada",
      .name = "NVIDIA RTX 6000 Ada Generation 48GB",
      .source = "NVIDIA RTX 6000 Ada datasheet / Ada whitepaper: 48 GB GDDR6 (ECC), 960 GB/s, "
                "FP32 91.1 TF, BF16/FP16 tensor 364.2 TF, FP8 728.5 TF, INT8 728.5 TOPS dense; "
@@ -312,7 +332,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.77,
      .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
-    {.slug = "rtx-5090",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "rtx-5090",
      .name = "NVIDIA GeForce RTX 5090 32GB",
      .source = "NVIDIA RTX Blackwell GPU architecture whitepaper: 32 GB GDDR7, 1,792 GB/s, FP32 "
                "104.8 TF, FP16/BF16 tensor (FP32 accumulate) 209.5 TF, FP8 419 TF, INT8 838 "
@@ -326,7 +347,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.89,
      .price_source = "marketplace on-demand (RunPod, 2025), approximate"},
-    {.slug = "rtx-3090",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "rtx-3090",
      .name = "NVIDIA GeForce RTX 3090 24GB",
      .source = "NVIDIA Ampere GA102 whitepaper: 24 GB GDDR6X, 936 GB/s, FP32 35.6 TF, "
                "FP16/BF16 tensor (FP32 accumulate) 35.6 TF, INT8 142 TOPS dense; no FP8; PCIe "
@@ -340,7 +362,8 @@ static const struct ff_spec catalog[] = {
      .inter_node_bytes_per_s = 0,
      .price_per_hour = 0.22,
      .price_source = "marketplace on-demand (Vast.ai, 2025), approximate"},
-    {.slug = "mi250x",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "mi250x",
      .name = "AMD Instinct MI250X 128GB",
      .source = "AMD Instinct MI250X data sheet: 128 GB HBM2e, 3.2768 TB/s, FP32 matrix 95.7 TF, "
                "BF16/FP16 383 TF, INT8 383 TOPS; no FP8; two GCDs counted as one device; "
@@ -354,7 +377,8 @@ static const struct ff_spec catalog[] = {
          4, /* OLCF Frontier node: 4 MI250X on Infinity Fabric, 4x HPE Slingshot 200 Gb/s (one per MI250X) */
      .inter_node_bytes_per_s = 25e9,
      .price_per_hour = 0},
-    {.slug = "mi325x",
+    {.struct_size = sizeof(struct ff_spec),
+     .slug = "mi325x",
      .name = "AMD Instinct MI325X 256GB",
      .source = "AMD Instinct MI325X data sheet: 256 GB HBM3E, 6 TB/s, FP32 matrix 163.4 TF, "
                "BF16/FP16 1307.4 TF, FP8/INT8 2614.9 dense; Infinity Fabric 7x64 GB/s",
@@ -409,24 +433,30 @@ static const char *const aliases[][2] = {
 #define N_CATALOG (sizeof(catalog) / sizeof(catalog[0]))
 #define N_ALIASES (sizeof(aliases) / sizeof(aliases[0]))
 
-const struct ff_spec *ff_spec_catalog(size_t *count)
+size_t ff_spec_catalog_count(void)
 {
-    if (count)
-        *count = N_CATALOG;
-    return catalog;
+    return N_CATALOG;
+}
+
+const struct ff_spec *ff_spec_catalog_at(size_t i)
+{
+    return i < N_CATALOG ? &catalog[i] : NULL;
 }
 
 int ff_spec_find(const char *name, struct ff_spec *out)
 {
     if (!name || !out)
         return FF_ERR_INVALID;
+    int rc = ff_spec_out_check(out, NULL, 0);
+    if (rc != FF_OK)
+        return rc;
     const char *slug = name;
     for (size_t i = 0; i < N_ALIASES; i++)
         if (ff_streq_ci(name, aliases[i][0]))
             slug = aliases[i][1];
     for (size_t i = 0; i < N_CATALOG; i++) {
         if (ff_streq_ci(slug, catalog[i].slug)) {
-            *out = catalog[i];
+            ff_abi_copy_out(out, &catalog[i], sizeof(catalog[i]));
             return FF_OK;
         }
     }
@@ -447,6 +477,9 @@ int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max)
 
 double ff_spec_rate(const struct ff_spec *d, enum ff_precision p)
 {
+    struct ff_spec dv;
+    if (!d || ff_spec_view(&d, &dv, NULL, 0) != FF_OK)
+        return 0.0;
     switch (p) {
     case FF_PREC_INT4:
     case FF_PREC_MXFP4:

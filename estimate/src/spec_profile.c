@@ -117,14 +117,17 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
 {
     if (!path || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no profile path");
+    int rc = ff_spec_out_check(out, err, errlen);
+    if (rc != FF_OK)
+        return rc;
     struct ff_profile_doc *prof = NULL;
-    int rc = ff_profile_open(path, &prof, err, errlen);
+    rc = ff_profile_open(path, &prof, err, errlen);
     if (rc != FF_OK)
         return rc;
     const struct ff_profile_info *info = ff_profile_info(prof);
 
     struct ff_spec d;
-    memset(&d, 0, sizeof(d));
+    ff_spec_init(&d);
     d.measured = true;
     const char *base = strrchr(path, '/');
     ff_strlcpy(d.slug, base ? base + 1 : path, sizeof(d.slug));
@@ -207,7 +210,7 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     }
     link_note(&d, &intra, "intra-node");
     link_note(&d, &inter, "inter-node");
-    *out = d;
+    ff_abi_copy_out(out, &d, sizeof(d));
     ff_profile_close(&prof);
     return FF_OK;
 }

@@ -247,6 +247,7 @@ static int add_file(struct ff_pub_set *set, const char *path)
     /* The estimator's own reading of the same file (usable-memory lower bounds, bf16 from
      * fp16): the "serves" column and the roofline points use exactly what `estimate
      * --profile` would. A profile it cannot plan with still gets its table row. */
+    ff_spec_init(&r->spec);
     r->has_spec = ff_spec_from_profile(path, &r->spec, msg, sizeof(msg)) == FF_OK;
     set->n_runs++;
     return FF_OK;

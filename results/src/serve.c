@@ -61,10 +61,10 @@ static bool find_datasheet(const char *device_name, struct ff_spec *out)
     static const char *const form[] = {"pcie", "nvl", "sxm", "sxm4", "sxm5", "mobile", "laptop"};
     char dev[32][32], slug[8][32], name[32][32];
     size_t nd = words_of(device_name ? device_name : "", dev, 32), best = 0;
-    size_t count;
-    const struct ff_spec *cat = ff_spec_catalog(&count), *hit = NULL;
-    for (size_t i = 0; i < count; i++) {
-        size_t ns = words_of(cat[i].slug, slug, 8), nn = words_of(cat[i].name, name, 32);
+    const struct ff_spec *hit = NULL;
+    for (size_t i = 0; i < ff_spec_catalog_count(); i++) {
+        const struct ff_spec *c = ff_spec_catalog_at(i);
+        size_t ns = words_of(c->slug, slug, 8), nn = words_of(c->name, name, 32);
         bool all = ns > 0;
         for (size_t k = 0; k < ns && all; k++)
             all = has_word(dev, nd, slug[k]);
@@ -74,7 +74,7 @@ static bool find_datasheet(const char *device_name, struct ff_spec *out)
                 all = false;
         if (all && ns > best) {
             best = ns;
-            hit = &cat[i];
+            hit = c;
         }
     }
     if (hit)
@@ -112,7 +112,7 @@ static void find_serves(struct ff_pub_device *d, enum ff_precision p)
     snprintf(sv->note, sizeof(sv->note), "no preset fits (%s, %s)", ff_pub_serve_plan_text(),
              ff_precision_name(p));
     for (size_t i = 0; i < n; i++) {
-        const struct ff_model *m = &presets[i].model;
+        const struct ff_model *m = presets[i].model;
         struct ff_param_count pc;
         /* a model is not served past the context it was trained for */
         if (m->max_positions < FF_PUB_SERVE_PROMPT + FF_PUB_SERVE_GENERATE ||
@@ -142,6 +142,7 @@ static void find_serves(struct ff_pub_device *d, enum ff_precision p)
 static void add_point(struct ff_pub_device *d, const char *slug, enum ff_precision p, int64_t b)
 {
     struct ff_model m;
+    ff_model_init(&m);
     struct ff_estimate est;
     if (d->n_points >= FF_PUB_MAX_POINTS || ff_model_preset_find(slug, &m) != FF_OK ||
         run_serve(&m, &d->spec, p, b, &est, NULL, 0) != FF_OK || est.decode_seconds_per_token <= 0)

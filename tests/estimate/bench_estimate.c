@@ -17,9 +17,8 @@ static double now(void)
 
 int main(void)
 {
-    size_t n_models, n_devices;
+    size_t n_models, n_devices = ff_spec_catalog_count();
     const struct ff_model_preset *models = ff_model_presets(&n_models);
-    const struct ff_spec *devices = ff_spec_catalog(&n_devices);
     struct ff_estimate e;
     ff_estimate_init(&e);
     char err[256];
@@ -31,9 +30,11 @@ int main(void)
                 struct ff_plan p;
                 ff_plan_init(&p);
                 p.task = (count & 1) ? FF_TASK_SERVE : FF_TASK_TRAIN;
-                int rc = ff_est_run(&models[i].model, &devices[j], &p, &e, err, sizeof(err));
+                int rc =
+                    ff_est_run(models[i].model, ff_spec_catalog_at(j), &p, &e, err, sizeof(err));
                 if (rc != FF_OK && rc != FF_ERR_UNSUPPORTED) {
-                    fprintf(stderr, "%s on %s: %s\n", models[i].slug, devices[j].slug, err);
+                    fprintf(stderr, "%s on %s: %s\n", models[i].slug, ff_spec_catalog_at(j)->slug,
+                            err);
                     return 1;
                 }
                 count++;
@@ -47,6 +48,7 @@ int main(void)
 
     /* One --device all ranking for the largest preset, best of 20. */
     struct ff_model m;
+    ff_model_init(&m);
     ff_model_preset_find("llama-3.1-405b", &m);
     double best = 1e9;
     for (int r = 0; r < 20; r++) {
@@ -55,7 +57,7 @@ int main(void)
             struct ff_plan p;
             ff_plan_init(&p);
             p.tokens = 15.6e12;
-            ff_est_run(&m, &devices[j], &p, &e, err, sizeof(err));
+            ff_est_run(&m, ff_spec_catalog_at(j), &p, &e, err, sizeof(err));
         }
         double dt = now() - t0;
         if (dt < best)

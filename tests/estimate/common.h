@@ -20,6 +20,7 @@
 static inline struct ff_model preset(const char *name)
 {
     struct ff_model m;
+    ff_model_init(&m);
     cr_assert_eq(ff_model_preset_find(name, &m), FF_OK, "preset %s", name);
     return m;
 }
@@ -27,6 +28,7 @@ static inline struct ff_model preset(const char *name)
 static inline struct ff_spec device(const char *name)
 {
     struct ff_spec d;
+    ff_spec_init(&d);
     cr_assert_eq(ff_spec_find(name, &d), FF_OK, "device %s", name);
     return d;
 }

@@ -107,3 +107,42 @@ Test(abi, best_plans_fill_elements_of_the_callers_size)
     cr_expect_eq(ff_est_best_plans(&m, &d, &p, c, 2, &n, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect(strstr(err, "ff_plan_choice_init"), "%s", err);
 }
+
+Test(abi, models_and_devices_need_their_init)
+{
+    struct ff_model x;
+    memset(&x, 0, sizeof(x));
+    cr_expect_eq(ff_model_preset_find("llama-2-7b", &x), FF_ERR_INVALID, "no ff_model_init");
+    char err[256] = "";
+    cr_expect_eq(ff_model_rough(1e9, &x, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "struct ff_model: struct_size is 0") && strstr(err, "ff_model_init"),
+              "%s", err);
+    cr_expect_eq(ff_model_context(&x), 0, "a count of an uninitialised model is 0");
+    struct ff_param_count pc;
+    cr_expect_eq(ff_model_params(&x, &pc), FF_ERR_INVALID);
+
+    struct ff_spec y;
+    memset(&y, 0, sizeof(y));
+    cr_expect_eq(ff_spec_find("h100", &y), FF_ERR_INVALID, "no ff_spec_init");
+    cr_expect_eq(ff_spec_rate(&y, FF_PREC_BF16), 0.0);
+    struct ff_plan p;
+    ff_plan_init(&p);
+    struct ff_estimate e;
+    ff_estimate_init(&e);
+    cr_expect_eq(ff_est_run(&m, &y, &p, &e, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "ff_spec_init"), "%s", err);
+}
+
+Test(abi, catalog_entries_carry_the_librarys_size)
+{
+    cr_assert_gt(ff_spec_catalog_count(), 0);
+    for (size_t i = 0; i < ff_spec_catalog_count(); i++)
+        cr_expect_eq(ff_spec_catalog_at(i)->struct_size, sizeof(struct ff_spec), "%s",
+                     ff_spec_catalog_at(i)->slug);
+    cr_expect_null(ff_spec_catalog_at(ff_spec_catalog_count()));
+    size_t n = 0;
+    const struct ff_model_preset *pr = ff_model_presets(&n);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(pr[i].model->struct_size, sizeof(struct ff_model), "%s", pr[i].slug);
+    cr_expect_eq(m.struct_size, sizeof(m), "a lookup keeps the caller's size");
+}

@@ -260,15 +260,13 @@ Test(comm, unknown_network_is_unknown)
     st = step_of(&m, &d, &p);
     cr_expect(st.term[FF_TERM_DP].known && st.term[FF_TERM_DP].seconds > 0.0);
     /* Every catalog entry names its link and a plausible network. */
-    size_t n;
-    const struct ff_spec *cat = ff_spec_catalog(&n);
-    for (size_t i = 0; i < n; i++) {
-        cr_expect(cat[i].link_name && cat[i].link_name[0], "%s: link name", cat[i].slug);
-        cr_expect(cat[i].link_bytes_per_s > 0 && cat[i].link_bytes_per_s <= 900e9, "%s",
-                  cat[i].slug);
-        cr_expect(cat[i].inter_node_bytes_per_s >= 0 && cat[i].inter_node_bytes_per_s <= 200e9,
-                  "%s", cat[i].slug);
-        cr_expect(cat[i].gpus_per_node >= 0 && cat[i].gpus_per_node <= 72, "%s", cat[i].slug);
+    for (size_t i = 0; i < ff_spec_catalog_count(); i++) {
+        const struct ff_spec *c = ff_spec_catalog_at(i);
+        cr_expect(c->link_name && c->link_name[0], "%s: link name", c->slug);
+        cr_expect(c->link_bytes_per_s > 0 && c->link_bytes_per_s <= 900e9, "%s", c->slug);
+        cr_expect(c->inter_node_bytes_per_s >= 0 && c->inter_node_bytes_per_s <= 200e9, "%s",
+                  c->slug);
+        cr_expect(c->gpus_per_node >= 0 && c->gpus_per_node <= 72, "%s", c->slug);
     }
     /* DGX H100: 400 Gb/s per GPU, 8 GPUs per node. */
     struct ff_spec h = device("h100");
@@ -449,6 +447,7 @@ Test(comm_plan, best_plans_fit_and_are_sorted)
 Test(comm_profile, measured_links_replace_the_datasheet)
 {
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_assert_eq(ff_spec_from_profile(DATA("profile-interconnect.json"), &d, err, sizeof(err)),
                  FF_OK, "%s", err);

@@ -33,6 +33,7 @@ Test(device, aliases_case_and_suggestions)
     struct ff_spec a = device("H100"), b = device("h100-sxm");
     cr_expect_str_eq(a.slug, b.slug);
     struct ff_spec x;
+    ff_spec_init(&x);
     cr_expect_eq(ff_spec_find("h10", &x), FF_ERR_NOT_FOUND);
     char near[256];
     cr_expect_gt(ff_spec_suggest("h10", near, sizeof(near), 4), 0);
@@ -47,6 +48,7 @@ Test(device, aliases_case_and_suggestions)
 Test(device, profile_best_verified_figures)
 {
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_assert_eq(profile("profile-full.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect(d.measured);
@@ -75,6 +77,7 @@ Test(device, profile_best_verified_figures)
 Test(device, profile_missing_figures_are_named)
 {
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_assert_eq(profile("profile-cpu.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect_eq(d.mem_bytes, 4294967296.0, "falls back to global_mem_bytes");
@@ -99,6 +102,7 @@ Test(device, profile_missing_figures_are_named)
 Test(device, profile_version_and_schema_checked)
 {
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_expect_eq(profile("profile-v2.json", &d, err, sizeof(err)), FF_ERR_UNSUPPORTED);
     cr_expect(strstr(err, "2.0") && strstr(err, "profile-v2.json"), "%s", err);
@@ -113,6 +117,7 @@ Test(device, profile_memory_probe_stopped_by_a_limit_is_a_lower_bound)
     /* bench --quick caps the usable-memory probe (512 MiB here): planning with that would
      * call a 4 GiB device a 0.5 GiB one. The driver's figure is used and the note says why. */
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_assert_eq(profile("profile-capped.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect_float_eq(d.mem_bytes, 4294967296.0, 1.0);
@@ -123,7 +128,7 @@ Test(device, profile_figures_must_be_finite_and_plausible)
 {
     /* json-c reads Infinity: planning with it said "usable inf GiB, FITS, 0 ms". */
     struct ff_spec d;
-    memset(&d, 0, sizeof(d));
+    ff_spec_init(&d);
     char err[512] = "";
     cr_expect_eq(profile("profile-infinity.json", &d, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect(strstr(err, "profile-infinity.json") && strstr(err, "tests[0].value") &&
@@ -138,6 +143,7 @@ Test(device, profile_memory_and_bandwidth_need_verified_ok)
 {
     /* Unverified (or unmarked) memory and bandwidth figures are not measurements. */
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_assert_eq(profile("profile-unverified.json", &d, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect_eq(d.mem_bytes, 8589934592.0, "unverified usable ignored: driver figure");
@@ -151,6 +157,7 @@ Test(device, profile_memory_and_bandwidth_need_verified_ok)
 Test(device, profile_reader_refuses_non_regular_files_at_once, .timeout = 20)
 {
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512] = "";
     cr_expect_eq(ff_spec_from_profile("/dev/zero", &d, err, sizeof(err)), FF_ERR_IO);
     cr_expect(strstr(err, "/dev/zero") && strstr(err, "not a regular file"), "%s", err);
@@ -169,6 +176,7 @@ Test(device, published_profiles_still_read)
         const char *path = g.gl_pathv[i];
         char err[512] = "";
         struct ff_spec d;
+        ff_spec_init(&d);
         cr_assert_eq(ff_spec_from_profile(path, &d, err, sizeof(err)), FF_OK, "%s", err);
         cr_expect_gt(d.mem_bytes, 1e9, "%s", path);
         cr_expect_gt(d.bandwidth_bytes_per_s, 1e8, "%s", path);

@@ -16,6 +16,7 @@ static struct ff_model load(const char *file)
     char path[512], err[512] = "";
     snprintf(path, sizeof(path), "%s/%s", FF_TEST_DATA, file);
     struct ff_model m;
+    ff_model_init(&m);
     int rc = ff_model_from_hf_config(path, &m, err, sizeof(err));
     cr_assert_eq(rc, FF_OK, "%s: %s", file, err);
     return m;
@@ -26,6 +27,7 @@ static int load_err(const char *file, char *err, size_t n)
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", FF_TEST_DATA, file);
     struct ff_model m;
+    ff_model_init(&m);
     return ff_model_from_hf_config(path, &m, err, n);
 }
 
@@ -67,6 +69,8 @@ Test(model, presets_exact_counts)
 Test(model, presets_case_insensitive_and_aliases)
 {
     struct ff_model a, b;
+    ff_model_init(&a);
+    ff_model_init(&b);
     cr_expect_eq(ff_model_preset_find("LLaMA-2-7B", &a), FF_OK);
     cr_expect_eq(ff_model_preset_find("llama2-7b", &b), FF_OK);
     cr_expect_str_eq(a.name, b.name);
@@ -158,6 +162,7 @@ Test(model, hf_config_errors_name_file_field_expected)
     cr_expect_eq(load_err("no-such-file.json", err, sizeof(err)), FF_ERR_IO);
     cr_expect(strstr(err, "no-such-file.json"), "%s", err);
     struct ff_model m;
+    ff_model_init(&m);
     cr_expect_eq(ff_model_from_hf_json("[1, 2]", "inline", &m, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect_eq(ff_model_from_hf_json("{\"hidden_size\": 1}", "inline", &m, err, sizeof(err)),
                  FF_ERR_INVALID);
@@ -193,6 +198,7 @@ Test(model, trillion_params_and_million_tokens)
     cr_expect_eq(e.mem.kv_cache, ff_model_kv_bytes(&m, 1048576, 1, 2.0) / tp_share / (double)e.pp,
                  "KV sharded over tp and pp");
     struct ff_model r;
+    ff_model_init(&r);
     char err[256];
     cr_expect_eq(ff_model_rough(1e12, &r, err, sizeof(err)), FF_OK);
     cr_expect_eq(params_of(&r).total, 1000000000000ULL);
@@ -347,6 +353,7 @@ Test(model, second_pass_fields_not_understood_are_errors)
     char err[512];
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         struct ff_model m;
+        ff_model_init(&m);
         int rc = ff_model_from_hf_json(bad[k].json, "inline.json", &m, err, sizeof(err));
         cr_expect_eq(rc, FF_ERR_INVALID, "%s: rc %d (%s)", bad[k].field, rc, err);
         cr_expect(strstr(err, "inline.json") && strstr(err, bad[k].field), "%s: %s", bad[k].field,
@@ -354,6 +361,7 @@ Test(model, second_pass_fields_not_understood_are_errors)
     }
     /* A dense layer listed in mlp_only_layers is counted as dense. */
     struct ff_model m;
+    ff_model_init(&m);
     cr_assert_eq(
         ff_model_from_hf_json("{\"model_type\": \"qwen3_moe\", \"hidden_size\": 64, "
                               "\"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
@@ -374,6 +382,7 @@ Test(model, hf_folder_reads_the_stored_size)
 {
     char err[512] = "";
     struct ff_model m;
+    ff_model_init(&m);
     cr_assert_eq(ff_model_from_hf_dir(FF_TEST_DATA "/qwen3-8b-folder", &m, err, sizeof(err)), FF_OK,
                  "%s", err);
     cr_expect_str_eq(m.name, "qwen3-8b-folder");

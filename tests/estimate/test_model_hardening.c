@@ -34,6 +34,7 @@ static int text(const char *json, struct ff_model *m, char *err, size_t n)
 Test(model_hardening, mpt_attn_type_null_is_the_default_not_a_crash)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "";
     cr_assert_eq(load("hf-mpt-attn-type-null.json", &m, err, sizeof(err)), FF_OK, "%s", err);
     cr_expect_eq(m.kv_heads, 4, "null attn_type: MPT's default multi-head attention");
@@ -67,6 +68,7 @@ Test(model_hardening, mpt_attn_config_of_the_wrong_type_names_the_field)
     };
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         struct ff_model m;
+        ff_model_init(&m);
         char err[512] = "";
         cr_expect_eq(text(bad[k].json, &m, err, sizeof(err)), FF_ERR_INVALID, "%s", bad[k].json);
         cr_expect(strstr(err, "inline.json") && strstr(err, bad[k].field) &&
@@ -79,6 +81,7 @@ Test(model_hardening, mpt_expansion_ratio_product_is_checked_before_it_overflows
 {
     struct ff_model m;
     memset(&m, 0x5a, sizeof(m));
+    m.struct_size = sizeof(m);
     struct ff_model before = m;
     char err[512] = "";
     /* 16777217 x 1099511562241 wraps int64 to a small positive width: it must not be used. */
@@ -106,6 +109,7 @@ Test(model_hardening, mpt_expansion_ratio_product_is_checked_before_it_overflows
 Test(model_hardening, heads_must_divide_hidden_where_head_dim_is_derived)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "";
     cr_expect_eq(load("hf-heads-not-dividing.json", &m, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect(strstr(err, "hf-heads-not-dividing.json") && strstr(err, "num_attention_heads") &&
@@ -150,6 +154,7 @@ Test(model_hardening, heads_must_divide_hidden_where_head_dim_is_derived)
 Test(model_hardening, numbers_are_typed_and_finite)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "";
     static const struct {
         const char *json, *field;
@@ -192,6 +197,7 @@ Test(model_hardening, numbers_are_typed_and_finite)
 Test(model_hardening, text_entry_point_bounds_and_terminators)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "";
     const char *good = "{\"model_type\": \"gpt2\", \"n_embd\": 64, \"n_layer\": 2, \"n_head\": "
                        "4, \"vocab_size\": 10}";
@@ -228,6 +234,7 @@ Test(model_hardening, text_entry_point_bounds_and_terminators)
 Test(model_hardening, only_regular_files_are_read, .timeout = 20)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "";
     cr_expect_eq(ff_model_from_hf_config("/dev/zero", &m, err, sizeof(err)), FF_ERR_IO);
     cr_expect(strstr(err, "/dev/zero") && strstr(err, "not a regular file"), "%s", err);
@@ -265,6 +272,7 @@ Test(model_hardening, a_layer_count_past_any_model_is_an_error_not_a_hang)
                  "\"num_experts_per_tok\": 4, \"moe_intermediate_size\": 1408}",
                  types[i]);
         struct ff_model m;
+        ff_model_init(&m);
         cr_expect_eq(text(json, &m, err, sizeof(err)), FF_ERR_INVALID, "%s: %s", types[i], err);
         cr_expect(strstr(err, "num_hidden_layers") && strstr(err, "1048576"), "%s: %s", types[i],
                   err);

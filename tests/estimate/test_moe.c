@@ -253,6 +253,7 @@ Test(moe_plan, deepseek_v3_fits_with_ep)
 static struct ff_model load(const char *file)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "", path[512];
     snprintf(path, sizeof(path), "%s/%s", FF_TEST_DATA, file);
     cr_assert_eq(ff_model_from_hf_config(path, &m, err, sizeof(err)), FF_OK, "%s: %s", file, err);

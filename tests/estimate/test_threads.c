@@ -54,7 +54,9 @@ static int estimate(size_t c, size_t p, double *seconds, double *mem)
 {
     char path[512], err[512];
     struct ff_model m;
+    ff_model_init(&m);
     struct ff_spec d;
+    ff_spec_init(&d);
     path_of(configs[c], path, sizeof(path));
     if (ff_model_from_hf_config(path, &m, err, sizeof(err)) != FF_OK)
         return -1;
@@ -93,7 +95,9 @@ static void bad_errors(size_t b, char *prof_err, char *model_err)
 {
     char path[512];
     struct ff_spec d;
+    ff_spec_init(&d);
     struct ff_model m;
+    ff_model_init(&m);
     path_of(bad_files[b], path, sizeof(path));
     prof_err[0] = model_err[0] = '\0';
     ff_spec_from_profile(path, &d, prof_err, 512);

@@ -7,6 +7,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512];
     if (ff_model_from_hf_text((const char *)data, size, "fuzz.json", &m, err, sizeof(err)) ==
             FF_OK &&

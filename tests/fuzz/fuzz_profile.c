@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fwrite(data, 1, size, f);
     fclose(f);
     struct ff_spec d;
+    ff_spec_init(&d);
     char err[512];
     if (ff_spec_from_profile(path, &d, err, sizeof(err)) == FF_OK)
         (void)ff_spec_rate(&d, FF_PREC_FP32);

@@ -12,12 +12,14 @@ int main(void)
         return 1;
     }
     struct ff_spec d;
+    ff_spec_init(&d);
     if (ff_spec_find("h100", &d) != FF_OK || d.mem_bytes <= 0) {
         fprintf(stderr, "catalog lookup failed\n");
         return 1;
     }
     /* The growing structs, as a program outside the tree initialises them (doc/abi.md). */
     struct ff_model m;
+    ff_model_init(&m);
     struct ff_plan p;
     struct ff_estimate e;
     char err[256];

@@ -2,7 +2,11 @@
  * flopfit/model.h — transformer architectures and exact parameter counts.
  *
  * A struct ff_model is plain data owned by the caller (no allocation inside). Fill it from a
- * built-in preset, from a Hugging Face config.json, or from a rough parameter count.
+ * built-in preset, from a Hugging Face config.json, or from a rough parameter count, after
+ * ff_model_init: it begins with a struct_size, like flopfit/estimate.h's growing structs
+ * (doc/abi.md), so that new architecture fields can be appended. The library reads and writes
+ * only struct_size bytes; a model of struct_size 0 is refused (FF_ERR_INVALID; the functions
+ * that return a count return 0 for it).
  * Thread-safety: all functions are reentrant; the preset table is immutable.
  */
 #ifndef FLOPFIT_MODEL_H
@@ -42,6 +46,7 @@ enum ff_qk_norm {
  * Zero means "absent" for the optional groups (MoE, MLA, sliding window).
  */
 struct ff_model {
+    size_t struct_size;         /* sizeof(struct ff_model), set by ff_model_init */
     char name[FF_NAME_MAX];     /* slug or file name, for reports */
     char source[FF_SOURCE_MAX]; /* where the numbers come from */
 
@@ -123,7 +128,16 @@ struct ff_model {
                                  "" = unknown */
 };
 
-/* Parameter counts (elements). */
+/* Zero *m and set its struct_size: before filling it by hand or through the functions below.
+ * Returns 0, or FF_ERR_UNSUPPORTED for a size this library does not know (see ff_plan_init).
+ * Programs call ff_model_init. */
+FF_API int ff_model_init_sized(struct ff_model *m, size_t struct_size);
+static inline int ff_model_init(struct ff_model *m)
+{
+    return ff_model_init_sized(m, sizeof(*m));
+}
+
+/* Parameter counts (elements). Frozen (embedded in struct ff_estimate; doc/abi.md). */
 struct ff_param_count {
     uint64_t total;         /* everything stored (MoE: all experts) — drives memory */
     uint64_t active;        /* used per token (MoE: top-k + shared) — drives FLOPs */
@@ -168,17 +182,19 @@ FF_API int64_t ff_model_context(const struct ff_model *m);
 FF_API double ff_model_kv_bytes(const struct ff_model *m, double tokens, double batch,
                                 double bytes_per_elem);
 
-/* Built-in presets. */
+/* Built-in presets. Frozen: the model is reached through a pointer, so the table's stride does
+ * not change when struct ff_model grows; *model has this library's struct_size. */
 struct ff_model_preset {
-    const char *slug;    /* lower-case, e.g. "llama-2-7b" */
-    const char *aliases; /* space-separated, may be "" */
-    struct ff_model model;
+    const char *slug;             /* lower-case, e.g. "llama-2-7b" */
+    const char *aliases;          /* space-separated, may be "" */
+    const struct ff_model *model; /* never NULL */
 };
 
 /* The preset table; *count receives its length. Never NULL. */
 FF_API const struct ff_model_preset *ff_model_presets(size_t *count);
 
-/* Find a preset by slug or alias, case-insensitively. Returns 0 or FF_ERR_NOT_FOUND. */
+/* Find a preset by slug or alias, case-insensitively, into *out (its struct_size set).
+ * Returns 0, FF_ERR_NOT_FOUND, or as ff_model_init for an *out without a known struct_size. */
 FF_API int ff_model_preset_find(const char *name, struct ff_model *out);
 
 /*

@@ -1,6 +1,10 @@
 /*
  * flopfit/spec.h — what a device offers: a datasheet catalog or a measured profile.
  *
+ * A struct ff_spec begins with a struct_size (doc/abi.md): ff_spec_init it before filling it
+ * by hand or through ff_spec_find / ff_spec_from_profile; the library reads and writes only
+ * struct_size bytes, so new figures can be appended. Catalog entries carry this library's.
+ *
  * Thread-safety: the catalog is immutable; ff_spec_from_profile is reentrant (no global
  * state, json-c's included; tests/estimate/test_threads.c runs it under ThreadSanitizer).
  */
@@ -21,6 +25,7 @@ extern "C" {
 #define FF_DEVICE_NOTE_MAX 512
 
 struct ff_spec {
+    size_t struct_size;           /* sizeof(struct ff_spec), set by ff_spec_init */
     char slug[FF_NAME_MAX];       /* "h100-sxm", or the profile's file name */
     char name[FF_SOURCE_MAX];     /* marketing name or the profile's device.name */
     char source[FF_SOURCE_MAX];   /* datasheet reference or profile path */
@@ -56,10 +61,21 @@ struct ff_spec {
     int intra_ranks, inter_ranks; /* ranks those figures were measured with; 0 = unknown */
 };
 
-/* The built-in catalog; *count receives its length. Never NULL. */
-FF_API const struct ff_spec *ff_spec_catalog(size_t *count);
+/* Zero *d and set its struct_size. Returns 0, or FF_ERR_UNSUPPORTED for a size this library
+ * does not know (see ff_plan_init). Programs call ff_spec_init. */
+FF_API int ff_spec_init_sized(struct ff_spec *d, size_t struct_size);
+static inline int ff_spec_init(struct ff_spec *d)
+{
+    return ff_spec_init_sized(d, sizeof(*d));
+}
 
-/* Find by slug or alias ("h100" = "h100-sxm"), case-insensitively. 0 or FF_ERR_NOT_FOUND. */
+/* The built-in catalog: its length, and entry i (NULL when i >= the length). An index, not an
+ * array, so that the entries' stride is the library's own. */
+FF_API size_t ff_spec_catalog_count(void);
+FF_API const struct ff_spec *ff_spec_catalog_at(size_t i);
+
+/* Find by slug or alias ("h100" = "h100-sxm"), case-insensitively, into *out (its struct_size
+ * set). 0, FF_ERR_NOT_FOUND, or as ff_spec_init for an *out without a known struct_size. */
 FF_API int ff_spec_find(const char *name, struct ff_spec *out);
 
 /* Close matches for an unknown device name (see ff_model_suggest). */
@@ -74,7 +90,8 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
  * probe was stopped by its cap or time limit, which makes the measured figure a lower
  * bound), else device.global_mem_bytes; bandwidth from the best bandwidth read/copy test
  * (B/s). bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
- * are listed in out->notes; they are never invented. *out is written only on success.
+ * are listed in out->notes; they are never invented. *out (struct_size set by ff_spec_init)
+ * is written only on success.
  * Returns 0, FF_ERR_IO (cannot read; not a regular file), FF_ERR_INVALID (too large,
  * malformed, non-finite or implausible: err names the file and field), FF_ERR_UNSUPPORTED
  * (unknown schema major version) or FF_ERR_NO_MEMORY.
@@ -84,7 +101,7 @@ FF_API int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err
 /*
  * The matrix rate (FLOP/s) used for compute in `p`: int4, mxfp4, nvfp4, q4_0, q4_k_m and
  * q8_0 -> fp16, nf4 -> bf16 (weight-only: dequantised into 16-bit matmuls), int8 -> the
- * int8 rate, fp4 -> the fp4 rate. 0 when the device lacks it.
+ * int8 rate, fp4 -> the fp4 rate. 0 when the device lacks it (or d has no struct_size).
  */
 FF_API double ff_spec_rate(const struct ff_spec *d, enum ff_precision p);
 
