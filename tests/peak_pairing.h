@@ -1,6 +1,6 @@
 /*
  * tests/peak_pairing.h — shared by the OpenCL and Vulkan device tests: the matmul suite reads
- * each verified figure against the peak kernel measured beside it (bench/suite_matmul.c), and
+ * each verified figure against the peak kernel measured beside it (bench/families/suite_matmul.c), and
  * without a peak family result it gives no fraction at all.
  */
 #ifndef FF_TESTS_PEAK_PAIRING_H
@@ -12,9 +12,9 @@
 #include <criterion/criterion.h>
 #include <flopfit/profile_fields.h>
 
-#include "bench.h"
-#include "families.h"
-#include "kcheck.h"
+#include "families/bench.h"
+#include "families/families.h"
+#include "check/kcheck.h"
 
 static inline void ff_test_peak_pairing(struct ff_device *dev)
 {
@@ -30,7 +30,6 @@ static inline void ff_test_peak_pairing(struct ff_device *dev)
     /* without the peak family: no fraction, paired or not */
     struct ff_run bare = {.info = *ff_device_info(dev)};
     ff_suite_matmul(dev, &cfg, &bare);
-    ff_peak_annotate(&bare);
     for (size_t i = 0; i < bare.n_results; i++) {
         bool found;
         ff_result_extra_get(&bare.results[i], FF_PF_TEST_PEAK_FRACTION, &found);
@@ -42,7 +41,6 @@ static inline void ff_test_peak_pairing(struct ff_device *dev)
     struct ff_run p = {.info = *ff_device_info(dev)};
     ff_suite_peak(dev, &cfg, &p);
     ff_suite_matmul(dev, &cfg, &p);
-    ff_peak_annotate(&p);
     unsigned paired = 0;
     for (size_t i = 0; i < p.n_results; i++) {
         const struct ff_result *r = &p.results[i];

@@ -1,7 +1,7 @@
 /*
  * The OpenCL matmul kernel's declared tuning space (backends/opencl/cl_tuning.c) on the real
  * device (PoCL on CI): the space is well-formed for fp32, fp16 and int8; points that are legal
- * here build and pass the exact kernel check (bench/kcheck.h) on a tile shape and an odd shape;
+ * here build and pass the exact kernel check (bench/check/kcheck.h) on a tile shape and an odd shape;
  * illegal points are refused with a reason, by point_check and by ff_kernel_create alike;
  * desc.tune wins over the cl_matmul_tune option; ff_kernel_point is the point built.
  *
@@ -23,7 +23,7 @@
 
 #include "../common.h"
 #include "backend_impl.h"
-#include "kcheck.h"
+#include "check/kcheck.h"
 
 static struct ff_device *dev;
 

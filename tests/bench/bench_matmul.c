@@ -26,9 +26,9 @@
 
 #include <cblas.h>
 
-#include "bench.h"
-#include "kcheck.h"
-#include "measure.h"
+#include "families/bench.h"
+#include "check/kcheck.h"
+#include "check/measure.h"
 
 struct blas_ctx {
     int n;

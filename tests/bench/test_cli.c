@@ -9,8 +9,8 @@
 #include <criterion/criterion.h>
 #include <json-c/json.h>
 
-#include "cli.h"
-#include "families.h"
+#include "cmd/cli.h"
+#include "families/families.h"
 
 static int parse(struct ff_bench_opts *o, char *err, size_t errlen, int argc, char **argv)
 {
@@ -35,15 +35,16 @@ Test(cli, defaults_run_everything)
     char *argv[] = {"bench", NULL};
     setenv("XDG_DATA_HOME", "/xdg/data", 1);
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
-    cr_assert_eq(o.cfg.families, ff_family_all());
+    cr_assert_eq(o.run.cfg.families, ff_family_all());
     cr_assert_eq(ff_family_count(), 6);
-    cr_assert(o.cfg.prec[FF_PREC_FP32] && o.cfg.prec[FF_PREC_FP16] && o.cfg.prec[FF_PREC_INT8]);
-    cr_assert(o.cfg.library);
-    cr_assert_null(o.cfg.progress, "progress is the command's choice, never a default");
-    cr_assert_str_eq(o.writer->name, "table");
-    cr_assert_gt(o.cfg.n_sizes, 3);
+    cr_assert(o.run.cfg.prec[FF_PREC_FP32] && o.run.cfg.prec[FF_PREC_FP16] &&
+              o.run.cfg.prec[FF_PREC_INT8]);
+    cr_assert(o.run.cfg.library);
+    cr_assert_null(o.run.cfg.progress, "progress is the command's choice, never a default");
+    cr_assert_str_eq(o.run.writer->name, "table");
+    cr_assert_gt(o.run.cfg.n_sizes, 3);
     /* Profiles go to the per-user data folder, never into the repository's results/. */
-    cr_assert_str_eq(o.output_dir, "/xdg/data/flopfit/profiles");
+    cr_assert_str_eq(o.run.output_dir, "/xdg/data/flopfit/profiles");
 }
 
 Test(cli, default_output_dir_follows_xdg_then_home)
@@ -54,17 +55,17 @@ Test(cli, default_output_dir_follows_xdg_then_home)
     setenv("HOME", "/home/someone", 1);
     unsetenv("XDG_DATA_HOME");
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
-    cr_assert_str_eq(o.output_dir, "/home/someone/.local/share/flopfit/profiles");
+    cr_assert_str_eq(o.run.output_dir, "/home/someone/.local/share/flopfit/profiles");
     setenv("XDG_DATA_HOME", "relative/data", 1); /* invalid by the spec: ignored */
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
-    cr_assert_str_eq(o.output_dir, "/home/someone/.local/share/flopfit/profiles");
+    cr_assert_str_eq(o.run.output_dir, "/home/someone/.local/share/flopfit/profiles");
     unsetenv("XDG_DATA_HOME");
     unsetenv("HOME");
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
-    cr_assert_null(o.output_dir);
-    cr_assert(strstr(o.output_dir_err, "--output-dir"), "%s", o.output_dir_err);
+    cr_assert_null(o.run.output_dir);
+    cr_assert(strstr(o.run.output_dir_err, "--output-dir"), "%s", o.run.output_dir_err);
     cr_assert_eq(PARSE(&o, err, "--output-dir", "mine"), FF_OK);
-    cr_assert_str_eq(o.output_dir, "mine");
+    cr_assert_str_eq(o.run.output_dir, "mine");
 }
 
 Test(cli, family_registry_is_the_one_list)
@@ -87,10 +88,10 @@ Test(cli, family_registry_is_the_one_list)
     for (const struct ff_family *f = ff_families(); f->name; f++) {
         char *argv[] = {"bench", "--only", (char *)f->name, NULL};
         cr_assert_eq(ff_bench_parse(3, argv, &o, err, sizeof(err)), FF_OK, "%s", err);
-        cr_assert_eq(o.cfg.families, ff_family_bit(f));
+        cr_assert_eq(o.run.cfg.families, ff_family_bit(f));
     }
     cr_assert_eq(PARSE(&o, err, "--only", "all"), FF_OK);
-    cr_assert_eq(o.cfg.families, ff_family_all());
+    cr_assert_eq(o.run.cfg.families, ff_family_all());
     cr_assert_eq(PARSE(&o, err, "--list-families"), FF_OK);
     cr_assert(o.list_families);
 }
@@ -100,11 +101,11 @@ Test(cli, formats_from_the_writer_table)
     struct ff_bench_opts o;
     char err[256];
     cr_assert_eq(PARSE(&o, err, "--json"), FF_OK);
-    cr_assert_str_eq(o.writer->name, "json");
+    cr_assert_str_eq(o.run.writer->name, "json");
     cr_assert_eq(PARSE(&o, err, "--format", "JSON"), FF_OK);
-    cr_assert_eq(o.writer, ff_bench_writer_find("json"));
+    cr_assert_eq(o.run.writer, ff_bench_writer_find("json"));
     cr_assert_eq(PARSE(&o, err, "--format", "table"), FF_OK);
-    cr_assert_str_eq(o.writer->name, "table");
+    cr_assert_str_eq(o.run.writer->name, "table");
     cr_assert_eq(PARSE(&o, err, "--format", "xml"), FF_ERR_INVALID);
     cr_assert(strstr(err, "--format") && strstr(err, "table, json"), "%s", err);
     for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++)
@@ -138,13 +139,14 @@ Test(cli, lists_and_quick)
     cr_assert_eq(PARSE(&o, err, "--precision", "int8,fp32", "--sizes", "1024,64", "--quick",
                        "--only", "matmul", "--device", "vulkan:1", "--backend", "vulkan"),
                  FF_OK, "%s", err);
-    cr_assert(o.cfg.prec[FF_PREC_INT8] && o.cfg.prec[FF_PREC_FP32] && !o.cfg.prec[FF_PREC_FP16]);
-    cr_assert_eq(o.cfg.n_sizes, 2);
-    cr_assert_eq(o.cfg.sizes[0], 64); /* sorted */
-    cr_assert_eq(o.cfg.families, family_bit("matmul"));
-    cr_assert(o.cfg.quick);
-    cr_assert_str_eq(o.device_backend, "vulkan");
-    cr_assert_eq(o.device_index, 1);
+    cr_assert(o.run.cfg.prec[FF_PREC_INT8] && o.run.cfg.prec[FF_PREC_FP32] &&
+              !o.run.cfg.prec[FF_PREC_FP16]);
+    cr_assert_eq(o.run.cfg.n_sizes, 2);
+    cr_assert_eq(o.run.cfg.sizes[0], 64); /* sorted */
+    cr_assert_eq(o.run.cfg.families, family_bit("matmul"));
+    cr_assert(o.run.cfg.quick);
+    cr_assert_str_eq(o.run.sel.device_backend, "vulkan");
+    cr_assert_eq(o.run.sel.device_index, 1);
 }
 
 Test(cli, bad_values_name_the_option_and_what_is_accepted)
@@ -413,11 +415,11 @@ Test(cli, overrides_come_from_the_environment_then_the_option)
     unsetenv("FF_VK_TILES");
     setenv("FF_CL_MATMUL_TUNE", "4,4,1,1,16,16,16", 1);
     cr_assert_eq(PARSE(&o, err, "--override", "vk_tiles=4,2,8,1"), FF_OK, "%s", err);
-    cr_expect_str_eq(o.dev_opts.cl_matmul_tune, "4,4,1,1,16,16,16");
-    cr_expect_str_eq(o.dev_opts.vk_tiles, "4,2,8,1");
+    cr_expect_str_eq(o.run.dev_opts.cl_matmul_tune, "4,4,1,1,16,16,16");
+    cr_expect_str_eq(o.run.dev_opts.vk_tiles, "4,2,8,1");
     /* the option wins over the variable */
     cr_assert_eq(PARSE(&o, err, "--override", "cl_matmul_tune=8,4,1,1,16,16,16"), FF_OK, "%s", err);
-    cr_expect_str_eq(o.dev_opts.cl_matmul_tune, "8,4,1,1,16,16,16");
+    cr_expect_str_eq(o.run.dev_opts.cl_matmul_tune, "8,4,1,1,16,16,16");
     unsetenv("FF_CL_MATMUL_TUNE");
     /* an unknown name lists the accepted ones; a bad value says what is accepted */
     cr_assert_eq(PARSE(&o, err, "--override", "tiles=1"), FF_ERR_INVALID);

@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "ff_util.h"
-#include "paths.h"
+#include "run/paths.h"
 
 static void make_dir(char *dir)
 {

@@ -1,11 +1,11 @@
 /*
- * The timing loop (bench/measure.c): budgeted repetitions, and a companion interleaved with
+ * The timing loop (bench/check/measure.c): budgeted repetitions, and a companion interleaved with
  * them (ff_measure_paired, how suite_matmul.c reads a matmul against the peak measured in the
  * same window). Fake runs report fixed times, so every count is exact.
  */
 #include <criterion/criterion.h>
 
-#include "measure.h"
+#include "check/measure.h"
 
 struct fake {
     uint64_t ns;        /* the time the first run reports */

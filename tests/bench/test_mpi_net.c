@@ -1,5 +1,5 @@
 /*
- * tests/bench/test_mpi_net.c — the network tests' arithmetic (bench/mpi_net.c): nccl-tests'
+ * tests/bench/test_mpi_net.c — the network tests' arithmetic (bench/fleet/mpi_net.c): nccl-tests'
  * bus factors, the closed-form check of each collective's output (computed here by hand for
  * 3 ranks), an implausible figure failed and unpublished, and a one-rank sweep unsupported.
  */
@@ -9,7 +9,7 @@
 
 #include <criterion/criterion.h>
 
-#include "mpi_net.h"
+#include "fleet/mpi_net.h"
 
 Test(mpi_net, bus_factors_are_nccl_tests)
 {

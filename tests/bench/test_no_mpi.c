@@ -1,5 +1,5 @@
 /*
- * tests/bench/test_no_mpi.c — a flopfit built without MPI (bench/fleet_none.c): `bench --mpi`
+ * tests/bench/test_no_mpi.c — a flopfit built without MPI (bench/fleet/fleet_none.c): `bench --mpi`
  * says what is missing and how to get it, and exits 2.
  */
 #include <string.h>
@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 
-#include "fleet.h"
+#include "fleet/fleet.h"
 
 Test(no_mpi, names_the_packages_and_the_reconfigure)
 {
@@ -22,10 +22,9 @@ Test(no_mpi, names_the_packages_and_the_reconfigure)
 
 Test(no_mpi, bench_mpi_exits_2, .init = cr_redirect_stderr)
 {
-    struct ff_bench_opts o;
-    memset(&o, 0, sizeof(o));
-    o.mpi = true;
-    cr_expect_eq(ff_fleet_bench(&o), 2);
+    struct ff_run_config rc;
+    memset(&rc, 0, sizeof(rc));
+    cr_expect_eq(ff_fleet_bench(&rc), 2);
     fflush(stderr);
     cr_expect_stderr_neq_str("");
 }

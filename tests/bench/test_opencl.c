@@ -13,8 +13,8 @@
 #include "../common.h"
 #include "../peak_pairing.h"
 #include "backend_impl.h"
-#include "bench.h"
-#include "kcheck.h"
+#include "families/bench.h"
+#include "check/kcheck.h"
 
 static struct ff_device *dev;
 

@@ -8,8 +8,8 @@
 #include <criterion/criterion.h>
 #include <json-c/json.h>
 
-#include "profile_json.h"
-#include "report.h"
+#include "run/profile_json.h"
+#include "cmd/report.h"
 
 static struct ff_run sample(void)
 {

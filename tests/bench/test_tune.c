@@ -15,7 +15,7 @@
 
 #include <criterion/criterion.h>
 
-#include "tune.h"
+#include "tune/tune.h"
 
 /* ---- point text ---- */
 

@@ -15,7 +15,7 @@
 #include <json-c/json.h>
 
 #include "../common.h"
-#include "tune.h"
+#include "tune/tune.h"
 
 static int run(const char *env, const char *args, char *out, size_t outlen)
 {

@@ -16,10 +16,10 @@
 
 #include <criterion/criterion.h>
 
-#include "bench.h"
-#include "families.h"
-#include "kcheck.h"
-#include "verify.h"
+#include "families/bench.h"
+#include "families/families.h"
+#include "check/kcheck.h"
+#include "check/verify.h"
 
 Test(verify, f16_round_trip_is_exact_for_halves)
 {
@@ -68,8 +68,8 @@ Test(verify, peak_references_follow_each_chain)
                  FF_ERR_VERIFY, "a dot chain must not pass as a multiply-add chain");
 }
 
-/* The unpaired fraction (bench/suite_peak.c ff_peak_annotate): against the peak family's figure,
- * never above FF_PEAK_FRACTION_MAX, nothing without a verified peak. */
+/* The unpaired fraction (bench/families/suite_peak.c ff_peak_fraction_unpaired): against the
+ * peak family's figure, never above FF_PEAK_FRACTION_MAX, nothing without a verified peak. */
 static struct ff_result *add_result(struct ff_run *p, const char *family, enum ff_precision prec,
                                     double value)
 {
@@ -83,32 +83,28 @@ static struct ff_result *add_result(struct ff_run *p, const char *family, enum f
     return r;
 }
 
-static double fraction_of(const struct ff_result *r)
+static double fraction_of(const struct ff_run *p, enum ff_precision prec, double rate)
 {
-    bool found;
-    double v = ff_result_extra_get(r, "peak_fraction", &found);
-    return found ? v : -1;
+    double frac;
+    return ff_peak_fraction_unpaired(p, prec, rate, &frac) >= 0 ? frac : -1;
 }
 
 Test(verify, a_matmul_is_never_read_above_its_peak)
 {
     struct ff_run p = {0};
     add_result(&p, "peak", FF_PREC_FP32, 100);
-    add_result(&p, "matmul", FF_PREC_FP32, 50);
-    add_result(&p, "matmul", FF_PREC_FP32, 150);
-    add_result(&p, "matmul", FF_PREC_INT8, 120); /* no int8 peak: read against fp32's */
-    ff_peak_annotate(&p);
-    cr_expect_float_eq(fraction_of(&p.results[1]), 0.5, 1e-12);
-    cr_expect_float_eq(fraction_of(&p.results[2]), FF_PEAK_FRACTION_MAX, 1e-12,
+    cr_expect_float_eq(fraction_of(&p, FF_PREC_FP32, 50), 0.5, 1e-12);
+    cr_expect_float_eq(fraction_of(&p, FF_PREC_FP32, 150), FF_PEAK_FRACTION_MAX, 1e-12,
                        "a matmul faster than its peak shows the peak read low");
-    cr_expect_float_eq(fraction_of(&p.results[3]), FF_PEAK_FRACTION_MAX, 1e-12);
+    /* no int8 peak: read against fp32's */
+    double frac;
+    cr_expect_eq(ff_peak_fraction_unpaired(&p, FF_PREC_INT8, 120, &frac), FF_PREC_FP32);
+    cr_expect_float_eq(frac, FF_PEAK_FRACTION_MAX, 1e-12);
     ff_run_finish(&p);
 
     struct ff_run q = {0};
     add_result(&q, "peak", FF_PREC_FP32, 100)->verified = false;
-    add_result(&q, "matmul", FF_PREC_FP32, 50);
-    ff_peak_annotate(&q);
-    cr_expect_eq(fraction_of(&q.results[1]), -1, "an unverified peak is no reference");
+    cr_expect_eq(fraction_of(&q, FF_PREC_FP32, 50), -1, "an unverified peak is no reference");
     ff_run_finish(&q);
 }
 

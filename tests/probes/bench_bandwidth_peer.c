@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "probe_common.h"
+#include "families/bench.h"
+#include "families/probe_common.h"
 
 static const char *peer_src =
     "float r4(float4 s) { return s.x + s.y + s.z + s.w; }\n"

@@ -6,7 +6,7 @@
 
 #include <criterion/criterion.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 
 static int parse(const char *value, struct ff_bench_opts *o, char *err, size_t errlen)
 {
@@ -27,7 +27,7 @@ Test(memory_limit, accepts_sizes)
         struct ff_bench_opts o;
         char err[512] = "";
         cr_assert_eq(parse(good[i].s, &o, err, sizeof(err)), 0, "%s: %s", good[i].s, err);
-        cr_expect_eq(o.cfg.memory_limit_bytes, good[i].bytes, "%s", good[i].s);
+        cr_expect_eq(o.run.cfg.memory_limit_bytes, good[i].bytes, "%s", good[i].s);
     }
 }
 
@@ -63,5 +63,5 @@ Test(memory_limit, default_is_from_the_host)
     char err[512] = "";
     char *argv[] = {"bench", NULL};
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), 0, "%s", err);
-    cr_expect_eq(o.cfg.memory_limit_bytes, 0);
+    cr_expect_eq(o.run.cfg.memory_limit_bytes, 0);
 }

@@ -7,7 +7,7 @@
 
 #include <criterion/criterion.h>
 
-#include "probe_common.h"
+#include "families/probe_common.h"
 
 Test(probe_common, discrete_limit_is_10_tb_per_s)
 {

@@ -17,7 +17,7 @@
 #include "vulkan/vk_internal.h"
 #endif
 #include "backend_impl.h"
-#include "bench.h"
+#include "families/bench.h"
 
 #ifndef FF_TEST_BACKEND
 #define FF_TEST_BACKEND "opencl"

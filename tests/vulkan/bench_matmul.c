@@ -2,7 +2,7 @@
  * tests/vulkan/bench_matmul.c — GFLOP/s (GOP/s for int8) of the Vulkan
  * matmul kernels at n (default 1024) against the simple 8x8 register-tiled
  * baseline shader, on one device. Every kernel goes through the kernel check
- * (bench/kcheck.h): checked once, then timed with C poisoned before every
+ * (bench/check/kcheck.h): checked once, then timed with C poisoned before every
  * run and the last run's output checked again, so a fast wrong kernel
  * cannot pass; a rate above the device's physical limit is called out.
  *
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "kcheck.h"
+#include "families/bench.h"
+#include "check/kcheck.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
 

@@ -4,7 +4,7 @@
  * validation errors required at the end of every test:
  *   - the space is well formed, its default is a point of it and what a build without a point
  *     makes, and its source hash differs per precision;
- *   - points legal here build and verify at a small size (bench/kcheck.h: every element against
+ *   - points legal here build and verify at a small size (bench/check/kcheck.h: every element against
  *     the exact CPU reference) and the kernel reports the point it was given. The cross product
  *     (3 x 10 x 4 x 9 x 9 x 5 x 2 = 97200 points per precision) is far too large for 60 s on
  *     two cores, so: every value of every parameter at least once (on the first of a few base
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kcheck.h"
+#include "check/kcheck.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../peak_pairing.h"
-#include "kcheck.h"
+#include "check/kcheck.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
 

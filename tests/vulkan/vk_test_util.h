@@ -1,8 +1,8 @@
 /*
  * tests/vulkan/vk_test_util.h — shared by the Vulkan tests and benchmark:
  * device selection (with the CI rule). Random inputs, fp16 conversion, the
- * CPU reference and the comparison are bench/verify.h's, run through the
- * kernel check (bench/kcheck.h).
+ * CPU reference and the comparison are bench/check/verify.h's, run through the
+ * kernel check (bench/check/kcheck.h).
  */
 #ifndef FF_VK_TEST_UTIL_H
 #define FF_VK_TEST_UTIL_H
