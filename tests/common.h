@@ -1,17 +1,20 @@
 /*
- * tests/common.h — shared by the device tests: open the first device of a
- * backend, or skip (on a user's machine without that API) or fail (CI=true:
- * PoCL and lavapipe are real devices on every CI machine).
+ * tests/common.h — shared by every test: open the first device of a backend, or skip (on a
+ * user's machine without that API) or fail (CI=true: PoCL and lavapipe are real devices on
+ * every CI machine); and the estimator tests' presets, devices and published-figure checks.
  */
 #ifndef FF_TESTS_COMMON_H
 #define FF_TESTS_COMMON_H
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
 #include "backend.h"
+#include "flopfit/flopfit.h"
 
 static inline int ff_test_in_ci(void)
 {
@@ -44,5 +47,52 @@ static inline struct ff_device *ff_test_open(const char *backend)
     cr_assert_eq(ret, FF_OK, "opening %s:0 failed: %s", backend, err);
     return dev;
 }
+
+/* ---- the estimator tests (tests/estimate/meson.build defines FF_TEST_ESTIMATE) ---- */
+#ifdef FF_TEST_ESTIMATE
+
+#define GIB 1073741824.0
+
+/* |got/want - 1| <= rel, with a message naming the published figure. */
+#define expect_within(got, want, rel, what)                                                        \
+    cr_expect(fabs((double)(got) / (double)(want)-1.0) <= (rel),                                   \
+              "%s: got %.6g, published %.6g (%.1f%% off, band ±%.1f%%)", (what), (double)(got),    \
+              (double)(want), 100.0 * ((double)(got) / (double)(want)-1.0), 100.0 * (rel))
+
+static inline struct ff_model preset(const char *name)
+{
+    struct ff_model m;
+    ff_model_init(&m);
+    cr_assert_eq(ff_model_preset_find(name, &m), FF_OK, "preset %s", name);
+    return m;
+}
+
+static inline struct ff_spec device(const char *name)
+{
+    struct ff_spec d;
+    ff_spec_init(&d);
+    cr_assert_eq(ff_spec_find(name, &d), FF_OK, "device %s", name);
+    return d;
+}
+
+static inline struct ff_param_count params_of(const struct ff_model *m)
+{
+    struct ff_param_count pc;
+    cr_assert_eq(ff_model_params(m, &pc), FF_OK);
+    return pc;
+}
+
+static inline struct ff_estimate run(const struct ff_model *m, const struct ff_spec *d,
+                                     const struct ff_plan *p)
+{
+    struct ff_estimate e;
+    ff_estimate_init(&e);
+    char err[512] = "";
+    int rc = ff_est_run(m, d, p, &e, err, sizeof(err));
+    cr_assert_eq(rc, FF_OK, "ff_est_run: %s", err);
+    return e;
+}
+
+#endif /* FF_TEST_ESTIMATE */
 
 #endif

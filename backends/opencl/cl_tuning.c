@@ -91,7 +91,7 @@ static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl
          * 5-12 ms of a ~70 ms run). int8 multiplies in exact fp32 chunks (f32acc: 3x the
          * int32 multiply path, which has no 16-lane multiply-add on this target) on B panels
          * and a row-major float copy of A (1.07-1.13x A panels, 3 interleaved pairs). Chosen
-         * by the search in README ("Tuning"): 20 tiles 4..14 x 16..64 at
+         * by the search in doc/measurements (opencl-matmul-search): 20 tiles 4..14 x 16..64 at
          * n=2048, then work-group shapes, k-unroll and packing on the best three, interleaved
          * and repeated on the shared CI machine; quiet: 8x48 283-292 GFLOP/s, 6x64 276-291,
          * 12x32 255-257. */

@@ -9,7 +9,7 @@
  * across the two. KV reads run at their own bandwidth fraction, decode GEMMs at the serving
  * MFU, FP8 compute at FF_DEFAULT_FP8_SPEEDUP over BF16, and each forward pays
  * FF_DEFAULT_STEP_OVERHEAD_S (the defaults and the published runs behind them: estimate.h
- * and README "Assumptions"). MoE decode reads only the experts its tokens touch:
+ * and doc/estimator.md "Assumptions"). MoE decode reads only the experts its tokens touch:
  * E·(1 - (1 - k/E)^tokens) per layer. Tensor parallelism divides both and adds two
  * all-reduces per layer (Megatron): latency α plus a ring's 2(t-1)/t of the activations over
  * the GPU link (kipply, "Transformer Inference Arithmetic").

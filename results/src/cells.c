@@ -184,7 +184,7 @@ static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
         if (pk->state != FF_PUB_ABSENT && !first)
             first = pk;
         /* The reference is the higher of the precision's own peak and fp32's, as bench's
-         * peak_fraction (bench/suite_peak.c): a kernel may compute int8 or fp16 exactly in
+         * peak_fraction (bench/families/suite_peak.c): a kernel may compute int8 or fp16 exactly in
          * fp32, and then its own precision's chain peak is no ceiling. */
         const struct ff_pub_figure *f32 = &d->fig[FF_PUB_PEAK_FP32];
         if (m != FF_PUB_FP32 && f32->state == FF_PUB_OK &&

@@ -7,7 +7,7 @@
  * Lane j of work-item g is lane i = g * CHAINS * VW + c * VW + v (chain c, element v); its
  * start value is (i & 63) for fp and i for int8, and out[i] its final value (fp16 widened to
  * float, int8 as the uint). The chains are independent so the FMA units, not their latency,
- * bound the rate; the host's reference repeats the same steps (bench/suite_peak.c).
+ * bound the rate; the host's reference repeats the same steps (bench/families/suite_peak.c).
  *
  * -DDOT=1 (int8, VW=16, x86 CPUs with AVX-512 VNNI; the host builds it only there): each step
  * is one 4-way byte dot product per lane instead, x += 4 * a * b (a's low byte unsigned, b's

@@ -8,7 +8,7 @@
  * scalars' 34), int8 chains chars widened to int: a 32-bit unsigned multiply-add that wraps.
  * Lane i = invocation * 8 * VW + chain * VW + element starts at (i & 63) (fp) or i (int8);
  * out[i] is its final value (fp16 widened to float). The host repeats the same steps for a
- * sample of lanes (bench/suite_peak.c).
+ * sample of lanes (bench/families/suite_peak.c).
  */
 #if defined(FF_FP16)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require

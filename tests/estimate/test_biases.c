@@ -3,7 +3,7 @@
  * figures: DeepSpeed ZeRO's working sets, QLoRA's adapters, dequantisation buffer and paged
  * optimizer, and the QLoRA paper's published memory figures.
  */
-#include "common.h"
+#include "../common.h"
 
 /* Llama-2-7B: N = 6,738,415,616; largest module = the 32000 x 4096 embedding (131,072,000
  * > gate/up 4096 x 11008 = 45,088,768); 32 blocks of two RMSNorms of 4096 (262,144 small

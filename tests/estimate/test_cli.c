@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "common.h"
+#include "../common.h"
 #include "estimate_cli.h"
 #include "ff_util.h"
 

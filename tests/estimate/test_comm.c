@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "common.h"
+#include "../common.h"
 #include "estimate_cli.h"
 
 #define DATA(f) FF_TEST_DATA "/" f

@@ -2,7 +2,7 @@
 #include <glob.h>
 #include <string.h>
 
-#include "common.h"
+#include "../common.h"
 
 static int profile(const char *file, struct ff_spec *d, char *err, size_t n)
 {

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "common.h"
+#include "../common.h"
 
 /* EleutherAI's cookbook prints 40 GiB for P7: it drops K/V's factor 2 or ignores GQA. */
 Test(mistakes, kv_cache_keeps_factor_two_and_gqa)

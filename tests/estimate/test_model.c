@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "common.h"
+#include "../common.h"
 
 #ifndef FF_TEST_DATA
 #error "FF_TEST_DATA must point at tests/estimate/data"

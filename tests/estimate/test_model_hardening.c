@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "../common.h"
 
 #ifndef FF_TEST_DATA
 #error "FF_TEST_DATA must point at tests/estimate/data"

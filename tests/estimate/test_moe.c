@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "common.h"
+#include "../common.h"
 
 /* Mixtral 8x7B: one routed expert is 3 x 4096 x 14336 = 176,160,768 parameters; 8 per layer x
  * 32 layers = 45,097,156,608 routed of 46,702,792,704. */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "../common.h"
 #include "flopfit/profile.h"
 
 #ifndef FF_TEST_DATA

@@ -1,5 +1,5 @@
 /*
- * tests/estimate/test_profile_schema.c — the writer (bench/profile_json.c) and the reader
+ * tests/estimate/test_profile_schema.c — the writer (bench/run/profile_json.c) and the reader
  * (flopfit/profile.h) agree field for field, and results/SCHEMA.md documents every field
  * either of them knows: a profile with every field set is written, read back and compared,
  * and every key in the written JSON and in FF_PF_FOREACH_FIELD must appear in SCHEMA.md.
@@ -13,7 +13,7 @@
 
 #include "flopfit/precision.h"
 #include "flopfit/profile.h"
-#include "profile_json.h"
+#include "run/profile_json.h"
 
 #ifndef FF_SCHEMA_MD
 #error "FF_SCHEMA_MD must point at results/SCHEMA.md"
@@ -89,10 +89,10 @@ static struct ff_run every_field(void)
     r->t = (struct ff_timing){7, 0.0025, 0.002, 0.003, 0.0026, 0.0021, 0.0031};
     r->value = 1.5e14;
     snprintf(r->unit, sizeof(r->unit), "FLOP/s");
-    /* --concurrent's fields (bench/concurrent.c) */
+    /* --concurrent's fields (bench/run/concurrent.c) */
     ff_result_extra(r, FF_PF_TEST_CONC_DEVICES, 2, false);
     ff_result_extra(r, FF_PF_TEST_CONC_VALUE, 1.25e14, false);
-    /* the fraction of the peak measured beside it (bench/suite_matmul.c pair_close) */
+    /* the fraction of the peak measured beside it (bench/families/suite_matmul.c pair_close) */
     ff_result_extra(r, FF_PF_TEST_PEAK_FRACTION, 0.8125, false);
     ff_result_extra(r, FF_PF_TEST_PEAK_OF_FP32, 1, true);
     ff_result_extra(r, FF_PF_TEST_PEAK_PAIRED, 1.75e14, false);
@@ -109,7 +109,7 @@ static struct ff_run every_field(void)
     r->bytes = 68719476736ull;
     r->value = 68719476736.0;
     snprintf(r->unit, sizeof(r->unit), "B");
-    /* The extras as the probes add them (bench/probe_memory.c, probe_bandwidth.c). */
+    /* The extras as the probes add them (bench/families/probe_memory.c, probe_bandwidth.c). */
     ff_result_extra(r, FF_PF_TEST_REPORTED_BYTES, 85899345920.0, false);
     ff_result_extra(r, FF_PF_TEST_DIFFERENCE_BYTES, -17179869184.0, false);
     ff_result_extra(r, FF_PF_TEST_CAP_BYTES, 68719476736.0, false);
@@ -125,7 +125,7 @@ static struct ff_run every_field(void)
     r->bytes = 536870912;
     ff_result_extra(r, FF_PF_TEST_LIMIT_BYTES_PER_S, 2.5e12, false);
 
-    /* An interconnect test as bench/mpi_net.c writes it. */
+    /* An interconnect test as bench/fleet/mpi_net.c writes it. */
     r = ff_run_add(&p);
     ff_result_set(r, FF_PF_FAMILY_INTERCONNECT, "all_reduce", "mpi");
     snprintf(r->scope, sizeof(r->scope), "%s", FF_PF_SCOPE_INTRA_NODE);

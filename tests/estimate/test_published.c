@@ -3,7 +3,7 @@
  * Exact arithmetic is checked exactly; published runs within a band stated per test, with
  * the reason for its width.
  */
-#include "common.h"
+#include "../common.h"
 
 /* P1: GPT-3 175B, 300B tokens: 3.14e23 FLOPs (Brown et al. 2020, Table D.1). 6ND with the
  * exact parameter count (174.6B) must land within rounding of the three printed digits;

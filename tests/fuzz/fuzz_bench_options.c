@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_bench_options.c — `flopfit bench` option parsing and the typed parsers. */
 #include <stdio.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 #include "ff_util.h"
 #include "fuzz.h"
 

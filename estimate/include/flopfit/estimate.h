@@ -5,8 +5,8 @@
  * ff_est_run(&model, &device, &plan, &est, err, n).
  * Everything is computed in double (bytes, FLOPs, seconds) or int64 (counts), so 1T
  * parameters and 1M-token contexts do not overflow. Nothing here prints or exits.
- * The formulas and the published figures behind each default are in README.md, section
- * "`flopfit estimate`", subsection "Assumptions".
+ * The formulas and the published figures behind each default are in doc/estimator.md,
+ * section "Assumptions".
  *
  * Ownership: every struct is the caller's (no call keeps a pointer to one after it returns,
  * nothing here allocates); the *_name functions return static strings owned by the library.
@@ -43,13 +43,13 @@ enum ff_task { FF_TASK_TRAIN = 0, FF_TASK_LORA, FF_TASK_QLORA, FF_TASK_SERVE };
 enum ff_optimizer { FF_OPT_ADAMW = 0, FF_OPT_ADAMW8BIT, FF_OPT_SGD };
 enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_FULL };
 
-/* Defaults. The published figures behind them (README.md, "Assumptions"): Llama 2's GPU-hours
+/* Defaults. The published figures behind them (doc/estimator.md): Llama 2's GPU-hours
  * imply 42-46% MFU, Llama 3.1 405B reports 38-43%, Megatron 42-54%; kipply's 13B serving
  * measurements imply ~66% prefill MFU and ~75% of datasheet bandwidth, llama.cpp 32-72%. */
 #define FF_DEFAULT_MFU_TRAIN           0.40 /* training; the cautious end of 38-54% */
 #define FF_DEFAULT_MFU_SERVE           0.60 /* serving prefill */
 #define FF_DEFAULT_BW_FRACTION         0.70 /* of datasheet bandwidth (a profile's: 1.0) */
-/* Runtime overhead per GPU, each term sourced (README "Assumptions"):
+/* Runtime overhead per GPU, each term sourced (doc/estimator.md):
  * the CUDA/ROCm context with its loaded kernels and library workspaces: a process holding
  * one tiny tensor occupies 1,343 MB (Hugging Face Transformers docs, "Model training
  * anatomy"); lazy module loading (CUDA 11.7+, PyTorch's default) loads fewer kernels, and
@@ -195,7 +195,7 @@ struct ff_suggestion {
 };
 
 /*
- * One training step, broken down (estimate/src/comm.c; README "Multi-GPU plans"). Each term is
+ * One training step, broken down (estimate/src/comm.c; doc/estimator.md). Each term is
  * the time it adds to the step on the most loaded GPU, after the overlap the schedule allows.
  * A term that does not apply (tp 1: no tensor-parallel all-reduce) has applies == false and
  * says why in `note`; it is not a zero time. A term whose link rate is unknown has

@@ -1,6 +1,6 @@
 /*
  * flopfit/profile_fields.h — the field names of a device profile (results/SCHEMA.md), defined
- * once for the whole tree: the writer (bench/profile_json.c) and the reader (libflopfit's
+ * once for the whole tree: the writer (bench/run/profile_json.c) and the reader (libflopfit's
  * flopfit/profile.h) both use these macros, so a name cannot drift between them.
  *
  * Plain string macros, no declarations: this header needs nothing else. The macro names say
@@ -93,7 +93,7 @@
 #define FF_PF_TUNING_POINT    "point"  /* "tm=6,tn=16,vw=8", an override's value, "default" */
 #define FF_PF_TUNING_SOURCE   "source" /* FF_PF_TUNING_SOURCE_* */
 
-/* Extra fields some families add to a test (bench/probe_memory.c, probe_bandwidth.c). */
+/* Extra fields some families add to a test (bench/families/probe_memory.c, probe_bandwidth.c). */
 #define FF_PF_TEST_REPORTED_BYTES    "reported_bytes"    /* memory/usable */
 #define FF_PF_TEST_DIFFERENCE_BYTES  "difference_bytes"  /* memory/usable, may be < 0 */
 #define FF_PF_TEST_CAP_BYTES         "cap_bytes"         /* memory/usable */

@@ -1,0 +1,116 @@
+/* bench/cmd/cmd_devices.c — `flopfit devices`: what every backend sees. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "commands.h"
+
+static void usage(FILE *f)
+{
+    char names[256];
+    ff_bench_backend_names(names, sizeof(names), "|", "");
+    fprintf(f,
+            "usage: flopfit devices [--backend %s|all]\n"
+            "\nLists every device each backend sees, with what the driver reports.\n"
+            "Exit status: 0 at least one device; 1 none; 2 bad usage.\n",
+            names);
+}
+
+static void print_device(const char *label, const struct ff_device_info *i)
+{
+    printf("%s  %s\n", label, i->name);
+    printf("    %-34s %s\n", "platform / driver", i->platform);
+    printf("    %-34s %s\n", "vendor", i->vendor);
+    printf("    %-34s %s\n", "driver version", i->driver_version);
+    printf("    %-34s %s\n", "API version", i->api_version);
+    printf("    %-34s %s%s\n", "type", i->type,
+           i->host_shared_memory ? " (memory shared with the host)" : "");
+    printf("    %-34s %u\n", "compute units", i->compute_units);
+    if (i->clock_mhz)
+        printf("    %-34s %u MHz\n", "clock", i->clock_mhz);
+    else
+        printf("    %-34s not reported\n", "clock");
+    printf("    %-34s %.2f GiB (%llu bytes)\n", "global memory",
+           (double)i->global_mem_bytes / (1 << 30), (unsigned long long)i->global_mem_bytes);
+    printf("    %-34s %.2f GiB\n", "max allocation", (double)i->max_alloc_bytes / (1 << 30));
+    if (i->budget_bytes)
+        printf("    %-34s %.2f GiB\n", "memory budget", (double)i->budget_bytes / (1 << 30));
+    printf("    %-34s fp16 %s, int8 %s, int8 dot %s, matrix engine %s\n", "matmul formats",
+           i->fp16 ? "yes" : "no", i->int8 ? "yes" : "no", i->int8_dot ? "yes" : "no",
+           i->coopmat ? "yes" : "no");
+    for (size_t k = 0; k < i->n_extra; k++)
+        printf("    %-34s %s\n", i->extra[k].key, i->extra[k].value);
+}
+
+int ff_cmd_devices(int argc, char **argv)
+{
+    static const struct option opts[] = {{"backend", required_argument, NULL, 'b'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *only = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (strcmp(optarg, "all") != 0 && !ff_backend_find(optarg)) {
+                char names[256];
+                ff_bench_backend_names(names, sizeof(names), ", ", "");
+                fprintf(stderr,
+                        "flopfit devices: invalid value '%s' for --backend: expected %s or all "
+                        "(the backends built in)\n",
+                        optarg, names);
+                return 2;
+            }
+            only = strcmp(optarg, "all") ? optarg : NULL;
+            break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "flopfit devices: unknown option '%s' (see --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "flopfit devices: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    int found = 0;
+    for (const struct ff_backend *const *b = ff_backends(); *b; b++) {
+        const char *name = ff_backend_name(*b);
+        if (only && strcasecmp(only, name) != 0)
+            continue;
+        char err[512] = "";
+        uint32_t n = 0;
+        int ret = ff_backend_device_count(*b, &n, err, sizeof(err));
+        if (ret < 0) {
+            printf("%s: no devices: %s\n\n", name, err);
+            continue;
+        }
+        if (n == 0)
+            printf("%s: no devices (install %s)\n\n", name, ff_backend_hint(*b));
+        for (uint32_t i = 0; i < n; i++) {
+            char label[48];
+            snprintf(label, sizeof(label), "%s:%u", name, i);
+            struct ff_device *dev = NULL;
+            ret = ff_device_open(*b, i, &dev, err, sizeof(err));
+            if (ret < 0) {
+                printf("%s  cannot be opened: %s\n\n", label, err);
+                continue;
+            }
+            print_device(label, ff_device_info(dev));
+            printf("\n");
+            ff_device_destroy(&dev);
+            found++;
+        }
+    }
+    if (!ff_backends()[0]) {
+        fprintf(stderr, "flopfit devices: this flopfit was built without any backend\n");
+        return 1;
+    }
+    return found ? 0 : 1;
+}
