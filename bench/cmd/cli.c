@@ -338,6 +338,11 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+const struct option *ff_bench_options(void)
+{
+    return long_opts;
+}
+
 int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof(*o));
@@ -428,9 +433,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_CONCURRENT: o->concurrent = true; break;
         case 'h': return FF_CLI_HELP;
         case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
-        default:
-            ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
-            break;
+        default: ret = ff_unknown_option(err, errlen, opt, long_opts); break;
         }
         if (ret < 0)
             return ret;

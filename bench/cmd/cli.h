@@ -34,6 +34,10 @@ void ff_bench_list_formats(FILE *f);
 int ff_bench_parse_backend(const char *s, struct ff_target_sel *sel, char *err, size_t errlen);
 int ff_bench_parse_device(const char *s, struct ff_target_sel *sel, char *err, size_t errlen);
 
+struct option; /* <getopt.h> */
+/* The getopt_long table ff_bench_parse reads (for the completion and the did-you-mean). */
+const struct option *ff_bench_options(void);
+
 /* "opencl, vulkan" (the backends built in) into dst. */
 void ff_bench_backend_names(char *dst, size_t n, const char *sep, const char *suffix);
 

@@ -45,16 +45,24 @@ static void print_device(const char *label, const struct ff_device_info *i)
         printf("    %-34s %s\n", i->extra[k].key, i->extra[k].value);
 }
 
+static const struct option devices_opts[] = {
+    {"backend", required_argument, NULL, 'b'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+const struct option *ff_devices_options(void)
+{
+    return devices_opts;
+}
+
 int ff_cmd_devices(int argc, char **argv)
 {
-    static const struct option opts[] = {{"backend", required_argument, NULL, 'b'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     const char *only = NULL;
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", devices_opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (strcmp(optarg, "all") != 0 && !ff_backend_find(optarg)) {
@@ -69,10 +77,16 @@ int ff_cmd_devices(int argc, char **argv)
             only = strcmp(optarg, "all") ? optarg : NULL;
             break;
         case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "flopfit devices: unknown option '%s' (see --help)\n",
+        case ':':
+            fprintf(stderr, "flopfit devices: option %s needs a value (see --help)\n",
                     argv[optind - 1]);
             return 2;
+        default: {
+            char err[300];
+            ff_unknown_option(err, sizeof(err), argv[optind - 1], devices_opts);
+            fprintf(stderr, "flopfit devices: %s\n", err);
+            return 2;
+        }
         }
     }
     if (optind < argc) {

@@ -166,8 +166,11 @@ static int cmd_submit(int argc, char **argv)
         if (c == 'r')
             return usage_error("invalid value '' for --results: expected a folder path");
         char msg[300];
-        snprintf(msg, sizeof(msg), "%s '%s' for submit (accepted: --results DIR)",
-                 c == ':' ? "option needs a value:" : "unknown option", argv[optind - 1]);
+        if (c == ':')
+            snprintf(msg, sizeof(msg), "option %s needs a value (submit accepts --results DIR)",
+                     argv[optind - 1]);
+        else
+            ff_unknown_option(msg, sizeof(msg), argv[optind - 1], subopts);
         return usage_error(msg);
     }
     if (argc - optind != 1)
@@ -218,6 +221,11 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+const struct option *ff_results_options(void)
+{
+    return long_opts;
+}
 
 static int bad_value(const char *opt, const char *v, const char *accepted)
 {
@@ -285,9 +293,11 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
         case ':':
             fprintf(stderr, "flopfit results: option %s needs a value (see --help)\n", opt);
             return EXIT_USAGE;
-        default:
-            fprintf(stderr, "flopfit results: unknown option '%s' (see --help)\n", opt);
-            return EXIT_USAGE;
+        default: {
+            char err[300];
+            ff_unknown_option(err, sizeof(err), opt, long_opts);
+            return usage_error(err);
+        }
         }
     }
     if (o->check && !o->publish)

@@ -108,6 +108,11 @@ static const struct option tune_long[] = {
     {NULL, 0, NULL, 0},
 };
 
+const struct option *ff_tune_options(void)
+{
+    return tune_long;
+}
+
 /* 0, FF_CLI_HELP or FF_ERR_INVALID with the message in err. */
 static int tune_parse(int argc, char **argv, struct tune_opts *o, char *err, size_t errlen)
 {
@@ -161,9 +166,7 @@ static int tune_parse(int argc, char **argv, struct tune_opts *o, char *err, siz
             break;
         case 'h': return FF_CLI_HELP;
         case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
-        default:
-            ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
-            break;
+        default: ret = ff_unknown_option(err, errlen, opt, tune_long); break;
         }
         if (ret < 0)
             return ret;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "estcli.h"
+#include "estimate_cli.h"
 
 const char ff_estcli_usage_text[] =
     "usage: flopfit estimate --model NAME|config.json | --params N  [task] [plan] [device]\n"
@@ -203,6 +204,66 @@ static int parse_prec(const char *opt, const char *s, enum ff_precision *out, ch
                             "mxfp4, nvfp4, q4_0, q4_k_m or q8_0");
     *out = v;
     return FF_OK;
+}
+
+const struct option *ff_estcli_options(void)
+{
+    return long_opts;
+}
+
+/* The value tables, by option: a choice table, or a list the library holds. */
+static const struct {
+    const char *option;
+    const struct ff_choice *choices;
+    size_t n;
+} word_tables[] = {
+    {"finetune", finetune_choices, N_OF(finetune_choices)},
+    {"lora-targets", lora_target_choices, N_OF(lora_target_choices)},
+    {"optimizer", optimizer_choices, N_OF(optimizer_choices)},
+    {"recompute", recompute_choices, N_OF(recompute_choices)},
+    {"plan", plan_choices, N_OF(plan_choices)},
+};
+static const char *const onoff_options[] = {"flash-attention", "sequence-parallel", "dp-overlap"};
+static const char *const precision_options[] = {"precision", "kv-precision", "grad-precision"};
+
+static bool listed(const char *name, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0)
+            return true;
+    return false;
+}
+
+size_t ff_estcli_option_words(const char *name, const char **words, size_t max)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < N_OF(word_tables); t++)
+        if (strcmp(name, word_tables[t].option) == 0)
+            for (size_t i = 0; i < word_tables[t].n && n < max; i++)
+                if (!word_tables[t].choices[i].alias)
+                    words[n++] = word_tables[t].choices[i].name;
+    if (listed(name, onoff_options, N_OF(onoff_options)))
+        for (size_t i = 0; i < 2 && n < max; i++)
+            words[n++] = i == 0 ? "on" : "off";
+    if (listed(name, precision_options, N_OF(precision_options)))
+        for (int p = 0; p < FF_PREC_COUNT && n < max; p++) {
+            enum ff_precision v;
+            if (parse_prec(name, ff_precision_name((enum ff_precision)p), &v, NULL, 0) == FF_OK)
+                words[n++] = ff_precision_name((enum ff_precision)p);
+        }
+    if (strcmp(name, "model") == 0) {
+        size_t count = 0;
+        const struct ff_model_preset *presets = ff_model_presets(&count);
+        for (size_t i = 0; i < count && n < max; i++)
+            words[n++] = presets[i].slug;
+    }
+    if (strcmp(name, "device") == 0) {
+        for (size_t i = 0; i < ff_spec_catalog_count() && n < max; i++)
+            words[n++] = ff_spec_catalog_at(i)->slug;
+        if (n < max)
+            words[n++] = "all";
+    }
+    return n;
 }
 
 /* Options that exclude or need each other, after all are read. */
@@ -423,9 +484,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
         case OPT_LIST_DEVICES: o->list_devices = true; break;
         case OPT_HELP: o->help = true; break;
         case ':': rc = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
-        default:
-            rc = ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s' (see --help)", opt);
-            break;
+        default: rc = ff_unknown_option(err, errlen, opt, long_opts); break;
         }
         if (rc != FF_OK)
             return rc;

@@ -38,9 +38,6 @@ void ff_abi_copy_out(void *dst, const void *full, size_t full_size);
 /* True when `name` equals one of the space-separated words in `list` (case-insensitive). */
 bool ff_word_in(const char *name, const char *list);
 
-/* Edit distance between two lower-cased strings, capped at 64. */
-int ff_edit_distance(const char *a, const char *b);
-
 /* Write close matches of `name` among candidates[i] to buf, ", "-separated, showing
  * targets[i] (NULL: the candidate itself) once each. Returns the number written. */
 int ff_suggest_from(const char *name, const char *const *candidates, const char *const *targets,

@@ -26,31 +26,6 @@ bool ff_word_in(const char *name, const char *list)
     return false;
 }
 
-int ff_edit_distance(const char *a, const char *b)
-{
-    enum { CAP = 64 };
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > CAP || lb > CAP)
-        return CAP;
-    int prev[CAP + 1], cur[CAP + 1];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int best = prev[j - 1] + cost;
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            cur[j] = best;
-        }
-        memcpy(prev, cur, sizeof(int) * (lb + 1));
-    }
-    return prev[lb];
-}
-
 static bool contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);

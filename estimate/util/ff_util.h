@@ -40,6 +40,14 @@ void ff_strlcpy(char *dst, const char *src, size_t n);
 /* ASCII case-insensitive equality. */
 bool ff_streq_ci(const char *a, const char *b);
 
+/* Levenshtein distance between a and b, ASCII case-insensitive; 64 for longer strings. */
+int ff_edit_distance(const char *a, const char *b);
+/* What a did-you-mean may suggest: a word at most this many edits away. */
+#define FF_CLOSE_DISTANCE 2
+/* The word of words[0..n) closest to `given` within FF_CLOSE_DISTANCE (ties: the first), or
+ * NULL. */
+const char *ff_closest_word(const char *given, const char *const *words, size_t n);
+
 /* ---- numbers with units (format.c); each writes a terminated string into dst ---- */
 
 /* "57.0 GFLOP/s" style: v scaled by 1000s to k/M/G/T/P/E, 3 significant digits. */
@@ -94,6 +102,13 @@ int ff_parse_choice(const char *opt, const char *s, const struct ff_choice *choi
                     int *out, char *err, size_t errlen);
 /* on|off (aliases true|false, 1|0). */
 int ff_parse_onoff(const char *opt, const char *s, bool *out, char *err, size_t errlen);
+
+struct option; /* <getopt.h> */
+/* The message for an unknown option, `given` as argv has it ("--presicion" or
+ * "--presicion=fp32"): "unknown option '--presicion'; did you mean '--precision'?" when a long
+ * option of `opts` (a getopt_long table, ending in a row with a NULL name) is within
+ * FF_CLOSE_DISTANCE, else "unknown option '--x' (see --help)". Returns FF_ERR_INVALID. */
+int ff_unknown_option(char *err, size_t errlen, const char *given, const struct option *opts);
 
 /* ---- files (file.c) ---------------------------------------------------------- *
  * Writes go through a temp file `.<name>.tmp.<pid>.<seq>` in the target's folder, created with

@@ -1,6 +1,7 @@
 /* estimate/util/parse.c — typed option parsers: each names the option and what it accepts. */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,4 +171,24 @@ int ff_parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t *out, 
     }
     *out = (uint64_t)bytes;
     return FF_OK;
+}
+
+int ff_unknown_option(char *err, size_t errlen, const char *given, const struct option *opts)
+{
+    char name[128];
+    const char *dashes = strncmp(given, "--", 2) == 0 ? "--" : "";
+    snprintf(name, sizeof(name), "%s", given + strlen(dashes));
+    char *eq = strchr(name, '=');
+    if (eq)
+        *eq = '\0';
+    enum { MAX = 128 };
+    const char *names[MAX];
+    size_t n = 0;
+    for (const struct option *o = opts; o->name && n < MAX; o++)
+        names[n++] = o->name;
+    const char *near = *dashes && *name ? ff_closest_word(name, names, n) : NULL;
+    if (near)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '--%s'; did you mean '--%s'?",
+                       name, near);
+    return ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s%s' (see --help)", dashes, name);
 }

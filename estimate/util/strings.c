@@ -35,3 +35,42 @@ bool ff_streq_ci(const char *a, const char *b)
             return false;
     return *a == *b;
 }
+
+int ff_edit_distance(const char *a, const char *b)
+{
+    enum { CAP = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > CAP || lb > CAP)
+        return CAP;
+    int prev[CAP + 1], cur[CAP + 1];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = prev[j - 1] + cost;
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev, cur, sizeof(int) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+const char *ff_closest_word(const char *given, const char *const *words, size_t n)
+{
+    const char *best = NULL;
+    int best_d = FF_CLOSE_DISTANCE + 1;
+    for (size_t i = 0; i < n; i++) {
+        int d = ff_edit_distance(given, words[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = words[i];
+        }
+    }
+    return best;
+}

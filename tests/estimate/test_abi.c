@@ -3,7 +3,7 @@
  * other headers, with a message saying so, and results keep the caller's size. */
 #include <string.h>
 
-#include "common.h"
+#include "../common.h"
 
 static struct ff_model m;
 static struct ff_spec d;
