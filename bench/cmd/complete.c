@@ -90,7 +90,6 @@ void ff_complete_environment(FILE *f)
 {
     for (size_t i = 0; ff_device_option_at(i); i++) {
         const struct ff_device_option_desc *d = ff_device_option_at(i);
-        fprintf(f, "%s\t%s\t%s\t%s\n", d->env, d->name, d->backend ? d->backend : "all",
-                d->format);
+        fprintf(f, "%s\t%s\t%s\t%s\n", d->env, d->name, d->backend ? d->backend : "all", d->format);
     }
 }

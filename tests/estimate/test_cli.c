@@ -116,6 +116,14 @@ Test(cli, option_errors_in_bench_style)
     cr_expect(strstr(o->err, "flopfit estimate: option --model needs a value\n"), "%s", o->err);
     o = cli("--bogus", NULL);
     cr_expect(strstr(o->err, "unknown option '--bogus' (see --help)"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--presicion", "fp8", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "flopfit estimate: unknown option '--presicion'; did you mean "
+                             "'--precision'?\n"),
+              "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--sreve", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "did you mean '--serve'?"), "%s", o->err);
     o = cli("--model", "llama-2-7b", "stray", NULL);
     cr_expect(strstr(o->err, "unexpected argument 'stray' (see --help)"), "%s", o->err);
     o = cli("--model", "llama-2-7b", "--device", "h100", "--serve", "--paged-optimizer", NULL);

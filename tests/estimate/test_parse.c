@@ -159,3 +159,39 @@ Test(parse, choice_lists_the_names_but_not_the_aliases)
                  FF_ERR_INVALID);
     cr_expect_eq(strlen(tiny), sizeof(tiny) - 1);
 }
+
+#include <getopt.h>
+
+static const struct option test_opts[] = {
+    {"precision", required_argument, NULL, 1},
+    {"prompt", required_argument, NULL, 2},
+    {"serve", no_argument, NULL, 3},
+    {NULL, 0, NULL, 0},
+};
+
+Test(parse, unknown_option_names_the_closest_known_one)
+{
+    char err[256];
+    cr_assert_eq(ff_unknown_option(err, sizeof(err), "--presicion", test_opts), FF_ERR_INVALID);
+    cr_expect_str_eq(err, "unknown option '--presicion'; did you mean '--precision'?");
+    ff_unknown_option(err, sizeof(err), "--sreve=1", test_opts);
+    cr_expect_str_eq(err, "unknown option '--sreve'; did you mean '--serve'?");
+    ff_unknown_option(err, sizeof(err), "--PROMT", test_opts);
+    cr_expect_str_eq(err, "unknown option '--PROMT'; did you mean '--prompt'?");
+    ff_unknown_option(err, sizeof(err), "--frobnicate", test_opts);
+    cr_expect_str_eq(err, "unknown option '--frobnicate' (see --help)");
+    ff_unknown_option(err, sizeof(err), "-x", test_opts);
+    cr_expect_str_eq(err, "unknown option '-x' (see --help)", "short options get no guess");
+}
+
+Test(parse, closest_word_within_two_edits)
+{
+    const char *words[] = {"devices", "bench", "tune", "estimate", "results"};
+    cr_expect_str_eq(ff_closest_word("bnech", words, 5), "bench");
+    cr_expect_str_eq(ff_closest_word("estimat", words, 5), "estimate");
+    cr_expect_str_eq(ff_closest_word("RESULT", words, 5), "results");
+    cr_expect_null(ff_closest_word("bzzzz", words, 5), "four edits away");
+    cr_expect_null(ff_closest_word("", words, 5));
+    cr_expect_eq(ff_edit_distance("kitten", "sitting"), 3);
+    cr_expect_eq(ff_edit_distance("presicion", "precision"), 2);
+}

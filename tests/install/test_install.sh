@@ -36,6 +36,7 @@ for h in flopfit.h version.h spec.h status.h; do
     [ -f "$P/include/flopfit/$h" ] || fail "header flopfit/$h not installed"
 done
 [ -f "$P/share/man/man1/flopfit.1" ] || fail "man page not installed"
+[ -f "$P/share/bash-completion/completions/flopfit" ] || fail "bash completion not installed"
 
 pc="$P/$libdir/pkgconfig"
 [ -f "$pc/flopfit.pc" ] || fail "flopfit.pc not installed"

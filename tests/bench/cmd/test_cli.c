@@ -194,6 +194,10 @@ Test(cli, unknown_option_and_missing_value)
     char err[256];
     cr_assert_eq(PARSE(&o, err, "--frobnicate"), FF_ERR_INVALID);
     cr_assert(strstr(err, "--frobnicate"), "%s", err);
+    cr_assert_eq(PARSE(&o, err, "--presicion", "fp32"), FF_ERR_INVALID);
+    cr_assert_str_eq(err, "unknown option '--presicion'; did you mean '--precision'?");
+    cr_assert_eq(PARSE(&o, err, "--time-budgte=2"), FF_ERR_INVALID);
+    cr_assert_str_eq(err, "unknown option '--time-budgte'; did you mean '--time-budget'?");
     cr_assert_eq(PARSE(&o, err, "--sizes"), FF_ERR_INVALID);
     cr_assert(strstr(err, "--sizes"), "%s", err);
     cr_assert_eq(PARSE(&o, err, "stray"), FF_ERR_INVALID);
@@ -239,6 +243,72 @@ Test(cli_binary, usage_errors_exit_2_with_the_input_named)
     cr_assert_eq(run("frobnicate", out, sizeof(out)), 2, "%s", out);
     cr_assert_eq(run("bench --help", out, sizeof(out)), 0);
     cr_assert(strstr(out, "--precision"), "%s", out);
+}
+
+/* Every command answers a misspelt option with the closest one it knows, and exits 2. */
+Test(cli_binary, did_you_mean_in_every_command)
+{
+    static const struct {
+        const char *args, *expect;
+    } cases[] = {
+        {"bench --presicion fp32", "flopfit bench: unknown option '--presicion'; did you mean "
+                                   "'--precision'?\n"},
+        {"devices --backnd opencl", "flopfit devices: unknown option '--backnd'; did you mean "
+                                    "'--backend'?\n"},
+        {"tune --budgte 5", "flopfit tune: unknown option '--budgte'; did you mean '--budget'?\n"},
+        {"estimate --modle llama-2-7b", "flopfit estimate: unknown option '--modle'; did you "
+                                        "mean '--model'?\n"},
+        {"results --fromat md", "flopfit results: unknown option '--fromat'; did you mean "
+                                "'--format'?\n"},
+        {"results submit --reslts x p.json", "flopfit results: unknown option '--reslts'; did "
+                                             "you mean '--results'?\n"},
+        {"bnech", "flopfit: unknown command 'bnech'; did you mean 'bench'?\n"},
+        {"estimat", "flopfit: unknown command 'estimat'; did you mean 'estimate'?\n"},
+        {"--verison", "flopfit: unknown option '--verison'; did you mean '--version'?\n"},
+        {"bench --zzzzzzzz", "flopfit bench: unknown option '--zzzzzzzz' (see --help)\n"},
+        {"zzzzzzzz", "flopfit: unknown command 'zzzzzzzz': expected devices, bench, tune, "
+                     "estimate or results"},
+    };
+    char out[8192];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cr_expect_eq(run(cases[i].args, out, sizeof(out)), 2, "%s: %s", cases[i].args, out);
+        cr_expect(strstr(out, cases[i].expect), "%s: '%s' lacks '%s'", cases[i].args, out,
+                  cases[i].expect);
+    }
+}
+
+Test(cli_binary, V_is_version)
+{
+    char v[256], version[256];
+    cr_assert_eq(run("-V", v, sizeof(v)), 0);
+    cr_assert_eq(run("--version", version, sizeof(version)), 0);
+    cr_expect_str_eq(v, version);
+    cr_expect(strncmp(v, "flopfit ", 8) == 0, "%s", v);
+    char help[4096];
+    cr_assert_eq(run("--help", help, sizeof(help)), 0);
+    cr_expect(strstr(help, "-V, --version"), "%s", help);
+}
+
+/* The hidden listing the completion is built from: each command's getopt table and values. */
+Test(cli_binary, complete_words_lists_the_tables)
+{
+    char out[16384];
+    cr_assert_eq(run("complete-words", out, sizeof(out)), 0);
+    cr_expect(strstr(out, "devices\nbench\ntune\nestimate\nresults\n") && strstr(out, "-V\n"), "%s",
+              out);
+    cr_assert_eq(run("complete-words bench", out, sizeof(out)), 0);
+    cr_expect(strstr(out, "\n--precision= fp32 ") && strstr(out, "\n--quick\n"), "%s", out);
+    char line[512] = "\n--only=";
+    for (const struct ff_family *f = ff_families(); f->name; f++)
+        snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s", f->name);
+    cr_expect(strstr(out, line), "'%s' not in:\n%s", line, out);
+    cr_assert_eq(run("complete-words estimate", out, sizeof(out)), 0);
+    cr_expect(strstr(out, "\n--recompute= none selective full\n") && strstr(out, " llama-2-7b ") &&
+                  strstr(out, " h100-sxm "),
+              "%s", out);
+    cr_assert_eq(run("complete-words results", out, sizeof(out)), 0);
+    cr_expect(strstr(out, "--format= md csv json html\n"), "%s", out);
+    cr_assert_eq(run("complete-words nosuch", out, sizeof(out)), 2);
 }
 
 Test(cli_binary, unknown_device_index_exits_2)
