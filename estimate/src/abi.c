@@ -66,13 +66,13 @@ static void plan_defaults(struct ff_plan *p)
 
 /* A size this library does not know: zero what the caller says it has, keep the size, so
  * every later call refuses the struct with a message. */
-static int refuse(void *s, size_t size, size_t min, size_t full)
+static int refuse(void *s, size_t size, size_t full)
 {
     if (size >= sizeof(size_t)) {
         memset(s, 0, size < full ? size : full);
         set_size(s, size);
     }
-    return size >= min && size <= full ? FF_OK : FF_ERR_UNSUPPORTED;
+    return FF_ERR_UNSUPPORTED;
 }
 
 int ff_plan_init_sized(struct ff_plan *p, size_t size)
@@ -80,7 +80,7 @@ int ff_plan_init_sized(struct ff_plan *p, size_t size)
     if (!p)
         return FF_ERR_INVALID;
     if (size < FF_PLAN_SIZE_MIN || size > sizeof(*p))
-        return refuse(p, size, FF_PLAN_SIZE_MIN, sizeof(*p));
+        return refuse(p, size, sizeof(*p));
     struct ff_plan full;
     plan_defaults(&full);
     memcpy(p, &full, size);
@@ -88,15 +88,21 @@ int ff_plan_init_sized(struct ff_plan *p, size_t size)
     return FF_OK;
 }
 
+/* The _init of a struct whose every field starts at zero. */
+static int init_zero(void *s, size_t size, size_t min, size_t full)
+{
+    if (!s)
+        return FF_ERR_INVALID;
+    if (size < min || size > full)
+        return refuse(s, size, full);
+    memset(s, 0, size);
+    set_size(s, size);
+    return FF_OK;
+}
+
 int ff_estimate_init_sized(struct ff_estimate *e, size_t size)
 {
-    if (!e)
-        return FF_ERR_INVALID;
-    if (size < FF_ESTIMATE_SIZE_MIN || size > sizeof(*e))
-        return refuse(e, size, FF_ESTIMATE_SIZE_MIN, sizeof(*e));
-    memset(e, 0, size);
-    e->struct_size = size;
-    return FF_OK;
+    return init_zero(e, size, FF_ESTIMATE_SIZE_MIN, sizeof(*e));
 }
 
 int ff_plan_choice_init_sized(struct ff_plan_choice *c, size_t n, size_t size)
@@ -105,7 +111,7 @@ int ff_plan_choice_init_sized(struct ff_plan_choice *c, size_t n, size_t size)
         return FF_ERR_INVALID;
     if (size < FF_PLAN_CHOICE_SIZE_MIN || size > sizeof(*c)) {
         if (n > 0)
-            refuse(c, size, FF_PLAN_CHOICE_SIZE_MIN, sizeof(*c));
+            refuse(c, size, sizeof(*c));
         return FF_ERR_UNSUPPORTED;
     }
     unsigned char *at = (unsigned char *)c;
@@ -143,24 +149,12 @@ void ff_abi_copy_out(void *dst, const void *full, size_t full_size)
 
 int ff_model_init_sized(struct ff_model *m, size_t size)
 {
-    if (!m)
-        return FF_ERR_INVALID;
-    if (size < FF_MODEL_SIZE_MIN || size > sizeof(*m))
-        return refuse(m, size, FF_MODEL_SIZE_MIN, sizeof(*m));
-    memset(m, 0, size);
-    m->struct_size = size;
-    return FF_OK;
+    return init_zero(m, size, FF_MODEL_SIZE_MIN, sizeof(*m));
 }
 
 int ff_spec_init_sized(struct ff_spec *d, size_t size)
 {
-    if (!d)
-        return FF_ERR_INVALID;
-    if (size < FF_SPEC_SIZE_MIN || size > sizeof(*d))
-        return refuse(d, size, FF_SPEC_SIZE_MIN, sizeof(*d));
-    memset(d, 0, size);
-    d->struct_size = size;
-    return FF_OK;
+    return init_zero(d, size, FF_SPEC_SIZE_MIN, sizeof(*d));
 }
 
 /* A view of a struct of the caller's size as a full one: `in` itself, or a zero-filled copy. */
