@@ -22,6 +22,22 @@
 
 enum tune_kernels { TK_MATMUL = 1, TK_BANDWIDTH = 2, TK_ALL = 3 };
 
+/* --kernel NAME (ASCII case-insensitive), for the parser and the completion. */
+static const struct {
+    const char *name;
+    enum tune_kernels kernels;
+} kernel_names[] = {{"matmul", TK_MATMUL}, {"bandwidth", TK_BANDWIDTH}, {"all", TK_ALL}};
+#define N_KERNEL_NAMES (sizeof(kernel_names) / sizeof(kernel_names[0]))
+
+size_t ff_tune_option_words(const char *option, const char **words, size_t max)
+{
+    size_t n = 0;
+    if (strcmp(option, "kernel") == 0)
+        for (size_t i = 0; i < N_KERNEL_NAMES && n < max; i++)
+            words[n++] = kernel_names[i].name;
+    return n;
+}
+
 struct tune_opts {
     struct ff_target_sel sel;
     bool prec[FF_PREC_COUNT];
@@ -139,14 +155,12 @@ static int tune_parse(int argc, char **argv, struct tune_opts *o, char *err, siz
             prec_given = o->tune_given = true;
             break;
         case O_KERNEL:
-            if (strcasecmp(optarg, "matmul") == 0)
-                o->kernels = TK_MATMUL;
-            else if (strcasecmp(optarg, "bandwidth") == 0)
-                o->kernels = TK_BANDWIDTH;
-            else if (strcasecmp(optarg, "all") == 0)
-                o->kernels = TK_ALL;
-            else
-                ret = ff_bad_value(err, errlen, "--kernel", optarg, "matmul, bandwidth or all");
+            ret = ff_bad_value(err, errlen, "--kernel", optarg, "matmul, bandwidth or all");
+            for (size_t i = 0; i < N_KERNEL_NAMES; i++)
+                if (strcasecmp(optarg, kernel_names[i].name) == 0) {
+                    o->kernels = kernel_names[i].kernels;
+                    ret = FF_OK;
+                }
             o->tune_given = true;
             break;
         case O_BUDGET:

@@ -17,12 +17,14 @@ const struct option *ff_devices_options(void);
 const struct option *ff_results_options(void);
 const struct option *ff_tune_options(void);
 
-/* The words an option accepts, up to max into words; the count (0: free values). */
+/* The words an option accepts, up to max into words; the count (0: none it knows). */
 typedef size_t (*ff_option_words_fn)(const char *option, const char **words, size_t max);
+/* tune's own value tables (--kernel), as an ff_option_words_fn. */
+size_t ff_tune_option_words(const char *option, const char **words, size_t max);
 /* `flopfit complete-words COMMAND`: each long option of opts on a line, "--name", or
- * "--name=" when it takes a value, followed by the values a table lists: from `words`, or
- * when it is NULL from the tables of bench/ (backends, writers, families, precisions,
- * results columns; complete.c). */
+ * "--name=" when it takes a value, followed by the values a table lists: from `words` (may be
+ * NULL), else from the tables of bench/ (backends, writers, families, precisions, device
+ * options, results columns; complete.c). */
 void ff_complete_print(FILE *f, const char *command, const struct option *opts,
                        ff_option_words_fn words);
 /* `flopfit complete-words --environment`: the tuning variables of the device-option table,

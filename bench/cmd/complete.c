@@ -78,7 +78,7 @@ void ff_complete_print(FILE *f, const char *command, const struct option *opts,
         struct words ws = {.n = 0};
         if (o->has_arg == required_argument && words)
             ws.n = words(o->name, ws.w, MAX_WORDS);
-        else if (o->has_arg == required_argument)
+        if (o->has_arg == required_argument && ws.n == 0)
             values(command, o->name, &ws);
         for (size_t i = 0; i < ws.n; i++)
             fprintf(f, " %s", ws.w[i]);

@@ -14,14 +14,15 @@ static const struct {
     int (*run)(int argc, char **argv); /* argv[0] is the command's name; returns the exit code */
     const char *summary;
     const struct option *(*options)(void); /* its getopt_long table */
-    ff_option_words_fn words;              /* its option values; NULL: complete.c's tables */
+    ff_option_words_fn words;              /* its own option values (may be NULL); the rest
+                                              come from complete.c's tables */
 } commands[] = {
     {"devices", ff_cmd_devices, "list the devices every backend built in (%s) finds",
      ff_devices_options, NULL},
     {"bench", ff_cmd_bench, "measure matmul (fp32/fp16/int8), memory and bandwidth; write profiles",
      ff_bench_options, NULL},
     {"tune", ff_cmd_tune, "search each kernel's parameter space on a device; keep the best",
-     ff_tune_options, NULL},
+     ff_tune_options, ff_tune_option_words},
     {"estimate", ff_cmd_estimate,
      "will a model train or serve on a device, on how many, how long, cost", ff_estcli_options,
      ff_estcli_option_words},

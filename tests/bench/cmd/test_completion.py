@@ -75,6 +75,10 @@ expect("bf16" in complete("estimate", "--precision", "b") and
        "estimate --precision: the formats --precision accepts")
 expect(complete("tune", "--precision", "") == ["fp32", "fp16", "int8", "all"],
        "tune --precision: %s" % complete("tune", "--precision", ""))
+expect(complete("tune", "--kernel", "") == ["matmul", "bandwidth", "all"],
+       "tune --kernel: %s" % complete("tune", "--kernel", ""))
+expect(complete("bench", "--override", "vk_t") == ["vk_tiles"],
+       "bench --override vk_t: %s" % complete("bench", "--override", "vk_t"))
 
 for f in failures:
     print("completion: " + f, file=sys.stderr)
