@@ -41,11 +41,16 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
          "--disable-component-update", "--disable-sync"]
 
 
+# The browser runs without the test harness's preloaded library (tests/noclose_shim.c is for
+# flopfit's own processes; Chromium aborts with it).
+BROWSER_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def chromium(*args, timeout=120):
     profile = tempfile.mkdtemp()
     try:
         p = subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}", *args],
-                           capture_output=True, text=True, timeout=timeout)
+                           capture_output=True, text=True, timeout=timeout, env=BROWSER_ENV)
         return p.returncode, p.stdout, p.stderr
     finally:
         shutil.rmtree(profile, ignore_errors=True)

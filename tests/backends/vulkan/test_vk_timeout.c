@@ -43,6 +43,18 @@ static double matmul_seconds(struct ff_device *dev, uint32_t n)
 Test(vk_timeout, timed_out_run_is_reported_and_its_objects_freed_safely, .timeout = 120)
 {
     const struct ff_backend *b = ff_test_require_backend("vulkan");
+    /* About 4 s of work at the rate measured here and now (the machine may be shared), so
+     * the 1 s timeout passes with margin and the test stays short; at most 4096 (64 MiB per
+     * buffer, inside lavapipe's 128 MiB binding limit). The rate is measured on the device
+     * opened without the 1 s timeout: on a loaded host the 512^3 run itself can take longer. */
+    struct ff_device *cal = NULL;
+    cr_assert_eq(ff_device_open(b, 0, &cal, err, sizeof(err)), FF_OK, "%s", err);
+    double t512 = matmul_seconds(cal, 512);
+    ff_device_destroy(&cal);
+    double want_flop = 4.0 * (2.0 * 512 * 512 * 512) / (t512 > 1e-6 ? t512 : 1e-6);
+    double side = cbrt(want_flop / 2.0);
+    uint32_t n = side > 4096 ? 4096 : side < 1024 ? 1024 : (uint32_t)side / 256 * 256;
+
     struct ff_device_options o;
     ff_device_options_init(&o);
     cr_assert_eq(ff_device_options_set(&o, "timeout_s", "1", err, sizeof(err)), FF_OK, "%s", err);
@@ -52,16 +64,6 @@ Test(vk_timeout, timed_out_run_is_reported_and_its_objects_freed_safely, .timeou
         cr_assert(ff_vk_validation_active(), "CI=true, FF_VK_VALIDATION set, layer not active");
     const struct ff_device_info *info = ff_device_info(dev);
     bool cpu = strcmp(info->type, "cpu") == 0;
-
-    /* About 4 s of work at the rate measured here and now (the machine may be shared), so
-     * the 1 s timeout passes with margin and the test stays short; at most 4096 (64 MiB per
-     * buffer, inside lavapipe's 128 MiB binding limit). */
-    /* Calibrated at n=256, well inside the 1 s timeout on a loaded host (n=512 took 1.3 s on
-     * a busy 2-core machine under ASan and tripped it). */
-    double t256 = matmul_seconds(dev, 256);
-    double want_flop = 4.0 * (2.0 * 256 * 256 * 256) / (t256 > 1e-6 ? t256 : 1e-6);
-    double side = cbrt(want_flop / 2.0);
-    uint32_t n = side > 4096 ? 4096 : side < 1024 ? 1024 : (uint32_t)side / 256 * 256;
     struct ff_kernel_desc desc = {
         .id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = n, .n = n, .k = n};
     struct ff_kernel *k = NULL;
@@ -84,9 +86,9 @@ Test(vk_timeout, timed_out_run_is_reported_and_its_objects_freed_safely, .timeou
                      info->name);
     }
     cr_assert_eq(ret, FF_ERR_TIMEOUT,
-                 "n = %u (256: %.3f s): expected a timeout after 1 s, got %d after %.1f s: %s", n,
-                 t256, ret, secs, err);
-    cr_log_info("n = %u (256^3: %.3f s): %s", n, t256, err);
+                 "n = %u (512: %.3f s): expected a timeout after 1 s, got %d after %.1f s: %s", n,
+                 t512, ret, secs, err);
+    cr_log_info("n = %u (512^3: %.3f s): %s", n, t512, err);
     cr_expect(strstr(err, "did not finish within 1 s") && strstr(err, "it finished after"), "%s",
               err);
     /* What bench does next: free everything the run used, at once. */
