@@ -40,7 +40,7 @@ def main():
         "# `flopfit complete-words` (the option tables of each command) when flopfit was built.",
         "",
         "_flopfit_values() {",
-        "    # the values of option $2 of command $1, or a return of 1 for an option of free values",
+        "    # the values of option $2 of command $1; returns 1 for an option of free values",
         '    case "$1 $2" in',
     ]
     option_lists = {}

@@ -14,14 +14,15 @@
  * errlen - 1 bytes; err may be NULL).
  * Thread-safety: all functions are reentrant; no global state.
  *
- * Growing structs: struct ff_plan, struct ff_estimate and struct ff_plan_choice begin with
- * `size_t struct_size`, which their _init function sets to the size the caller was compiled
- * with (the _init functions are inline, so sizeof is the caller's). The library reads or writes only that many bytes, so a program built against an older
- * minor release keeps working: fields it does not know take their defaults (inputs) or are not
- * written (outputs). A struct_size of 0 (not initialised) is FF_ERR_INVALID, one this library
- * does not know (newer headers) FF_ERR_UNSUPPORTED; err says which. struct ff_model and
- * struct ff_spec work the same way (flopfit/model.h, flopfit/spec.h). The other structs here
- * are frozen: their layout changes only with the soname (doc/abi.md).
+ * Growing structs: struct ff_plan, struct ff_estimate and struct ff_plan_choice begin with `size_t
+ * struct_size`, which their _init function sets to the size the caller was compiled with (the
+ * _init functions are inline, so sizeof is the caller's). The library reads or writes only that
+ * many bytes, so a program built against an older minor release keeps working: fields it does not
+ * know take their defaults (inputs) or are not written (outputs). A struct_size of 0 (not
+ * initialised) is FF_ERR_INVALID, one this library does not know (newer headers)
+ * FF_ERR_UNSUPPORTED; err says which. struct ff_model and struct ff_spec work the same way
+ * (flopfit/model.h, flopfit/spec.h). The other structs here are frozen: their layout changes only
+ * with the soname (doc/abi.md).
  */
 #ifndef FLOPFIT_ESTIMATE_H
 #define FLOPFIT_ESTIMATE_H
