@@ -1,0 +1,31 @@
+/*
+ * estimate/src/hf/opt.c — OPT (model_type "opt", OPTConfig).
+ */
+#include "hf_internal.h"
+
+int ff_hf_read_opt(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+{
+    (void)type;
+    m->norm = FF_NORM_LAYERNORM;
+    m->norms_per_layer = 2;
+    bool pre_ln = true, bias = true;
+    TRY(ff_hf_get_int(r, "hidden_size", true, 0, 1, &m->hidden));
+    TRY(ff_hf_get_layers(r, "num_hidden_layers", true, 0, &m->layers));
+    TRY(ff_hf_get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
+    m->kv_heads = m->heads;
+    TRY(ff_hf_derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
+    TRY(ff_hf_get_int(r, "ffn_dim", true, 0, 1, &m->ffn));
+    TRY(ff_hf_get_int(r, "vocab_size", true, 0, 1, &m->vocab));
+    TRY(ff_hf_get_int(r, "max_position_embeddings", false, 2048, 1, &m->max_positions));
+    m->learned_positions = m->max_positions + 2; /* OPTLearnedPositionalEmbedding offset 2 */
+    int64_t proj = m->hidden;
+    TRY(ff_hf_get_int(r, "word_embed_proj_dim", false, m->hidden, 1, &proj));
+    m->embed_proj = proj != m->hidden ? proj : 0;
+    TRY(ff_hf_get_bool(r, "do_layer_norm_before", true, &pre_ln));
+    m->final_norm = pre_ln; /* OPT-350m (post-LN) has no final_layer_norm */
+    TRY(ff_hf_get_bool(r, "enable_bias", true, &bias));
+    m->attn_bias = m->mlp_bias = bias;
+    TRY(ff_hf_get_bool(r, "tie_word_embeddings", true, &m->tied_embeddings));
+    TRY(ff_hf_get_dropout(r, "dropout", 0.1, NULL, 0.0, &m->dropout));
+    return FF_OK;
+}
