@@ -3,14 +3,11 @@
  */
 #include "hf_internal.h"
 
-int ff_hf_read_bloom(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_bloom(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)type;
     static const char *const hidden[] = {"hidden_size", "n_embed", NULL};
     static const char *const heads[] = {"n_head", "num_attention_heads", NULL};
-    m->norm = FF_NORM_LAYERNORM;
-    m->norms_per_layer = 2;
-    m->final_norm = true;
+    ff_hf_set_norms(m, FF_NORM_LAYERNORM, 2);
     m->embed_norm = true; /* word_embeddings_layernorm */
     m->attn_bias = m->mlp_bias = true;
     const char *hidden_used = hidden[0], *heads_used = heads[0];

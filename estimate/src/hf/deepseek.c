@@ -4,10 +4,9 @@
  */
 #include "hf_internal.h"
 
-int ff_hf_read_deepseek(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_deepseek(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)type;
-    ff_hf_rmsnorm_defaults(m);
+    ff_hf_set_norms(m, FF_NORM_RMSNORM, 2);
     m->gated_ffn = true;
     TRY(ff_hf_get_int(r, "hidden_size", true, 0, 1, &m->hidden));
     TRY(ff_hf_get_layers(r, "num_hidden_layers", true, 0, &m->layers));

@@ -6,8 +6,9 @@
 
 #include "hf_internal.h"
 
-int ff_hf_read_falcon(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_falcon(struct ff_hf_reader *r, struct ff_model *m)
 {
+    const char *type = r->model_type;
     static const char *const hidden[] = {"hidden_size", "n_embed", NULL};
     static const char *const layers[] = {"num_hidden_layers", "n_layer", NULL};
     static const char *const heads[] = {"num_attention_heads", "n_head", NULL};

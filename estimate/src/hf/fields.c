@@ -202,9 +202,36 @@ int ff_hf_read_rope(struct ff_hf_reader *r, struct ff_model *m)
     return FF_OK;
 }
 
-void ff_hf_rmsnorm_defaults(struct ff_model *m)
+/* In struct ff_hf_dim_names' order: hidden, layers, heads, kv_heads, ffn, positions. */
+const struct ff_hf_dim_names ff_hf_gpt2_dims = {"n_embd", "n_layer", "n_head",
+                                                NULL,     "n_inner", "n_positions"};
+const struct ff_hf_dim_names ff_hf_llama_dims = {"hidden_size",         "num_hidden_layers",
+                                                 "num_attention_heads", "num_key_value_heads",
+                                                 "intermediate_size",   "max_position_embeddings"};
+const struct ff_hf_dim_names ff_hf_llama_mha_dims = {
+    "hidden_size", "num_hidden_layers", "num_attention_heads",
+    NULL,          "intermediate_size", "max_position_embeddings"};
+
+int ff_hf_read_dims(struct ff_hf_reader *r, const struct ff_hf_dim_names *n,
+                    struct ff_hf_dim_defaults d, struct ff_model *m)
 {
-    m->norm = FF_NORM_RMSNORM;
-    m->norms_per_layer = 2;
+    TRY(ff_hf_get_int(r, n->hidden, true, 0, 1, &m->hidden));
+    TRY(ff_hf_get_layers(r, n->layers, true, 0, &m->layers));
+    TRY(ff_hf_get_int(r, n->heads, true, 0, 1, &m->heads));
+    m->kv_heads = m->heads;
+    if (n->kv_heads)
+        TRY(ff_hf_get_int(r, n->kv_heads, false, d.kv_heads, 1, &m->kv_heads));
+    TRY(ff_hf_derive_head_dim(r, n->hidden, n->heads, false, m));
+    /* hidden <= 2^40, so a default of a few times hidden cannot overflow. */
+    TRY(ff_hf_get_int(r, n->ffn, d.ffn_per_hidden == 0, d.ffn_per_hidden * m->hidden, 1, &m->ffn));
+    TRY(ff_hf_get_int(r, "vocab_size", d.vocab == 0, d.vocab, 1, &m->vocab));
+    TRY(ff_hf_get_int(r, n->positions, false, d.positions, 1, &m->max_positions));
+    return FF_OK;
+}
+
+void ff_hf_set_norms(struct ff_model *m, enum ff_norm norm, int per_layer)
+{
+    m->norm = norm;
+    m->norms_per_layer = per_layer;
     m->final_norm = true;
 }

@@ -8,15 +8,15 @@
  * plus SigLIP (vision_config) and the multimodal projector, stored with it and counted in
  * memory but not in the FLOPs of a text token.
  */
-int ff_hf_read_gemma3(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_gemma3(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)type;
     json_object *text = NULL, *vision = NULL;
     TRY(ff_hf_get_object(r, "text_config", &text));
     if (!text)
         return ff_hf_bad(r, "text_config", NULL, "an object (Gemma3TextConfig)");
     struct ff_hf_reader t = ff_hf_sub_reader(r, text, "text_config.");
-    TRY(ff_hf_read_llama_like(&t, "gemma3_text", m));
+    t.model_type = "gemma3_text";
+    TRY(ff_hf_read_llama_like(&t, m));
     TRY(ff_hf_get_object(r, "vision_config", &vision));
     if (!vision)
         return ff_hf_bad(r, "vision_config", NULL, "an object (SiglipVisionConfig)");

@@ -88,8 +88,10 @@ static void list_supported(char *buf, size_t n)
 static int dispatch(struct ff_hf_reader *r, const char *type, struct ff_model *m)
 {
     for (const struct ff_hf_family *f = ff_hf_families; f->model_type; f++)
-        if (!strcmp(type, f->model_type))
-            return f->read(r, type, m);
+        if (!strcmp(type, f->model_type)) {
+            r->model_type = f->model_type;
+            return f->read(r, m);
+        }
     char supported[512];
     list_supported(supported, sizeof(supported));
     return ff_errf(r->c.err, r->c.errlen, FF_ERR_UNSUPPORTED,
@@ -113,7 +115,7 @@ int ff_model_from_hf_text(const char *text, size_t len, const char *label, struc
     int rc = ff_json_parse_object(text, len, label, "a config.json", false, &root, err, errlen);
     if (rc != FF_OK)
         return rc;
-    struct ff_hf_reader r = {{label, "", err, errlen, NULL}, root};
+    struct ff_hf_reader r = {{label, "", err, errlen, NULL}, root, NULL};
     json_object *type = NULL;
     if (!json_object_object_get_ex(root, "model_type", &type) || !type ||
         !json_object_is_type(type, json_type_string) || !json_object_get_string(type)) {

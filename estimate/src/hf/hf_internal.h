@@ -37,6 +37,7 @@
 struct ff_hf_reader {
     struct ff_json_ctx c;
     json_object *root;
+    const char *model_type; /* the family row's: "llama"; Gemma 3's text_config: "gemma3_text" */
 };
 
 /* ---- fields (fields.c) ---- */
@@ -104,16 +105,44 @@ int ff_hf_get_dropout(struct ff_hf_reader *r, const char *a, double def_a, const
 int ff_hf_derive_head_dim(struct ff_hf_reader *r, const char *hidden_field, const char *heads_field,
                           bool explicit_ok, struct ff_model *m);
 
+/* The names a configuration class gives its dimensions. kv_heads NULL: as many as heads. */
+struct ff_hf_dim_names {
+    const char *hidden, *layers, *heads, *kv_heads, *ffn, *positions;
+};
+
+/* GPT2Config and GPTJConfig: n_embd, n_layer, n_head, n_inner, n_positions. */
+extern const struct ff_hf_dim_names ff_hf_gpt2_dims;
+
+/* LlamaConfig's (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+ * intermediate_size, max_position_embeddings); the _mha set without key/value heads. */
+extern const struct ff_hf_dim_names ff_hf_llama_dims, ff_hf_llama_mha_dims;
+
+/* The defaults a configuration class gives its dimensions. */
+struct ff_hf_dim_defaults {
+    int64_t kv_heads;       /* when the kv_heads field is absent */
+    int64_t ffn_per_hidden; /* absent ffn: this multiple of hidden; 0: ffn is required */
+    int64_t vocab;          /* absent vocab_size: this; 0: vocab_size is required */
+    int64_t positions;      /* when the positions field is absent */
+};
+
+/*
+ * The dimensions most families read in this order: hidden, layers and heads (required),
+ * key/value heads, head_dim = hidden / heads (heads must divide hidden), the FFN width,
+ * vocab_size and the context length.
+ */
+int ff_hf_read_dims(struct ff_hf_reader *r, const struct ff_hf_dim_names *n,
+                    struct ff_hf_dim_defaults d, struct ff_model *m);
+
 /* rope_scaling: the usable context (m->context_max) where the scaling extends it. */
 int ff_hf_read_rope(struct ff_hf_reader *r, struct ff_model *m);
 
-/* RMSNorm, two norms per block and a final norm: the Llama-style layout. */
-void ff_hf_rmsnorm_defaults(struct ff_model *m);
+/* The norm layout: `per_layer` norms of kind `norm` in each block, and a final norm. */
+void ff_hf_set_norms(struct ff_model *m, enum ff_norm norm, int per_layer);
 
 /* ---- the families (one reader per row of ff_hf_families) ---- */
 
-/* Fill m (zeroed) from the config; `type` is the model_type the row matched. */
-typedef int (*ff_hf_read_fn)(struct ff_hf_reader *r, const char *type, struct ff_model *m);
+/* Fill m (zeroed) from the config; r->model_type is the model_type the row matched. */
+typedef int (*ff_hf_read_fn)(struct ff_hf_reader *r, struct ff_model *m);
 
 struct ff_hf_family {
     const char *model_type;
@@ -126,20 +155,19 @@ struct ff_hf_family {
 /* The table, in the order the "supported" message lists it; ends with a NULL model_type. */
 extern const struct ff_hf_family ff_hf_families[];
 
-int ff_hf_read_llama_like(struct ff_hf_reader *r, const char *type,
-                          struct ff_model *m);                                       /* llama.c */
-int ff_hf_read_gemma3(struct ff_hf_reader *r, const char *type, struct ff_model *m); /* gemma3.c */
-int ff_hf_read_gpt2(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_gptj(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_opt(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_neox(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_falcon(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_bloom(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_mpt(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_starcoder2(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_deepseek(struct ff_hf_reader *r, const char *type, struct ff_model *m);
-int ff_hf_read_jamba(struct ff_hf_reader *r, const char *type, struct ff_model *m); /* mamba.c */
-int ff_hf_read_mamba(struct ff_hf_reader *r, const char *type, struct ff_model *m); /* mamba.c */
+int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m); /* llama.c */
+int ff_hf_read_gemma3(struct ff_hf_reader *r, struct ff_model *m);     /* gemma3.c */
+int ff_hf_read_gpt2(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_gptj(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_opt(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_neox(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_falcon(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_bloom(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_mpt(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_starcoder2(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_deepseek(struct ff_hf_reader *r, struct ff_model *m);
+int ff_hf_read_jamba(struct ff_hf_reader *r, struct ff_model *m); /* mamba.c */
+int ff_hf_read_mamba(struct ff_hf_reader *r, struct ff_model *m); /* mamba.c */
 
 /* ---- storage (quant.c, safetensors.c) ---- */
 

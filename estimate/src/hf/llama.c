@@ -105,14 +105,15 @@ static int read_layer_types(struct ff_hf_reader *r, struct ff_model *m, bool *pr
  * same counts), cohere (parallel block, one LayerNorm without bias, tied, optional QK-norm),
  * gpt_oss (biases, attention sinks, MoE with biased experts and router, alternating windows).
  */
-int ff_hf_read_llama_like(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m)
 {
+    const char *type = r->model_type;
     bool gemma = strncmp(type, "gemma", 5) == 0;
     bool gemma3 = !strcmp(type, "gemma3_text");
     bool qwen_moe = !strcmp(type, "qwen2_moe") || !strcmp(type, "qwen3_moe");
     bool cohere = !strcmp(type, "cohere");
     bool gpt_oss = !strcmp(type, "gpt_oss");
-    ff_hf_rmsnorm_defaults(m);
+    ff_hf_set_norms(m, FF_NORM_RMSNORM, 2);
     m->gated_ffn = true;
     /* Gemma 3's multimodal text_config lists only what differs from Gemma3TextConfig. */
     TRY(ff_hf_get_int(r, "hidden_size", !gemma3, 2304, 1, &m->hidden));

@@ -20,12 +20,9 @@ static int get_dt_rank(struct ff_hf_reader *r, const char *name, struct ff_model
 
 /* Mamba and Falcon-Mamba (MambaConfig / FalconMambaConfig): every block one RMSNorm and a
  * Mamba mixer, no attention, no FFN. Falcon-Mamba's B/C/dt RMS norms carry no weights. */
-int ff_hf_read_mamba(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_mamba(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)type;
-    m->norm = FF_NORM_RMSNORM;
-    m->norms_per_layer = 1;
-    m->final_norm = true;
+    ff_hf_set_norms(m, FF_NORM_RMSNORM, 1);
     m->ffn_absent = true;
     TRY(ff_hf_get_int(r, "hidden_size", true, 0, 1, &m->hidden));
     TRY(ff_hf_get_layers(r, "num_hidden_layers", true, 0, &m->layers));
@@ -50,19 +47,13 @@ int ff_hf_read_mamba(struct ff_hf_reader *r, const char *type, struct ff_model *
  * i % attn_layer_period == attn_layer_offset) and dense and MoE FFNs (MoE where
  * i % expert_layer_period == expert_layer_offset); Mamba mixers carry dt/B/C RMSNorms.
  */
-int ff_hf_read_jamba(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_jamba(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)type;
-    ff_hf_rmsnorm_defaults(m);
+    ff_hf_set_norms(m, FF_NORM_RMSNORM, 2);
     m->gated_ffn = true;
-    TRY(ff_hf_get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(ff_hf_get_layers(r, "num_hidden_layers", true, 0, &m->layers));
-    TRY(ff_hf_get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
-    TRY(ff_hf_get_int(r, "num_key_value_heads", false, 8, 1, &m->kv_heads));
-    TRY(ff_hf_derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
-    TRY(ff_hf_get_int(r, "intermediate_size", true, 0, 1, &m->ffn));
-    TRY(ff_hf_get_int(r, "vocab_size", false, 65536, 1, &m->vocab));
-    TRY(ff_hf_get_int(r, "max_position_embeddings", false, 262144, 1, &m->max_positions));
+    TRY(ff_hf_read_dims(
+        r, &ff_hf_llama_dims,
+        (struct ff_hf_dim_defaults){.kv_heads = 8, .vocab = 65536, .positions = 262144}, m));
     TRY(ff_hf_get_bool(r, "tie_word_embeddings", false, &m->tied_embeddings));
     int64_t ap, ao, ep, eo, experts;
     TRY(ff_hf_get_int(r, "attn_layer_period", false, 8, 1, &ap));

@@ -5,9 +5,8 @@
 
 #include "hf_internal.h"
 
-int ff_hf_read_mpt(struct ff_hf_reader *r, const char *model_type, struct ff_model *m)
+int ff_hf_read_mpt(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)model_type;
     bool no_bias = true;
     m->norms_per_layer = 2;
     m->final_norm = true;

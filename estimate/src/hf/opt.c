@@ -3,20 +3,15 @@
  */
 #include "hf_internal.h"
 
-int ff_hf_read_opt(struct ff_hf_reader *r, const char *type, struct ff_model *m)
+int ff_hf_read_opt(struct ff_hf_reader *r, struct ff_model *m)
 {
-    (void)type;
     m->norm = FF_NORM_LAYERNORM;
     m->norms_per_layer = 2;
     bool pre_ln = true, bias = true;
-    TRY(ff_hf_get_int(r, "hidden_size", true, 0, 1, &m->hidden));
-    TRY(ff_hf_get_layers(r, "num_hidden_layers", true, 0, &m->layers));
-    TRY(ff_hf_get_int(r, "num_attention_heads", true, 0, 1, &m->heads));
-    m->kv_heads = m->heads;
-    TRY(ff_hf_derive_head_dim(r, "hidden_size", "num_attention_heads", false, m));
-    TRY(ff_hf_get_int(r, "ffn_dim", true, 0, 1, &m->ffn));
-    TRY(ff_hf_get_int(r, "vocab_size", true, 0, 1, &m->vocab));
-    TRY(ff_hf_get_int(r, "max_position_embeddings", false, 2048, 1, &m->max_positions));
+    static const struct ff_hf_dim_names names = {
+        "hidden_size", "num_hidden_layers", "num_attention_heads",
+        NULL,          "ffn_dim",           "max_position_embeddings"};
+    TRY(ff_hf_read_dims(r, &names, (struct ff_hf_dim_defaults){.positions = 2048}, m));
     m->learned_positions = m->max_positions + 2; /* OPTLearnedPositionalEmbedding offset 2 */
     int64_t proj = m->hidden;
     TRY(ff_hf_get_int(r, "word_embed_proj_dim", false, m->hidden, 1, &proj));
