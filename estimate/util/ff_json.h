@@ -3,14 +3,14 @@
  * one top-level object, the message for a field that is missing or wrong, and one typed getter
  * per kind of field.
  *
- * A private static library (ff_json) linked into libflopfit and, through libflopfit's
- * dependency, into bench/; json-c is its only dependency. Nothing here is installed; nothing
+ * A private static library (ff_json, on json-c and ff_util) linked into libflopfit (hidden
+ * there) and, through libflopfit's dependency, into bench/. Nothing here is installed; nothing
  * prints or exits.
  *
  * The getters share one rule: a field that is absent or JSON null is absent (json-c hands out
- * a JSON null as a NULL object). An absent field leaves the default in *out, or is an
- * FF_JSON_MISSING fault when `required`. A fault is worded by ctx->fault, or by
- * ff_json_bad_field when that is NULL, and returns FF_ERR_INVALID.
+ * a JSON null as a NULL object). An absent field leaves the default (NULL for an object or
+ * array) in *out, or is an FF_JSON_MISSING fault when `required`. A fault is worded by
+ * ctx->fault, or by ff_json_bad_field when that is NULL, and returns FF_ERR_INVALID.
  *
  *     struct ff_json_ctx c = {.label = path, .prefix = "device.", .err = err, .errlen = n};
  *     FF_TRY(ff_json_get_string(&c, dev, "name", true, NULL, &name));

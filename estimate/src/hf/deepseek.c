@@ -1,6 +1,6 @@
 /*
- * estimate/src/hf/deepseek.c — DeepSeek-V2 and -V3 (model_type "deepseek_v2", "deepseek_v3"): multi-head latent
- * attention and DeepSeekMoE.
+ * estimate/src/hf/deepseek.c — DeepSeek-V2 and -V3 (model_type "deepseek_v2", "deepseek_v3"):
+ * multi-head latent attention and DeepSeekMoE.
  */
 #include "hf_internal.h"
 

@@ -1,6 +1,6 @@
 /*
- * estimate/src/hf/falcon.c — Falcon (model_type "falcon", FalconConfig) and its legacy remote-code names
- * "RefinedWeb" and "RefinedWebModel".
+ * estimate/src/hf/falcon.c — Falcon (model_type "falcon", FalconConfig) and its legacy
+ * remote-code names "RefinedWeb" and "RefinedWebModel".
  */
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /*
- * estimate/src/hf/llama.c — Llama and the families that share its configuration class shape: llama, mistral,
- * mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, olmo2, cohere,
- * gpt_oss; with the sliding-window rules of layer_types and each family, and the Qwen MoE
- * layer pattern.
+ * estimate/src/hf/llama.c — Llama and the families that share its configuration class shape
+ * (llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text,
+ * phi3, olmo2, cohere, gpt_oss): one reader, with each family's defaults and extras, the
+ * sliding-window rules (layer_types or the family's own) and the Qwen MoE layer pattern.
  */
 #include <stdio.h>
 #include <stdlib.h>
