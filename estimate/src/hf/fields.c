@@ -153,8 +153,6 @@ struct ff_hf_reader ff_hf_sub_reader(const struct ff_hf_reader *r, json_object *
     return s;
 }
 
-/* The field `name` must be absent, null or equal to `want` (a string): the reader counts that
- * variant only. */
 int ff_hf_require_string(struct ff_hf_reader *r, const char *name, const char *want)
 {
     const char *v = want;
