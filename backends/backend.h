@@ -5,7 +5,7 @@
  * devices, creates buffers, asks for a named kernel (matmul in a precision,
  * a bandwidth kernel, an empty kernel) and runs it, getting device time back.
  * Each API lives in backends/<api>/ and fills in struct ff_backend_ops
- * (backend_impl.h). backend.c validates arguments before calling the backend.
+ * (backend_impl.h). frontend.c validates arguments before calling the backend.
  *
  * Thread-safety: a device and everything created from it belong to one
  * thread at a time.

@@ -1,7 +1,7 @@
 /*
  * backends/backend_impl.h — for implementers of a backend only.
  *
- * A backend is a const struct ff_backend_ops. The front-end (backend.c)
+ * A backend is a const struct ff_backend_ops. The front-end (frontend.c)
  * validates every argument (NULLs, sizes against the device's limits, buffer
  * counts) before calling an op, so ops may assume valid input. Each backend's
  * objects embed the front-end header as their first member so the front-end

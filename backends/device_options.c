@@ -1,7 +1,7 @@
 /*
  * backends/device_options.c — the tuning overrides a device is opened with: one table of
  * options (name, environment variable, backend, format), the one reader of the environment,
- * and each option's value as text (backend.c records those in effect in ff_device_info.extra).
+ * and each option's value as text (frontend.c records those in effect in ff_device_info.extra).
  *
  * The table checks only the form of a value (so a malformed override fails loudly instead of
  * being ignored); whether tiles fit a device stays the backend's business (the shared-memory

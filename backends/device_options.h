@@ -1,7 +1,7 @@
 /*
  * backends/device_options.h — tuning overrides a device is opened with (ff_device_open_opts in
  * backend.h): the options, their one table, and the one reader of their environment variables.
- * Knows nothing of devices: backend.c records the options in effect in ff_device_info.
+ * Knows nothing of devices: frontend.c records the options in effect in ff_device_info.
  */
 #ifndef FF_DEVICE_OPTIONS_H
 #define FF_DEVICE_OPTIONS_H

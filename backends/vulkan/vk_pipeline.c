@@ -2,7 +2,7 @@
  * backends/vulkan/vk_pipeline.c — turn a kernel description into a compute
  * pipeline: pick the embedded SPIR-V, put the tiles vk_tuning.c chose for this device into
  * specialization constants, and size the dispatch. The argument checks of a run are the
- * front-end's (backends/backend.c).
+ * front-end's (backends/frontend.c).
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "ff_json.h"
 #include "tune.h"
 
 void ff_tune_key_make(struct ff_tune_key *k, const struct ff_device_info *info,
@@ -98,45 +99,44 @@ int ff_tune_cache_put(struct ff_tune_cache *c, const struct ff_tune_entry *e)
 
 /* ---- reading ---- */
 
-/* A string field into dst: required ones must be present, strings, and fit. */
-static int get_str(struct json_object *o, const char *key, bool required, char *dst, size_t n,
-                   size_t idx, char *err, size_t errlen)
+/* The wording of an entry's field messages: "entries[3].rate is not a number". */
+static int entry_fault(const struct ff_json_ctx *c, enum ff_json_fault fault, const char *key,
+                       struct json_object *v, const char *expected)
 {
-    struct json_object *v;
-    dst[0] = 0;
-    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-        if (!required)
-            return FF_OK;
-        return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].%s is missing", idx, key);
+    const char *kind = "a number";
+    switch (fault) {
+    case FF_JSON_MISSING:
+        return ff_errf(c->err, c->errlen, FF_ERR_INVALID, "%s%s is missing", c->prefix, key);
+    case FF_JSON_RANGE:
+        return ff_errf(c->err, c->errlen, FF_ERR_INVALID, "%s%s = %g (expected %s)", c->prefix, key,
+                       json_object_get_double(v), expected);
+    case FF_JSON_NOT_STRING: kind = "a string"; break;
+    case FF_JSON_NOT_BOOL: kind = "a boolean"; break;
+    case FF_JSON_NOT_OBJECT: kind = "an object"; break;
+    case FF_JSON_NOT_ARRAY: kind = "an array"; break;
+    case FF_JSON_NOT_NUMBER: break;
     }
-    if (!json_object_is_type(v, json_type_string))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].%s is not a string", idx, key);
-    const char *s = json_object_get_string(v);
+    return ff_errf(c->err, c->errlen, FF_ERR_INVALID, "%s%s is not %s", c->prefix, key, kind);
+}
+
+/* A string field into dst: required ones must be present, strings, and fit. */
+static int get_str(const struct ff_json_ctx *c, struct json_object *o, const char *key,
+                   bool required, char *dst, size_t n)
+{
+    const char *s = "";
+    dst[0] = 0;
+    FF_TRY(ff_json_get_string(c, o, key, required, "", &s));
     if (strlen(s) >= n)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].%s is longer than %zu bytes", idx,
-                       key, n - 1);
+        return ff_errf(c->err, c->errlen, FF_ERR_INVALID, "%s%s is longer than %zu bytes",
+                       c->prefix, key, n - 1);
     memcpy(dst, s, strlen(s) + 1);
     return FF_OK;
 }
 
-static int get_num(struct json_object *o, const char *key, bool required, double *dst, size_t idx,
-                   char *err, size_t errlen)
+static int get_num(const struct ff_json_ctx *c, struct json_object *o, const char *key,
+                   bool required, double *dst)
 {
-    struct json_object *v;
-    *dst = 0;
-    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-        if (!required)
-            return FF_OK;
-        return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].%s is missing", idx, key);
-    }
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].%s is not a number", idx, key);
-    double d = json_object_get_double(v);
-    if (!isfinite(d) || d < 0 || d > 1e21)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "entries[%zu].%s = %g (expected a finite number 0..1e21)", idx, key, d);
-    *dst = d;
-    return FF_OK;
+    return ff_json_get_double(c, o, key, required, 0.0, 0.0, 1e21, "a finite number 0..1e21", dst);
 }
 
 static bool is_hex16(const char *s)
@@ -155,35 +155,28 @@ static int read_entry(struct json_object *o, size_t i, struct ff_tune_entry *e, 
     memset(e, 0, sizeof(*e));
     if (!json_object_is_type(o, json_type_object))
         return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu] is not an object", i);
+    char where[40];
+    snprintf(where, sizeof(where), "entries[%zu].", i);
+    const struct ff_json_ctx c = {NULL, where, err, errlen, entry_fault};
     double size = 0;
     int ret;
-    if ((ret = get_str(o, "backend", true, e->key.backend, sizeof(e->key.backend), i, err,
-                       errlen)) < 0 ||
-        (ret = get_str(o, "device", true, e->key.device, sizeof(e->key.device), i, err, errlen)) <
+    if ((ret = get_str(&c, o, "backend", true, e->key.backend, sizeof(e->key.backend))) < 0 ||
+        (ret = get_str(&c, o, "device", true, e->key.device, sizeof(e->key.device))) < 0 ||
+        (ret = get_str(&c, o, "driver_version", true, e->key.driver, sizeof(e->key.driver))) < 0 ||
+        (ret = get_str(&c, o, "kernel", true, e->key.kernel, sizeof(e->key.kernel))) < 0 ||
+        (ret = get_str(&c, o, "precision", false, e->key.precision, sizeof(e->key.precision))) <
             0 ||
-        (ret = get_str(o, "driver_version", true, e->key.driver, sizeof(e->key.driver), i, err,
-                       errlen)) < 0 ||
-        (ret = get_str(o, "kernel", true, e->key.kernel, sizeof(e->key.kernel), i, err, errlen)) <
-            0 ||
-        (ret = get_str(o, "precision", false, e->key.precision, sizeof(e->key.precision), i, err,
-                       errlen)) < 0 ||
-        (ret = get_str(o, "source_hash", true, e->key.source_hash, sizeof(e->key.source_hash), i,
-                       err, errlen)) < 0 ||
-        (ret = get_str(o, "point", true, e->point, sizeof(e->point), i, err, errlen)) < 0 ||
-        (ret = get_num(o, "rate", true, &e->rate, i, err, errlen)) < 0 ||
-        (ret = get_num(o, "default_rate", false, &e->default_rate, i, err, errlen)) < 0 ||
-        (ret = get_str(o, "unit", false, e->unit, sizeof(e->unit), i, err, errlen)) < 0 ||
-        (ret = get_num(o, "size", false, &size, i, err, errlen)) < 0 ||
-        (ret = get_str(o, "date", false, e->date, sizeof(e->date), i, err, errlen)) < 0 ||
-        (ret = get_str(o, "flopfit_version", false, e->version, sizeof(e->version), i, err,
-                       errlen)) < 0)
+        (ret = get_str(&c, o, "source_hash", true, e->key.source_hash,
+                       sizeof(e->key.source_hash))) < 0 ||
+        (ret = get_str(&c, o, "point", true, e->point, sizeof(e->point))) < 0 ||
+        (ret = get_num(&c, o, "rate", true, &e->rate)) < 0 ||
+        (ret = get_num(&c, o, "default_rate", false, &e->default_rate)) < 0 ||
+        (ret = get_str(&c, o, "unit", false, e->unit, sizeof(e->unit))) < 0 ||
+        (ret = get_num(&c, o, "size", false, &size)) < 0 ||
+        (ret = get_str(&c, o, "date", false, e->date, sizeof(e->date))) < 0 ||
+        (ret = get_str(&c, o, "flopfit_version", false, e->version, sizeof(e->version))) < 0 ||
+        (ret = ff_json_get_bool(&c, o, "quick", false, &e->quick)) < 0)
         return ret;
-    struct json_object *q;
-    if (json_object_object_get_ex(o, "quick", &q) && !json_object_is_type(q, json_type_null)) {
-        if (!json_object_is_type(q, json_type_boolean))
-            return ff_errf(err, errlen, FF_ERR_INVALID, "entries[%zu].quick is not a boolean", i);
-        e->quick = json_object_get_boolean(q);
-    }
     if (!is_hex16(e->key.source_hash))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "entries[%zu].source_hash \"%s\" is not 16 lower-case hex digits", i,

@@ -1,7 +1,7 @@
 /*
  * estimate/src/abi.c — the leading struct_size of the growing public structs (doc/abi.md):
- * the sizes this library accepts, the _init functions that set them, and the views that let
- * the rest of the library work on full-size structs whatever size a caller was built with.
+ * the _init functions that set it, and the views that let the rest of the library work on
+ * full-size structs whatever size a caller was built with (the checks: util/ff_abi.h).
  */
 #include <stdint.h>
 #include <string.h>
@@ -11,32 +11,6 @@
 #include "flopfit/spec.h"
 #include "flopfit/status.h"
 #include "internal.h"
-
-int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full, char *err,
-                size_t errlen)
-{
-    if (size == 0)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "struct %s: struct_size is 0 (set it with %s before the call)", type, init);
-    if (size < min || size > full)
-        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "struct %s: struct_size %zu, this libflopfit accepts %zu to %zu (a program "
-                       "built against other flopfit headers; doc/abi.md)",
-                       type, size, min, full);
-    return FF_OK;
-}
-
-static void set_size(void *s, size_t size)
-{
-    memcpy(s, &size, sizeof(size));
-}
-
-static size_t get_size(const void *s)
-{
-    size_t size;
-    memcpy(&size, s, sizeof(size));
-    return size;
-}
 
 static void plan_defaults(struct ff_plan *p)
 {
@@ -70,7 +44,7 @@ static int refuse(void *s, size_t size, size_t full)
 {
     if (size >= sizeof(size_t)) {
         memset(s, 0, size < full ? size : full);
-        set_size(s, size);
+        ff_abi_set_size(s, size);
     }
     return FF_ERR_UNSUPPORTED;
 }
@@ -96,7 +70,7 @@ static int init_zero(void *s, size_t size, size_t min, size_t full)
     if (size < min || size > full)
         return refuse(s, size, full);
     memset(s, 0, size);
-    set_size(s, size);
+    ff_abi_set_size(s, size);
     return FF_OK;
 }
 
@@ -117,9 +91,9 @@ int ff_plan_choice_init_sized(struct ff_plan_choice *c, size_t n, size_t size)
     unsigned char *at = (unsigned char *)c;
     for (size_t i = 0; i < n; i++, at += size) {
         memset(at, 0, size);
-        set_size(at, size);
-        set_size(at + offsetof(struct ff_plan_choice, plan),
-                 size - offsetof(struct ff_plan_choice, plan));
+        ff_abi_set_size(at, size);
+        ff_abi_set_size(at + offsetof(struct ff_plan_choice, plan),
+                        size - offsetof(struct ff_plan_choice, plan));
     }
     return FF_OK;
 }
@@ -140,13 +114,6 @@ int ff_plan_view(const struct ff_plan **p, struct ff_plan *buf, char *err, size_
     return FF_OK;
 }
 
-void ff_abi_copy_out(void *dst, const void *full, size_t full_size)
-{
-    size_t size = get_size(dst);
-    memcpy(dst, full, size < full_size ? size : full_size);
-    set_size(dst, size);
-}
-
 int ff_model_init_sized(struct ff_model *m, size_t size)
 {
     return init_zero(m, size, FF_MODEL_SIZE_MIN, sizeof(*m));
@@ -161,7 +128,7 @@ int ff_spec_init_sized(struct ff_spec *d, size_t size)
 static int view(const void **in, void *buf, size_t full, size_t min, const char *type,
                 const char *init, char *err, size_t errlen)
 {
-    size_t size = get_size(*in);
+    size_t size = ff_abi_get_size(*in);
     if (size == full)
         return FF_OK;
     int rc = ff_abi_size(type, init, size, min, full, err, errlen);
@@ -169,7 +136,7 @@ static int view(const void **in, void *buf, size_t full, size_t min, const char 
         return rc;
     memset(buf, 0, full);
     memcpy(buf, *in, size);
-    set_size(buf, full);
+    ff_abi_set_size(buf, full);
     *in = buf;
     return FF_OK;
 }
@@ -189,16 +156,4 @@ int ff_spec_view(const struct ff_spec **d, struct ff_spec *buf, char *err, size_
     int rc = view(&in, buf, sizeof(*buf), FF_SPEC_SIZE_MIN, "ff_spec", "ff_spec_init", err, errlen);
     *d = in;
     return rc;
-}
-
-int ff_model_out_check(const struct ff_model *out, char *err, size_t errlen)
-{
-    return ff_abi_size("ff_model", "ff_model_init", out->struct_size, FF_MODEL_SIZE_MIN,
-                       sizeof(*out), err, errlen);
-}
-
-int ff_spec_out_check(const struct ff_spec *out, char *err, size_t errlen)
-{
-    return ff_abi_size("ff_spec", "ff_spec_init", out->struct_size, FF_SPEC_SIZE_MIN, sizeof(*out),
-                       err, errlen);
 }

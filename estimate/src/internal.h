@@ -5,35 +5,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ff_abi.h"
 #include "ff_util.h"
 #include "flopfit/estimate.h"
 
-/* ---- leading struct_size fields (abi.c, doc/abi.md) ---- */
-#define FF_ABI_END(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
-/* The smallest struct_size accepted: the end of the last field of the soname's first layout.
- * Fields appended later leave these as they are. */
-#define FF_PLAN_SIZE_MIN         FF_ABI_END(struct ff_plan, global_batch)
-#define FF_ESTIMATE_SIZE_MIN     FF_ABI_END(struct ff_estimate, step)
-#define FF_PLAN_CHOICE_SIZE_MIN  (offsetof(struct ff_plan_choice, plan) + FF_PLAN_SIZE_MIN)
-#define FF_MODEL_SIZE_MIN        FF_ABI_END(struct ff_model, stored_format)
-#define FF_SPEC_SIZE_MIN         FF_ABI_END(struct ff_spec, inter_ranks)
-
-/* 0, or FF_ERR_INVALID (size 0: `init` was not called) / FF_ERR_UNSUPPORTED (outside
- * [min, full]) with a message naming `type` and the sizes. */
-int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full, char *err,
-                size_t errlen);
+/* ---- leading struct_size fields (abi.c, ff_abi.h, doc/abi.md) ---- */
 /* Leaves *p when it has this library's size, else points it at a full-size copy in *buf with
  * the defaults in the fields the caller's layout lacks. Returns as ff_abi_size. */
 int ff_plan_view(const struct ff_plan **p, struct ff_plan *buf, char *err, size_t errlen);
 /* The same for a model and a device (the fields a caller's layout lacks are zero: absent). */
 int ff_model_view(const struct ff_model **m, struct ff_model *buf, char *err, size_t errlen);
 int ff_spec_view(const struct ff_spec **d, struct ff_spec *buf, char *err, size_t errlen);
-/* Whether a caller's *out may be filled: as ff_abi_size for its struct_size. */
-int ff_model_out_check(const struct ff_model *out, char *err, size_t errlen);
-int ff_spec_out_check(const struct ff_spec *out, char *err, size_t errlen);
-/* Copy a full-size result into a caller's struct of its own struct_size (the leading field of
- * dst, already checked), keeping that size. */
-void ff_abi_copy_out(void *dst, const void *full, size_t full_size);
 
 /* True when `name` equals one of the space-separated words in `list` (case-insensitive). */
 bool ff_word_in(const char *name, const char *list);

@@ -19,7 +19,7 @@
 #include "flopfit/profile.h"
 #include "flopfit/status.h"
 #include "internal.h"
-#include "json_read.h"
+#include "ff_json.h"
 
 struct ff_profile_doc {
     json_object *root;
@@ -30,104 +30,9 @@ struct ff_profile_doc {
     json_object **test_objs; /* the JSON object of each test, for ff_profile_test_number */
 };
 
-/* What a field read needs for its message: the file and the object the field is in. */
-struct ctx {
-    const char *label;
-    const char *where; /* "", "device.", "tests[3]." ... */
-    char *err;
-    size_t errlen;
-};
-
-static int bad(const struct ctx *c, const char *key, json_object *v, const char *expected)
+static int bad(const struct ff_json_ctx *c, const char *key, json_object *v, const char *expected)
 {
-    return ff_json_bad_field(c->err, c->errlen, c->label, c->where, key, v, expected);
-}
-
-/* The value of key in o; NULL when absent or JSON null (null counts as absent). */
-static json_object *member(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (!o || !json_object_object_get_ex(o, key, &v) || !v ||
-        json_object_is_type(v, json_type_null))
-        return NULL;
-    return v;
-}
-
-static int get_str(const struct ctx *c, json_object *o, const char *key, bool required,
-                   const char **out)
-{
-    json_object *v = member(o, key);
-    *out = NULL;
-    if (!v)
-        return required ? bad(c, key, NULL, "a string") : FF_OK;
-    if (!json_object_is_type(v, json_type_string))
-        return bad(c, key, v, "a string");
-    *out = json_object_get_string(v);
-    return *out ? FF_OK : bad(c, key, v, "a string");
-}
-
-static int get_bool(const struct ctx *c, json_object *o, const char *key, bool *out)
-{
-    json_object *v = member(o, key);
-    *out = false;
-    if (!v)
-        return FF_OK;
-    if (!json_object_is_type(v, json_type_boolean))
-        return bad(c, key, v, "true or false");
-    *out = json_object_get_boolean(v) != 0;
-    return FF_OK;
-}
-
-static int get_obj(const struct ctx *c, json_object *o, const char *key, bool required,
-                   json_object **out)
-{
-    json_object *v = member(o, key);
-    *out = NULL;
-    if (!v)
-        return required ? bad(c, key, NULL, "an object") : FF_OK;
-    if (!json_object_is_type(v, json_type_object))
-        return bad(c, key, v, "an object");
-    *out = v;
-    return FF_OK;
-}
-
-/* A number in [lo, hi]; absent leaves *out = 0 and *present = false. */
-static int get_num(const struct ctx *c, json_object *o, const char *key, double lo, double hi,
-                   const char *expected, double *out, bool *present)
-{
-    json_object *v = member(o, key);
-    *out = 0.0;
-    if (present)
-        *present = false;
-    if (!v)
-        return FF_OK;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return bad(c, key, v, expected);
-    double x = json_object_get_double(v);
-    if (!isfinite(x) || x < lo || x > hi)
-        return bad(c, key, v, expected);
-    *out = x;
-    if (present)
-        *present = true;
-    return FF_OK;
-}
-
-/* A whole number in [0, max] (max <= 2^60, exact in a double). */
-static int get_u64(const struct ctx *c, json_object *o, const char *key, double max,
-                   const char *expected, uint64_t *out)
-{
-    double x;
-    *out = 0;
-    int rc = get_num(c, o, key, 0.0, max, expected, &x, NULL);
-    if (rc != FF_OK)
-        return rc;
-    if (x != floor(x))
-        return bad(c, key, member(o, key), expected);
-    json_object *v = member(o, key);
-    /* An integer token keeps its exact value (a double rounds above 2^53). */
-    *out = v && json_object_is_type(v, json_type_int) ? (uint64_t)json_object_get_int64(v)
-                                                      : (uint64_t)x;
-    return FF_OK;
+    return ff_json_bad_field(c->err, c->errlen, c->label, c->prefix, key, v, expected);
 }
 
 #define TRY(x) FF_TRY(x)
@@ -203,26 +108,28 @@ static bool parse_version(const char *s, int *major, int *minor)
     return true;
 }
 
-static int read_times(struct ctx *c, json_object *t, const char *key, char *where, size_t wlen,
-                      struct ff_profile_times *out)
+static int read_times(struct ff_json_ctx *c, json_object *t, const char *key, char *where,
+                      size_t wlen, struct ff_profile_times *out)
 {
     json_object *o = NULL;
-    TRY(get_obj(c, t, key, false, &o));
+    TRY(ff_json_get_object(c, t, key, false, &o));
     memset(out, 0, sizeof(*out));
     if (!o)
         return FF_OK;
-    const char *saved = c->where;
+    const char *saved = c->prefix;
     snprintf(where, wlen, "%s%s.", saved, key);
-    c->where = where;
+    c->prefix = where;
     out->present = true;
     const char *exp = "seconds from 0 to 1e9";
-    int rc =
-        get_num(c, o, FF_PF_TIME_MEDIAN, 0.0, FF_PROFILE_MAX_SECONDS, exp, &out->median_s, NULL);
+    int rc = ff_json_get_double(c, o, FF_PF_TIME_MEDIAN, false, 0.0, 0.0, FF_PROFILE_MAX_SECONDS,
+                                exp, &out->median_s);
     if (rc == FF_OK)
-        rc = get_num(c, o, FF_PF_TIME_MIN, 0.0, FF_PROFILE_MAX_SECONDS, exp, &out->min_s, NULL);
+        rc = ff_json_get_double(c, o, FF_PF_TIME_MIN, false, 0.0, 0.0, FF_PROFILE_MAX_SECONDS, exp,
+                                &out->min_s);
     if (rc == FF_OK)
-        rc = get_num(c, o, FF_PF_TIME_MAX, 0.0, FF_PROFILE_MAX_SECONDS, exp, &out->max_s, NULL);
-    c->where = saved;
+        rc = ff_json_get_double(c, o, FF_PF_TIME_MAX, false, 0.0, 0.0, FF_PROFILE_MAX_SECONDS, exp,
+                                &out->max_s);
+    c->prefix = saved;
     return rc;
 }
 
@@ -249,42 +156,43 @@ static bool unit_range(const char *unit, double *hi, const char **expected)
     return true;
 }
 
-static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
+static int read_test(struct ff_json_ctx *c, json_object *t, struct ff_profile_test *out)
 {
     memset(out, 0, sizeof(*out));
     out->struct_size = sizeof(*out);
     out->prec = -1;
     if (!json_object_is_type(t, json_type_object))
         return ff_errf(c->err, c->errlen, FF_ERR_INVALID,
-                       "%s: field \"%s\" is not an object (expected a test)", c->label, c->where);
-    /* c->where is "tests[i]"; fields print as "tests[i].key". */
+                       "%s: field \"%s\" is not an object (expected a test)", c->label, c->prefix);
+    /* c->prefix is "tests[i]"; fields print as "tests[i].key". */
     char where[64], sub[96];
-    snprintf(where, sizeof(where), "%s.", c->where);
-    struct ctx tc = *c;
-    tc.where = where;
+    snprintf(where, sizeof(where), "%s.", c->prefix);
+    struct ff_json_ctx tc = *c;
+    tc.prefix = where;
 
-    TRY(get_str(&tc, t, FF_PF_TEST_FAMILY, true, &out->family));
-    TRY(get_str(&tc, t, FF_PF_TEST_NAME, true, &out->name));
-    TRY(get_str(&tc, t, FF_PF_TEST_IMPL, false, &out->impl));
-    TRY(get_str(&tc, t, FF_PF_TEST_PRECISION, false, &out->precision));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_FAMILY, true, NULL, &out->family));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_NAME, true, NULL, &out->name));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_IMPL, false, NULL, &out->impl));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_PRECISION, false, NULL, &out->precision));
     enum ff_precision p;
     if (out->precision && ff_precision_parse(out->precision, &p) == FF_OK)
         out->prec = (int)p;
-    TRY(get_str(&tc, t, FF_PF_TEST_VARIANT, false, &out->variant));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_VARIANT, false, NULL, &out->variant));
 
     json_object *shape = NULL;
-    TRY(get_obj(&tc, t, FF_PF_TEST_SHAPE, false, &shape));
+    TRY(ff_json_get_object(&tc, t, FF_PF_TEST_SHAPE, false, &shape));
     if (shape) {
         snprintf(sub, sizeof(sub), "%s%s.", where, FF_PF_TEST_SHAPE);
-        struct ctx sc = tc;
-        sc.where = sub;
-        TRY(get_u64(&sc, shape, FF_PF_SHAPE_M, COUNT_MAX, COUNT_EXPECTED, &out->m));
-        TRY(get_u64(&sc, shape, FF_PF_SHAPE_N, COUNT_MAX, COUNT_EXPECTED, &out->n));
-        TRY(get_u64(&sc, shape, FF_PF_SHAPE_K, COUNT_MAX, COUNT_EXPECTED, &out->k));
+        struct ff_json_ctx sc = tc;
+        sc.prefix = sub;
+        TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_M, COUNT_MAX, COUNT_EXPECTED, &out->m));
+        TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_N, COUNT_MAX, COUNT_EXPECTED, &out->n));
+        TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_K, COUNT_MAX, COUNT_EXPECTED, &out->k));
     }
-    TRY(get_u64(&tc, t, FF_PF_TEST_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED, &out->bytes));
+    TRY(ff_json_get_u64(&tc, t, FF_PF_TEST_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
+                        &out->bytes));
 
-    TRY(get_str(&tc, t, FF_PF_TEST_STATUS, true, &out->status_text));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_STATUS, true, NULL, &out->status_text));
     if (!strcmp(out->status_text, FF_PF_STATUS_OK))
         out->status = FF_PROFILE_TEST_OK;
     else if (!strcmp(out->status_text, FF_PF_STATUS_UNSUPPORTED))
@@ -293,27 +201,31 @@ static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
         out->status = FF_PROFILE_TEST_FAILED;
     else
         out->status = FF_PROFILE_TEST_OTHER;
-    TRY(get_str(&tc, t, FF_PF_TEST_REASON, false, &out->reason));
-    TRY(get_bool(&tc, t, FF_PF_TEST_VERIFIED, &out->verified));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_REASON, false, NULL, &out->reason));
+    TRY(ff_json_get_bool(&tc, t, FF_PF_TEST_VERIFIED, false, &out->verified));
 
     json_object *e = NULL;
-    TRY(get_obj(&tc, t, FF_PF_TEST_ERROR, false, &e));
+    TRY(ff_json_get_object(&tc, t, FF_PF_TEST_ERROR, false, &e));
     if (e) {
         snprintf(sub, sizeof(sub), "%s%s.", where, FF_PF_TEST_ERROR);
-        struct ctx ec = tc;
-        ec.where = sub;
+        struct ff_json_ctx ec = tc;
+        ec.prefix = sub;
         const char *exp = "a finite number >= 0";
         out->has_error = true;
-        TRY(get_num(&ec, e, FF_PF_ERROR_MAX_ABS, 0.0, HUGE_VAL, exp, &out->max_abs, NULL));
-        TRY(get_num(&ec, e, FF_PF_ERROR_MAX_REL, 0.0, HUGE_VAL, exp, &out->max_rel, NULL));
-        TRY(get_num(&ec, e, FF_PF_ERROR_TOLERANCE, 0.0, HUGE_VAL, exp, &out->tolerance, NULL));
+        TRY(ff_json_get_double(&ec, e, FF_PF_ERROR_MAX_ABS, false, 0.0, 0.0, HUGE_VAL, exp,
+                               &out->max_abs));
+        TRY(ff_json_get_double(&ec, e, FF_PF_ERROR_MAX_REL, false, 0.0, 0.0, HUGE_VAL, exp,
+                               &out->max_rel));
+        TRY(ff_json_get_double(&ec, e, FF_PF_ERROR_TOLERANCE, false, 0.0, 0.0, HUGE_VAL, exp,
+                               &out->tolerance));
     }
-    TRY(get_u64(&tc, t, FF_PF_TEST_REPETITIONS, COUNT_MAX, COUNT_EXPECTED, &out->repetitions));
+    TRY(ff_json_get_u64(&tc, t, FF_PF_TEST_REPETITIONS, COUNT_MAX, COUNT_EXPECTED,
+                        &out->repetitions));
     TRY(read_times(&tc, t, FF_PF_TEST_DEVICE_TIME_S, sub, sizeof(sub), &out->device_time_s));
     TRY(read_times(&tc, t, FF_PF_TEST_WALL_TIME_S, sub, sizeof(sub), &out->wall_time_s));
 
-    TRY(get_str(&tc, t, FF_PF_TEST_UNIT, false, &out->unit));
-    json_object *value = member(t, FF_PF_TEST_VALUE);
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_UNIT, false, NULL, &out->unit));
+    json_object *value = ff_json_member(t, FF_PF_TEST_VALUE);
     if (value &&
         (out->status == FF_PROFILE_TEST_UNSUPPORTED || out->status == FF_PROFILE_TEST_FAILED))
         return bad(&tc, FF_PF_TEST_VALUE, value,
@@ -321,85 +233,89 @@ static int read_test(struct ctx *c, json_object *t, struct ff_profile_test *out)
     double hi = HUGE_VAL;
     const char *exp = "a finite number >= 0";
     unit_range(out->unit, &hi, &exp);
-    TRY(get_num(&tc, t, FF_PF_TEST_VALUE, 0.0, hi, exp, &out->value, &out->has_value));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_VALUE, false, 0.0, 0.0, hi, exp, &out->value));
+    out->has_value = value != NULL;
 
     json_object *tun = NULL;
-    TRY(get_obj(&tc, t, FF_PF_TEST_TUNING, false, &tun));
+    TRY(ff_json_get_object(&tc, t, FF_PF_TEST_TUNING, false, &tun));
     if (tun) {
         snprintf(sub, sizeof(sub), "%s%s.", where, FF_PF_TEST_TUNING);
-        struct ctx uc = tc;
-        uc.where = sub;
-        TRY(get_str(&uc, tun, FF_PF_TUNING_POINT, false, &out->tuning_point));
-        TRY(get_str(&uc, tun, FF_PF_TUNING_SOURCE, false, &out->tuning_source));
+        struct ff_json_ctx uc = tc;
+        uc.prefix = sub;
+        TRY(ff_json_get_string(&uc, tun, FF_PF_TUNING_POINT, false, NULL, &out->tuning_point));
+        TRY(ff_json_get_string(&uc, tun, FF_PF_TUNING_SOURCE, false, NULL, &out->tuning_source));
     }
 
-    TRY(get_num(&tc, t, FF_PF_TEST_REPORTED_BYTES, 0.0, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                &out->reported_bytes, NULL));
-    TRY(get_num(&tc, t, FF_PF_TEST_DIFFERENCE_BYTES, -FF_PROFILE_MAX_BYTE_COUNT,
-                FF_PROFILE_MAX_BYTE_COUNT, "a byte difference from -2^60 to 2^60",
-                &out->difference_bytes, NULL));
-    TRY(get_num(&tc, t, FF_PF_TEST_CAP_BYTES, 0.0, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                &out->cap_bytes, NULL));
-    TRY(get_num(&tc, t, FF_PF_TEST_CHUNK_BYTES, 0.0, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                &out->chunk_bytes, NULL));
-    TRY(get_num(&tc, t, FF_PF_TEST_PROBE_S, 0.0, FF_PROFILE_MAX_SECONDS, "seconds from 0 to 1e9",
-                &out->probe_s, NULL));
-    TRY(get_bool(&tc, t, FF_PF_TEST_CAPPED, &out->capped));
-    TRY(get_bool(&tc, t, FF_PF_TEST_TIME_LIMITED, &out->time_limited));
-    TRY(get_num(&tc, t, FF_PF_TEST_LIMIT_BYTES_PER_S, 0.0, FF_PROFILE_MAX_BANDWIDTH,
-                "a bandwidth from 0 to 1e18 B/s", &out->limit_bytes_per_s, NULL));
-    TRY(get_str(&tc, t, FF_PF_TEST_SCOPE, false, &out->scope));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_REPORTED_BYTES, false, 0.0, 0.0,
+                           FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED, &out->reported_bytes));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_DIFFERENCE_BYTES, false, 0.0,
+                           -FF_PROFILE_MAX_BYTE_COUNT, FF_PROFILE_MAX_BYTE_COUNT,
+                           "a byte difference from -2^60 to 2^60", &out->difference_bytes));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_CAP_BYTES, false, 0.0, 0.0, FF_PROFILE_MAX_BYTE_COUNT,
+                           BYTES_EXPECTED, &out->cap_bytes));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_CHUNK_BYTES, false, 0.0, 0.0,
+                           FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED, &out->chunk_bytes));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_PROBE_S, false, 0.0, 0.0, FF_PROFILE_MAX_SECONDS,
+                           "seconds from 0 to 1e9", &out->probe_s));
+    TRY(ff_json_get_bool(&tc, t, FF_PF_TEST_CAPPED, false, &out->capped));
+    TRY(ff_json_get_bool(&tc, t, FF_PF_TEST_TIME_LIMITED, false, &out->time_limited));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_LIMIT_BYTES_PER_S, false, 0.0, 0.0,
+                           FF_PROFILE_MAX_BANDWIDTH, "a bandwidth from 0 to 1e18 B/s",
+                           &out->limit_bytes_per_s));
+    TRY(ff_json_get_string(&tc, t, FF_PF_TEST_SCOPE, false, NULL, &out->scope));
     double ranks = 0;
-    TRY(get_num(&tc, t, FF_PF_TEST_RANKS, 0.0, 16777216.0, "a rank count from 0 to 2^24", &ranks,
-                NULL));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_RANKS, false, 0.0, 0.0, 16777216.0,
+                           "a rank count from 0 to 2^24", &ranks));
     out->ranks = (uint64_t)ranks;
-    TRY(get_num(&tc, t, FF_PF_TEST_ALGBW_BYTES_PER_S, 0.0, FF_PROFILE_MAX_BANDWIDTH,
-                "a bandwidth from 0 to 1e18 B/s", &out->algbw_bytes_per_s, NULL));
-    TRY(get_num(&tc, t, FF_PF_TEST_LATENCY_S, 0.0, FF_PROFILE_MAX_SECONDS, "seconds from 0 to 1e9",
-                &out->latency_s, NULL));
-    TRY(get_num(&tc, t, FF_PF_TEST_PEAK_FRACTION, 0.0, 1e3, "a fraction from 0 to 1000",
-                &out->peak_fraction, NULL));
-    TRY(get_bool(&tc, t, FF_PF_TEST_PEAK_OF_FP32, &out->peak_of_fp32));
-    TRY(get_num(&tc, t, FF_PF_TEST_PEAK_PAIRED, 0.0, FF_PROFILE_MAX_RATE,
-                "a rate from 0 to 1e21 FLOP/s or OP/s", &out->peak_paired, NULL));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_ALGBW_BYTES_PER_S, false, 0.0, 0.0,
+                           FF_PROFILE_MAX_BANDWIDTH, "a bandwidth from 0 to 1e18 B/s",
+                           &out->algbw_bytes_per_s));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_LATENCY_S, false, 0.0, 0.0, FF_PROFILE_MAX_SECONDS,
+                           "seconds from 0 to 1e9", &out->latency_s));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_PEAK_FRACTION, false, 0.0, 0.0, 1e3,
+                           "a fraction from 0 to 1000", &out->peak_fraction));
+    TRY(ff_json_get_bool(&tc, t, FF_PF_TEST_PEAK_OF_FP32, false, &out->peak_of_fp32));
+    TRY(ff_json_get_double(&tc, t, FF_PF_TEST_PEAK_PAIRED, false, 0.0, 0.0, FF_PROFILE_MAX_RATE,
+                           "a rate from 0 to 1e21 FLOP/s or OP/s", &out->peak_paired));
     return FF_OK;
 }
 
-static int read_device(struct ctx *c, json_object *d, struct ff_profile_device *out)
+static int read_device(struct ff_json_ctx *c, json_object *d, struct ff_profile_device *out)
 {
-    struct ctx dc = *c;
-    dc.where = FF_PF_DEVICE ".";
-    TRY(get_str(&dc, d, FF_PF_DEVICE_BACKEND, false, &out->backend));
-    TRY(get_str(&dc, d, FF_PF_DEVICE_PLATFORM, false, &out->platform));
-    TRY(get_str(&dc, d, FF_PF_DEVICE_NAME, false, &out->name));
-    TRY(get_str(&dc, d, FF_PF_DEVICE_VENDOR, false, &out->vendor));
-    TRY(get_str(&dc, d, FF_PF_DEVICE_DRIVER_VERSION, false, &out->driver_version));
-    TRY(get_str(&dc, d, FF_PF_DEVICE_API_VERSION, false, &out->api_version));
-    TRY(get_str(&dc, d, FF_PF_DEVICE_TYPE, false, &out->type));
-    TRY(get_u64(&dc, d, FF_PF_DEVICE_COMPUTE_UNITS, COUNT_MAX, COUNT_EXPECTED,
-                &out->compute_units));
-    TRY(get_u64(&dc, d, FF_PF_DEVICE_CLOCK_MHZ, 1e6, "a clock from 0 to 1e6 MHz", &out->clock_mhz));
-    TRY(get_u64(&dc, d, FF_PF_DEVICE_GLOBAL_MEM_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                &out->global_mem_bytes));
-    TRY(get_u64(&dc, d, FF_PF_DEVICE_MAX_ALLOC_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                &out->max_alloc_bytes));
-    TRY(get_u64(&dc, d, FF_PF_DEVICE_BUDGET_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                &out->budget_bytes));
-    TRY(get_bool(&dc, d, FF_PF_DEVICE_HOST_SHARED_MEMORY, &out->host_shared_memory));
+    struct ff_json_ctx dc = *c;
+    dc.prefix = FF_PF_DEVICE ".";
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_BACKEND, false, NULL, &out->backend));
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_PLATFORM, false, NULL, &out->platform));
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_NAME, false, NULL, &out->name));
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_VENDOR, false, NULL, &out->vendor));
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_DRIVER_VERSION, false, NULL, &out->driver_version));
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_API_VERSION, false, NULL, &out->api_version));
+    TRY(ff_json_get_string(&dc, d, FF_PF_DEVICE_TYPE, false, NULL, &out->type));
+    TRY(ff_json_get_u64(&dc, d, FF_PF_DEVICE_COMPUTE_UNITS, COUNT_MAX, COUNT_EXPECTED,
+                        &out->compute_units));
+    TRY(ff_json_get_u64(&dc, d, FF_PF_DEVICE_CLOCK_MHZ, 1e6, "a clock from 0 to 1e6 MHz",
+                        &out->clock_mhz));
+    TRY(ff_json_get_u64(&dc, d, FF_PF_DEVICE_GLOBAL_MEM_BYTES, FF_PROFILE_MAX_BYTE_COUNT,
+                        BYTES_EXPECTED, &out->global_mem_bytes));
+    TRY(ff_json_get_u64(&dc, d, FF_PF_DEVICE_MAX_ALLOC_BYTES, FF_PROFILE_MAX_BYTE_COUNT,
+                        BYTES_EXPECTED, &out->max_alloc_bytes));
+    TRY(ff_json_get_u64(&dc, d, FF_PF_DEVICE_BUDGET_BYTES, FF_PROFILE_MAX_BYTE_COUNT,
+                        BYTES_EXPECTED, &out->budget_bytes));
+    TRY(ff_json_get_bool(&dc, d, FF_PF_DEVICE_HOST_SHARED_MEMORY, false, &out->host_shared_memory));
     json_object *f = NULL;
-    TRY(get_obj(&dc, d, FF_PF_DEVICE_FEATURES, false, &f));
+    TRY(ff_json_get_object(&dc, d, FF_PF_DEVICE_FEATURES, false, &f));
     if (f) {
-        dc.where = FF_PF_DEVICE "." FF_PF_DEVICE_FEATURES ".";
-        TRY(get_bool(&dc, f, FF_PF_FEATURE_FP16, &out->features.fp16));
-        TRY(get_bool(&dc, f, FF_PF_FEATURE_INT8, &out->features.int8));
-        TRY(get_bool(&dc, f, FF_PF_FEATURE_INT8_DOT, &out->features.int8_dot));
-        TRY(get_bool(&dc, f, FF_PF_FEATURE_COOPMAT, &out->features.coopmat));
+        dc.prefix = FF_PF_DEVICE "." FF_PF_DEVICE_FEATURES ".";
+        TRY(ff_json_get_bool(&dc, f, FF_PF_FEATURE_FP16, false, &out->features.fp16));
+        TRY(ff_json_get_bool(&dc, f, FF_PF_FEATURE_INT8, false, &out->features.int8));
+        TRY(ff_json_get_bool(&dc, f, FF_PF_FEATURE_INT8_DOT, false, &out->features.int8_dot));
+        TRY(ff_json_get_bool(&dc, f, FF_PF_FEATURE_COOPMAT, false, &out->features.coopmat));
     }
     json_object *ov = NULL;
-    dc.where = FF_PF_DEVICE ".";
-    TRY(get_obj(&dc, d, FF_PF_DEVICE_OVERRIDES, false, &ov));
+    dc.prefix = FF_PF_DEVICE ".";
+    TRY(ff_json_get_object(&dc, d, FF_PF_DEVICE_OVERRIDES, false, &ov));
     if (ov) {
-        dc.where = FF_PF_DEVICE "." FF_PF_DEVICE_OVERRIDES ".";
+        dc.prefix = FF_PF_DEVICE "." FF_PF_DEVICE_OVERRIDES ".";
         json_object_object_foreach(ov, key, val)
         {
             if (out->n_overrides == FF_PROFILE_MAX_OVERRIDES)
@@ -415,14 +331,14 @@ static int read_device(struct ctx *c, json_object *d, struct ff_profile_device *
 }
 
 /* Schema identity and version first: a newer major version may have changed every field. */
-static int read_header(struct ctx *c, json_object *root, struct ff_profile_info *info)
+static int read_header(struct ff_json_ctx *c, json_object *root, struct ff_profile_info *info)
 {
     info->struct_size = sizeof(*info);
-    json_object *v = member(root, FF_PF_SCHEMA);
+    json_object *v = ff_json_member(root, FF_PF_SCHEMA);
     if (!v || !json_object_is_type(v, json_type_string) ||
         strcmp(json_object_get_string(v), FF_PF_SCHEMA_ID) != 0)
         return bad(c, FF_PF_SCHEMA, v, "\"" FF_PF_SCHEMA_ID "\"");
-    v = member(root, FF_PF_SCHEMA_VERSION);
+    v = ff_json_member(root, FF_PF_SCHEMA_VERSION);
     if (!v || !json_object_is_type(v, json_type_string) ||
         !parse_version(json_object_get_string(v), &info->version_major, &info->version_minor))
         return bad(c, FF_PF_SCHEMA_VERSION, v, "a string such as \"" FF_PF_VERSION_WRITTEN "\"");
@@ -433,35 +349,35 @@ static int read_header(struct ctx *c, json_object *root, struct ff_profile_info 
                        info->schema_version, FF_PF_VERSION_MAJOR);
 
     json_object *o = NULL;
-    TRY(get_obj(c, root, FF_PF_TOOL, false, &o));
+    TRY(ff_json_get_object(c, root, FF_PF_TOOL, false, &o));
     if (o) {
-        struct ctx sc = *c;
-        sc.where = FF_PF_TOOL ".";
-        TRY(get_str(&sc, o, FF_PF_TOOL_NAME, false, &info->tool_name));
-        TRY(get_str(&sc, o, FF_PF_TOOL_VERSION, false, &info->tool_version));
-        TRY(get_str(&sc, o, FF_PF_TOOL_GIT, false, &info->tool_git));
+        struct ff_json_ctx sc = *c;
+        sc.prefix = FF_PF_TOOL ".";
+        TRY(ff_json_get_string(&sc, o, FF_PF_TOOL_NAME, false, NULL, &info->tool_name));
+        TRY(ff_json_get_string(&sc, o, FF_PF_TOOL_VERSION, false, NULL, &info->tool_version));
+        TRY(ff_json_get_string(&sc, o, FF_PF_TOOL_GIT, false, NULL, &info->tool_git));
     }
-    TRY(get_str(c, root, FF_PF_CREATED, false, &info->created));
-    TRY(get_obj(c, root, FF_PF_HOST, false, &o));
+    TRY(ff_json_get_string(c, root, FF_PF_CREATED, false, NULL, &info->created));
+    TRY(ff_json_get_object(c, root, FF_PF_HOST, false, &o));
     if (o) {
-        struct ctx sc = *c;
-        sc.where = FF_PF_HOST ".";
-        TRY(get_str(&sc, o, FF_PF_HOST_OS, false, &info->host.os));
-        TRY(get_str(&sc, o, FF_PF_HOST_KERNEL, false, &info->host.kernel));
-        TRY(get_str(&sc, o, FF_PF_HOST_CPU, false, &info->host.cpu));
-        TRY(get_u64(&sc, o, FF_PF_HOST_CPUS, COUNT_MAX, COUNT_EXPECTED, &info->host.cpus));
-        TRY(get_u64(&sc, o, FF_PF_HOST_RAM_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
-                    &info->host.ram_bytes));
+        struct ff_json_ctx sc = *c;
+        sc.prefix = FF_PF_HOST ".";
+        TRY(ff_json_get_string(&sc, o, FF_PF_HOST_OS, false, NULL, &info->host.os));
+        TRY(ff_json_get_string(&sc, o, FF_PF_HOST_KERNEL, false, NULL, &info->host.kernel));
+        TRY(ff_json_get_string(&sc, o, FF_PF_HOST_CPU, false, NULL, &info->host.cpu));
+        TRY(ff_json_get_u64(&sc, o, FF_PF_HOST_CPUS, COUNT_MAX, COUNT_EXPECTED, &info->host.cpus));
+        TRY(ff_json_get_u64(&sc, o, FF_PF_HOST_RAM_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
+                            &info->host.ram_bytes));
     }
-    TRY(get_obj(c, root, FF_PF_DEVICE, true, &o));
+    TRY(ff_json_get_object(c, root, FF_PF_DEVICE, true, &o));
     TRY(read_device(c, o, &info->device));
-    TRY(get_bool(c, root, FF_PF_COMPLETE, &info->complete));
+    TRY(ff_json_get_bool(c, root, FF_PF_COMPLETE, false, &info->complete));
     return FF_OK;
 }
 
 static int build(struct ff_profile_doc *doc, char *err, size_t errlen)
 {
-    struct ctx c = {doc->label, "", err, errlen};
+    struct ff_json_ctx c = {doc->label, "", err, errlen, NULL};
     json_object *root = doc->root;
     if (!json_object_is_type(root, json_type_object))
         return ff_errf(err, errlen, FF_ERR_INVALID,
@@ -473,7 +389,7 @@ static int build(struct ff_profile_doc *doc, char *err, size_t errlen)
     TRY(read_header(&c, root, &doc->info));
     TRY(check_finite(doc->label, root, path, sizeof(path), 0, err, errlen));
 
-    json_object *tests = member(root, FF_PF_TESTS);
+    json_object *tests = ff_json_member(root, FF_PF_TESTS);
     if (!tests || !json_object_is_type(tests, json_type_array))
         return bad(&c, FF_PF_TESTS, tests, "an array");
     size_t n = json_object_array_length(tests);
@@ -487,8 +403,8 @@ static int build(struct ff_profile_doc *doc, char *err, size_t errlen)
     for (size_t i = 0; i < n; i++) {
         char where[32];
         snprintf(where, sizeof(where), "%s[%zu]", FF_PF_TESTS, i);
-        struct ctx tc = c;
-        tc.where = where;
+        struct ff_json_ctx tc = c;
+        tc.prefix = where;
         json_object *t = json_object_array_get_idx(tests, i);
         if (!t)
             return ff_errf(err, errlen, FF_ERR_INVALID,
@@ -595,7 +511,7 @@ int ff_profile_test_number(const struct ff_profile_doc *prof, size_t i, const ch
 {
     if (!prof || i >= prof->n_tests || !key)
         return FF_ERR_NOT_FOUND;
-    json_object *v = member(prof->test_objs[i], key);
+    json_object *v = ff_json_member(prof->test_objs[i], key);
     if (!v)
         return FF_ERR_NOT_FOUND;
     if (json_object_is_type(v, json_type_boolean)) {

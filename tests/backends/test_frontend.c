@@ -1,5 +1,5 @@
 /*
- * The validating front-end (backends/backend.c) on a real device of FF_TEST_BACKEND (PoCL and
+ * The validating front-end (backends/frontend.c) on a real device of FF_TEST_BACKEND (PoCL and
  * lavapipe on CI; meson builds this file once per backend): buffer and parameter counts,
  * buffer sizes per kernel, the matmul shape, each refused with the real numbers named, and
  * the same calls accepted when right. Then the registry's name list and the device options

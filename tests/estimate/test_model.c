@@ -83,6 +83,36 @@ Test(model, presets_case_insensitive_and_aliases)
     cr_expect(strstr(near, "mistral-7b") != NULL, "suggestions: %s", near);
 }
 
+#define HF_SUPPORTED                                                                               \
+    "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "         \
+    "gemma3_text, phi3, olmo2, cohere, gpt_oss, gpt2, gptj, opt, gpt_neox, falcon (and "           \
+    "RefinedWeb, RefinedWebModel), bloom, mpt, starcoder2, deepseek_v2, deepseek_v3, jamba, "      \
+    "mamba, falcon_mamba"
+
+/* The list an unknown model_type is answered with is the family table, word for word, and
+ * every model_type it names has a reader (a bare config fails on a field, or reads with
+ * gemma3_text's defaults, but is never unsupported). */
+Test(model, hf_unsupported_type_lists_every_family)
+{
+    char err[1024];
+    struct ff_model m;
+    ff_model_init(&m);
+    cr_expect_eq(ff_model_from_hf_json("{\"model_type\": \"t5\"}", "t5.json", &m, err, sizeof(err)),
+                 FF_ERR_UNSUPPORTED);
+    cr_expect_str_eq(err,
+                     "t5.json: model_type \"t5\" is not supported (supported: " HF_SUPPORTED ")");
+    /* The names of the list: its words less "(and", commas and parentheses. */
+    char names[] = HF_SUPPORTED;
+    for (char *t = strtok(names, " ,()"); t; t = strtok(NULL, " ,()")) {
+        if (!strcmp(t, "and"))
+            continue;
+        char json[128];
+        snprintf(json, sizeof(json), "{\"model_type\": \"%s\"}", t);
+        int rc = ff_model_from_hf_json(json, "bare.json", &m, err, sizeof(err));
+        cr_expect(rc != FF_ERR_UNSUPPORTED, "%s: %s", t, err);
+    }
+}
+
 Test(model, hf_configs_exact_counts)
 {
     static const struct {

@@ -53,7 +53,9 @@
 #include <flopfit/spec.h>
 #include <flopfit/status.h>
 #include "estimate/src/internal.h"
-#include "estimate/src/json_read.h"
+#include "estimate/src/hf/hf_internal.h"
+#include "estimate/util/ff_abi.h"
+#include "estimate/util/ff_json.h"
 #include "estimate/util/ff_util.h"
 #include "results/src/results.h"
 #include "results/src/results_impl.h"

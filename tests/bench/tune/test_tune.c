@@ -1,5 +1,5 @@
 /*
- * tests/bench/tune/test_tune.c — the tuner without a device: the point text format (backend.c's
+ * tests/bench/tune/test_tune.c — the tuner without a device: the point text format (tune_point.c's
  * ff_tune_point_format/parse on a hand-made space), the search core driven by a fake
  * evaluator and a fake clock (ranking, the default always compared, the budget, failing
  * candidates), the tuning cache (round trip, stale keys, malformed files, atomic writes) and
