@@ -4,8 +4,8 @@
 #include "ff_abi.h"
 #include "ff_util.h"
 
-int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full,
-                char *err, size_t errlen)
+int ff_abi_size(const char *type, const char *init, size_t size, size_t min, size_t full, char *err,
+                size_t errlen)
 {
     if (size == 0)
         return ff_errf(err, errlen, FF_ERR_INVALID,
