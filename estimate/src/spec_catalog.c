@@ -196,7 +196,7 @@ static const struct ff_spec catalog[] = {
          6, /* ALCF Aurora node: 6 Max 1550 on Xe Link, 8x HPE Slingshot-11 200 Gb/s per node = 33.3 GB/s per GPU */
      .inter_node_bytes_per_s = 33.3e9,
      .price_per_hour = 0},
-    /* ---- added in the second pass: dense rates (half the vendors' sparse figures);
+    /* ---- dense rates (half the vendors' sparse figures);
      * prices are on-demand list rates on the date given, rounded; "approximate" marks a
      * marketplace figure that moves week to week ---- */
     {.struct_size = sizeof(struct ff_spec),

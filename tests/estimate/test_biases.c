@@ -1,5 +1,5 @@
 /*
- * tests/estimate/test_biases.c — the modelling biases of issue 11, each with hand-computed
+ * tests/estimate/test_biases.c — modelling biases, each with hand-computed
  * figures: DeepSpeed ZeRO's working sets, QLoRA's adapters, dequantisation buffer and paged
  * optimizer, and the QLoRA paper's published memory figures.
  */

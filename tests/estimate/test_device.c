@@ -185,7 +185,7 @@ Test(device, published_profiles_still_read)
     globfree(&g);
 }
 
-/* The devices of the second pass: datasheet figures as stated in their source strings, a
+/* The later catalog devices: datasheet figures as stated in their source strings, a
  * dated price source where a price is given, and FP8 training planned at 1.4x BF16 (not 2x). */
 Test(device, second_pass_catalog)
 {

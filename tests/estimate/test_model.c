@@ -237,7 +237,7 @@ Test(model, trillion_params_and_million_tokens)
 }
 
 /*
- * The families of the second pass, each from its published config.json on the Hugging Face
+ * The newer families, each from its published config.json on the Hugging Face
  * hub (tests/estimate/data/<file>, copied from the repository named below). Totals are the
  * tensors transformers builds for that config (num_parameters(), which is what the
  * checkpoint stores), cross-checked against the figure the model card publishes.

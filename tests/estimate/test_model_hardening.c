@@ -1,6 +1,6 @@
 /*
  * tests/estimate/test_model_hardening.c — config.json inputs that crashed, hung or fooled the
- * reader (issue 14) and their neighbours: each is refused with a message naming the file and
+ * reader and their neighbours: each is refused with a message naming the file and
  * the field, or read correctly; none crashes, blocks or yields a silently different model.
  */
 #include <fcntl.h>

@@ -195,7 +195,7 @@ Test(published, p8_llama2_7b_megatron_peak)
 /* P9: t5-3b (2851M params, largest layer 32.9M = its 32128×1024 embedding), 8 GPUs:
  * DeepSpeed's estimator prints ZeRO-2 15.93 GB (4N + 16N/G) and ZeRO-3 6.10 GB
  * (18N/G + 4·largest), both in GiB. The formulas reproduce the printed digits. Our figure
- * departs from that estimator where DeepSpeed's own code does (issue 11): ZeRO-2 reduces
+ * departs from that estimator where DeepSpeed's own code does: ZeRO-2 reduces
  * gradients through one 16-bit bucket of reduce_bucket_size = 5e8 elements instead of
  * holding a whole 16-bit gradient copy (-2N + 2·5e8 bytes), and ZeRO-3 adds to the
  * estimator's 4·largest the prefetch bucket (2·5e7) and the flat reduce bucket (2·5e8),

@@ -145,15 +145,14 @@ struct ff_plan {
     double overhead_bytes;            /* fixed runtime overhead per GPU (context, kernels,
                                           workspaces and NCCL); < 0 = the defaults */
     double overhead_fraction;         /* of the activations; < 0 = default */
-    /* Added in the second pass. */
-    bool weights_as_stored; /* serving: weights take the model's stored_bytes (a
+    bool weights_as_stored;           /* serving: weights take the model's stored_bytes (a
                                          model folder's exact checkpoint size) instead of
                                          params x bytes of `precision`; default false */
-    bool auto_layout;       /* with gpus > 0: tp and pp are not given; choose the
+    bool auto_layout;                 /* with gpus > 0: tp and pp are not given; choose the
                                          fastest layout of exactly `gpus` GPUs that fits
                                          (tp in powers of two within an 8-GPU node first,
                                          then pp); default false */
-    bool paged_optimizer;   /* training: the optimizer states live in paged (unified)
+    bool paged_optimizer;             /* training: the optimizer states live in paged (unified)
                                          memory that bitsandbytes' paged optimizers page to
                                          host under pressure; they count only at the step,
                                          not in the forward/backward peak; default false */
@@ -176,7 +175,6 @@ struct ff_plan {
  * go to the end of the struct that embeds it. */
 struct ff_memory {
     double weights, gradients, optimizer, activations, kv_cache, overhead, total;
-    /* Added in the second pass. */
     double paged;                  /* of `optimizer`, the states a paged optimizer keeps off
                                       the device at the forward/backward peak (total is the
                                       larger of that peak and the step's) */
@@ -293,7 +291,6 @@ struct ff_estimate {
     size_t n_suggestions;
     struct ff_suggestion suggestions[FF_MAX_SUGGESTIONS];
 
-    /* Added in the second pass. */
     bool layout_chosen;     /* auto_layout: tp and pp were chosen for the given --gpus */
     bool tight;             /* fits with a margin under FF_TIGHT_FRACTION of usable memory */
     double margin_fraction; /* margin_bytes / usable_bytes */

@@ -93,8 +93,8 @@ struct ff_model {
     bool rough;
     int64_t rough_params;
 
-    /* ---- added in the second pass (all zero = absent, so older initialisers still mean
-     * the same model) ---- */
+    /* ---- the fields below: all zero = absent, so an initialiser that leaves them out still
+     * means the same model ---- */
     enum ff_qk_norm qk_norm; /* QK-norm weights (Qwen3, Gemma 3, OLMo 2, Command R+) */
     bool attn_sinks;         /* one learned sink logit per query head and layer (gpt-oss);
                                  no KV: the sink is a parameter, not a cached token */

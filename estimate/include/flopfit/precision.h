@@ -21,7 +21,7 @@ enum ff_precision {
     FF_PREC_INT8,
     FF_PREC_INT4, /* weight-only, group-128 scales (GPTQ/AWQ style) */
     FF_PREC_NF4,  /* QLoRA NormalFloat4 with double-quantised constants */
-    /* Added in the second pass (appended: the values above keep their numbers). */
+    /* Appended: the values above keep their numbers. */
     FF_PREC_FP4,    /* a device's 4-bit float matrix rate (Blackwell); stored as 0.5 B */
     FF_PREC_MXFP4,  /* OCP MX FP4: E2M1 + one E8M0 scale per 32 (4.25 bits) */
     FF_PREC_NVFP4,  /* NVIDIA NVFP4: E2M1 + one E4M3 scale per 16 (4.5 bits) */

@@ -22,7 +22,7 @@
  * once, the four best again three times interleaved (median), then every work-group size at
  * each of those four (median of 3). Each figure of ours is verified (READ: the XOR of the out
  * words against the source's; COPY: every word) and counts the bytes read and written. The
- * same search runs for COPY (the issue's "read/copy" target), beside the peer's read figure.
+ * same search runs for COPY (the "read/copy" target), beside the peer's read figure.
  *
  * usage: bench_bandwidth_peer [--all] [--vulkan]   (--all prints every point measured;
  * --vulkan: the same search on Vulkan device 0, default against best, no peer there)

@@ -9,7 +9,7 @@
  * device, through clblast_params.cc where a C++ compiler was found).
  *
  * OpenBLAS chooses its core once, when the library loads. Debian 12's OpenBLAS 0.3.21 does not
- * know every newer CPU model and falls back to a generic core (issue 9: `Prescott`, SSE3, on the
+ * know every newer CPU model and falls back to a generic core (`Prescott`, SSE3, on the
  * CI machine's AVX-512 Xeon: 29-60 GFLOP/s against 110-295 with SKYLAKEX). A peer run like that
  * is a handicap, not a practical limit, so when the core picked is narrower than what the CPU
  * supports, the benchmark re-executes itself with OPENBLAS_CORETYPE set to the core matching

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`flopfit bench --concurrent` end to end: every device alone, then all at once (issue 12).
+"""`flopfit bench --concurrent` end to end: every device alone, then all at once.
 
 Runs the real binary on every device this machine has (PoCL and lavapipe on CI) and checks the
 exit status, the comparison table, and that each profile keeps its solo figures and carries,

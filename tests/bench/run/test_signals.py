@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""flopfit bench end to end under signals and kills (issue 14).
+"""flopfit bench end to end under signals and kills.
 
 Each case runs the real binary on the first OpenCL device (PoCL on CI) and checks what a user
 keeps: the exit status, the profile on disk (valid JSON, "complete": false when cut short,
