@@ -18,13 +18,21 @@ if ! list=$(git ls-files '*.c' '*.h') || [ -z "$list" ]; then
 fi
 mapfile -t files <<<"$list"
 if [ "${1:-}" = --check ]; then
+    # One clang-format for all files: it names each unformatted one in its messages.
     bad=0
-    for f in "${files[@]}"; do
-        if ! "$cf" --dry-run --Werror "$f" >/dev/null 2>&1; then
-            echo "format: $f is not formatted (run scripts/format.sh)" >&2
-            bad=1
+    if ! out=$("$cf" --dry-run --Werror "${files[@]}" 2>&1); then
+        bad=1
+        names=$(sed -nE 's/^(.+):[0-9]+:[0-9]+: (error|warning): code should be clang-formatted.*/\1/p' \
+            <<<"$out" | sort -u)
+        if [ -n "$names" ]; then
+            while read -r f; do
+                echo "format: $f is not formatted (run scripts/format.sh)" >&2
+            done <<<"$names"
+        else
+            echo "format: $cf failed:" >&2
+            head -n 20 <<<"$out" >&2
         fi
-    done
+    fi
     if [ "$bad" = 1 ] && [ "$major" != 14 ] && [ "$major" != 19 ]; then
         echo "format: this is clang-format ${major:-of unknown version}; the tree follows 14 and" \
             "19, so the difference may be this version's" >&2
