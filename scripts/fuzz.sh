@@ -14,7 +14,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(hf_config profile bench_options estimate_argv)
 dir=build-fuzz
 if ! command -v clang >/dev/null; then
-    echo "fuzz: clang not found (Debian: apt install clang libclang-rt-14-dev)" >&2
+    echo "fuzz: clang not found (Debian: apt install clang libclang-rt-N-dev, N the major version of clang:" \
+        "14 on Debian 12, 19 on Debian 13)" >&2
     exit 2
 fi
 [ -f "$dir/build.ninja" ] ||

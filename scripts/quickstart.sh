@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flopfit quick start on Debian 12.
+# flopfit quick start on Debian 12 (bookworm) or Debian 13 (trixie).
 #   scripts/quickstart.sh         install what is missing, build, benchmark every device
 #                                 found (--quick), estimate an example model on the result
 #   scripts/quickstart.sh test    same set-up, then the whole test suite (ASan/UBSan build,
@@ -13,6 +13,18 @@ run | test) ;;
 *) echo "usage: scripts/quickstart.sh [test]" >&2; exit 2 ;;
 esac
 
+. /etc/os-release 2>/dev/null || true
+case "${ID:-}:${VERSION_ID:-}" in
+debian:12 | debian:13) ;;
+*)
+    echo "quickstart: this script installs Debian 12 (bookworm) or Debian 13 (trixie) packages;" \
+        "this machine is ${PRETTY_NAME:-of an unknown release (no /etc/os-release)}." >&2
+    echo "quickstart: install the equivalents of the packages listed in scripts/quickstart.sh," \
+        "then build: meson setup build -Dbuildtype=release && ninja -C build" >&2
+    exit 2
+    ;;
+esac
+
 packages=(
     meson ninja-build pkg-config gcc python3 git
     libjson-c-dev                                   # JSON (profiles, configs)
@@ -24,19 +36,46 @@ packages=(
     libopenblas-dev                                 # CPU peer in the matmul benchmark
     openmpi-bin libopenmpi-dev                      # `flopfit bench --mpi` and its tests
     clang-format                                    # the format check in the test suite
-    clang libclang-rt-14-dev                        # libFuzzer for the fuzz stage of `test`
     chromium fonts-dejavu-core                      # the results page test (headless)
-)
+    clang                                           # libFuzzer for the fuzz stage of `test`
+)                                                   # (its runtime is added below)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+updated=false
+update() {
+    $updated || $sudo apt-get update -qq
+    updated=true
+}
+# The sanitizer and libFuzzer runtime of the release's clang, libclang-rt-N-dev for clang-N:
+# read from what the clang package depends on (installed, else the candidate apt would install).
+clang_major() {
+    local deps
+    if installed clang; then
+        deps=$(dpkg-query -W -f='${Depends}' clang)
+    else
+        deps=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: //p')
+    fi
+    grep -oE '(^|[ ,])clang-[0-9]+' <<<"$deps" | head -n1 | grep -oE '[0-9]+$' || true
+}
+installed clang || apt-cache show clang >/dev/null 2>&1 || update
+major=$(clang_major)
+if [ -z "$major" ]; then
+    case "$VERSION_ID" in
+    12) major=14 ;;
+    13) major=19 ;;
+    esac
+    echo "quickstart: could not read clang's version from apt; Debian $VERSION_ID ships clang $major"
+fi
+packages+=("libclang-rt-$major-dev")
 missing=()
 for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    installed "$p" || missing+=("$p")
 done
 if ((${#missing[@]})); then
     echo "quickstart: installing ${missing[*]}"
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq
+    update
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 

@@ -53,11 +53,17 @@ static inline struct ff_device *ff_test_open(const char *backend)
 
 #define GIB 1073741824.0
 
+/* got/want - 1 */
+static inline double rel_off(double got, double want)
+{
+    return got / want - 1.0;
+}
+
 /* |got/want - 1| <= rel, with a message naming the published figure. */
 #define expect_within(got, want, rel, what)                                                        \
-    cr_expect(fabs((double)(got) / (double)(want)-1.0) <= (rel),                                   \
+    cr_expect(fabs(rel_off((double)(got), (double)(want))) <= (rel),                               \
               "%s: got %.6g, published %.6g (%.1f%% off, band ±%.1f%%)", (what), (double)(got),    \
-              (double)(want), 100.0 * ((double)(got) / (double)(want)-1.0), 100.0 * (rel))
+              (double)(want), 100.0 * rel_off((double)(got), (double)(want)), 100.0 * (rel))
 
 static inline struct ff_model preset(const char *name)
 {

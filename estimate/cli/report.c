@@ -3,22 +3,19 @@
 
 #include "cli_report.h"
 
-#define TERM(label, key, field, why, why_serve)                                                    \
-    {                                                                                              \
-        label, key, offsetof(struct ff_memory, field), why, why_serve                              \
-    }
+#define AT(field) offsetof(struct ff_memory, field)
 
 const struct ff_report_mem_term ff_report_mem_terms[] = {
-    TERM("weights", "weights", weights, "", NULL),
-    TERM("gradients", "gradients", gradients, "", NULL),
-    TERM("optimizer", "optimizer", optimizer, "", NULL),
-    TERM("activations", "activations", activations, "",
-         "one prefill's transients + last-token logits"),
-    TERM("KV cache", "kv_cache", kv_cache, "",
-         "prompt + generate tokens per sequence (SSM blocks: their fixed state)"),
-    TERM("overhead", "overhead", overhead,
-         "context+kernels 1 GiB, NCCL 0.5 GiB (>1 GPU), 10% of activations", NULL),
-    TERM("total", "total", total, "", NULL),
+    {"weights", "weights", AT(weights), "", NULL},
+    {"gradients", "gradients", AT(gradients), "", NULL},
+    {"optimizer", "optimizer", AT(optimizer), "", NULL},
+    {"activations", "activations", AT(activations), "",
+     "one prefill's transients + last-token logits"},
+    {"KV cache", "kv_cache", AT(kv_cache), "",
+     "prompt + generate tokens per sequence (SSM blocks: their fixed state)"},
+    {"overhead", "overhead", AT(overhead),
+     "context+kernels 1 GiB, NCCL 0.5 GiB (>1 GPU), 10% of activations", NULL},
+    {"total", "total", AT(total), "", NULL},
 };
 const size_t ff_report_n_mem_terms = sizeof(ff_report_mem_terms) / sizeof(ff_report_mem_terms[0]);
 

@@ -23,15 +23,15 @@
 
 #define RATES4(fp32, bf16, fp16, fp8, int8, fp4)                                                   \
     .flops_per_s = {                                                                               \
-        [FF_PREC_FP32] = (fp32)*T, [FF_PREC_BF16] = (bf16)*T, [FF_PREC_FP16] = (fp16)*T,           \
-        [FF_PREC_FP8] = (fp8)*T,   [FF_PREC_INT8] = (int8)*T, [FF_PREC_FP4] = (fp4)*T}
+        [FF_PREC_FP32] = T * (fp32), [FF_PREC_BF16] = T * (bf16), [FF_PREC_FP16] = T * (fp16),     \
+        [FF_PREC_FP8] = T * (fp8),   [FF_PREC_INT8] = T * (int8), [FF_PREC_FP4] = T * (fp4)}
 
 #define RATES(fp32, bf16, fp16, fp8, int8)                                                         \
-    .flops_per_s = {[FF_PREC_FP32] = (fp32)*T,                                                     \
-                    [FF_PREC_BF16] = (bf16)*T,                                                     \
-                    [FF_PREC_FP16] = (fp16)*T,                                                     \
-                    [FF_PREC_FP8] = (fp8)*T,                                                       \
-                    [FF_PREC_INT8] = (int8)*T}
+    .flops_per_s = {[FF_PREC_FP32] = T * (fp32),                                                   \
+                    [FF_PREC_BF16] = T * (bf16),                                                   \
+                    [FF_PREC_FP16] = T * (fp16),                                                   \
+                    [FF_PREC_FP8] = T * (fp8),                                                     \
+                    [FF_PREC_INT8] = T * (int8)}
 
 static const struct ff_spec catalog[] = {
     {.struct_size = sizeof(struct ff_spec),

@@ -286,7 +286,7 @@ static int write_json(const struct row *rows, size_t n, struct ff_pub_sb *o)
     const char *text = json_object_to_json_string_ext(
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     if (text) {
-        ff_pub_sb_puts(o, text);
+        ff_pub_sb_json(o, text);
         ff_pub_sb_puts(o, "\n");
     }
     json_object_put(root);

@@ -159,7 +159,7 @@ int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out)
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text ? FF_OK : FF_ERR_NO_MEMORY;
     if (text) {
-        ff_pub_sb_puts(out, text);
+        ff_pub_sb_json(out, text);
         ff_pub_sb_puts(out, "\n");
     }
     json_object_put(root);

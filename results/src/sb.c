@@ -56,6 +56,25 @@ void ff_pub_sb_puts(struct ff_pub_sb *b, const char *s)
     put_n(b, s, strlen(s));
 }
 
+void ff_pub_sb_json(struct ff_pub_sb *b, const char *text)
+{
+    /* A bracket followed by a line break is structure: json-c escapes line breaks in strings. */
+    const char *from = text;
+    for (const char *p = text; *p; p++) {
+        if ((*p != '[' && *p != '{') || p[1] != '\n')
+            continue;
+        const char *q = p + 1;
+        while (*q == '\n' || *q == ' ' || *q == '\t')
+            q++;
+        if (*q == (*p == '[' ? ']' : '}')) {
+            put_n(b, from, (size_t)(p + 1 - from));
+            from = q;
+            p = q;
+        }
+    }
+    ff_pub_sb_puts(b, from);
+}
+
 void ff_pub_sb_printf(struct ff_pub_sb *b, const char *fmt, ...)
 {
     va_list ap;

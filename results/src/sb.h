@@ -30,6 +30,10 @@ void ff_pub_sb_init(struct ff_pub_sb *b);
 void ff_pub_sb_finish(struct ff_pub_sb *b);
 void ff_pub_sb_puts(struct ff_pub_sb *b, const char *s);
 FF_PRINTF(2, 3) void ff_pub_sb_printf(struct ff_pub_sb *b, const char *fmt, ...);
+/* JSON text from json-c's pretty printer, with every empty array and object written [] and {}
+ * whichever json-c made it (0.16, Debian 12, opens them on one line and closes them on the next;
+ * 0.17 on, Debian 13, keep them on one), so the output is the same on both. */
+void ff_pub_sb_json(struct ff_pub_sb *b, const char *text);
 /* s (NULL: nothing) escaped for the format. */
 void ff_pub_sb_esc(struct ff_pub_sb *b, enum ff_pub_esc e, const char *s);
 /* The text so far; "" when nothing was appended. */

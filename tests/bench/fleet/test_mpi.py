@@ -13,11 +13,14 @@ error, no fleet file, every profile on disk whole).
                     tree's rules for the ranks)
   --no-mpi  instead: a build without MPI says how to get it and exits 2
 
-Open MPI is pointed at shared memory only (btl self,vader; no single-copy mechanism, which
-needs ptrace rights a container may not have), so no network is needed.
+Open MPI is pointed at shared memory only (btl self plus the shared-memory BTL, vader in Open
+MPI 4 and sm in 5; no single-copy mechanism, which needs ptrace rights a container may not
+have), so no network is needed. The runtime's settings are named for the installed version:
+Open MPI 4's mpirun is ORTE (OMPI_MCA_*), 5's is PRRTE (PRTE_MCA_*, other names).
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -40,14 +43,44 @@ def check(cond, what):
     return cond
 
 
+def ompi_major():
+    """The major version of the Open MPI that MPIRUN belongs to (4 or 5), else None."""
+    p = subprocess.run([MPIRUN, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=60)
+    m = re.search(r"\(Open MPI\) (\d+)\.", p.stdout.decode(errors="replace"))
+    return int(m.group(1)) if m else None
+
+
+OMPI = None  # set in main()
+
+
+def runtime_env(tmp):
+    """Shared memory only, oversubscription allowed, never ssh, session files under tmp."""
+    if OMPI == 4:
+        return {
+            "OMPI_MCA_btl": "self,vader",
+            "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+            "OMPI_MCA_rmaps_base_oversubscribe": "1",
+            "OMPI_MCA_plm_rsh_agent": "false",
+            "OMPI_MCA_orte_tmpdir_base": tmp,
+        }
+    return {
+        "OMPI_MCA_btl": "self,sm",
+        "OMPI_MCA_btl_sm_single_copy_mechanism": "none",
+        "PRTE_MCA_rmaps_default_mapping_policy": ":oversubscribe",
+        "PRTE_MCA_plm_ssh_agent": "false",
+        "PRTE_MCA_prte_tmpdir_base": tmp,
+    }
+
+
+def oversubscribe():
+    return ["--oversubscribe"] if OMPI == 4 else ["--map-by", ":OVERSUBSCRIBE"]
+
+
 def mpi_env(tmp):
     env = dict(os.environ)
+    env.update(runtime_env(tmp))
     env.update({
-        "OMPI_MCA_btl": "self,vader",
-        "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-        "OMPI_MCA_rmaps_base_oversubscribe": "1",
-        "OMPI_MCA_plm_rsh_agent": "false",  # every rank is local: never ssh
-        "OMPI_MCA_orte_tmpdir_base": tmp,
         "HOME": tmp,
         "XDG_DATA_HOME": os.path.join(tmp, "data"),
     })
@@ -66,6 +99,11 @@ def mpi_env(tmp):
         # Open MPI's components stay mapped, so their leaks are named (noclose_shim.c).
         env["LD_PRELOAD"] = shim
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    if OMPI == 5:
+        # Open MPI 5 formats strings through glibc's vasprintf, and neither keeps frame
+        # pointers there: the fast unwinder ends such a stack in an unnamed libc frame, with no
+        # Open MPI library in it for lsan-mpi.supp to match. The DWARF unwinder reaches it.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":fast_unwind_on_malloc=0"
     return env
 
 
@@ -185,7 +223,16 @@ def case_failed_rank(tmp):
                                      "OCL_ICD_FILENAMES=/nonexistent",
                                      "VK_ICD_FILENAMES=/nonexistent", "VK_DRIVER_FILES=/nonexistent",
                                      FF] + args
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=mpi_env(tmp),
+    env = mpi_env(tmp)
+    if OMPI == 5:
+        # Open MPI 5.0.7 with PMIx 5.0.7, as Debian 13 packages them, crashes in mpirun on any
+        # job of two or more programs (`mpirun -n 1 date : -n 1 date`), in the environment that
+        # PMIx's Open MPI personality (pmdl ompi) prepares for each program
+        # (https://github.com/open-mpi/ompi/issues/13303). Without it the ranks start as they
+        # should: every rank is local and inherits mpirun's environment, and flopfit asks MPI
+        # itself for its ranks.
+        env["PMIX_MCA_pmdl"] = "^ompi"
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                        timeout=300)
     out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
     check(p.returncode == 1, f"{label}: exit {p.returncode}, want 1: {err[-1500:]}")
@@ -253,13 +300,20 @@ def main():
         if not shutil.which(MPIRUN):
             print(f"{MPIRUN} not found", file=sys.stderr)
             return 77
+        global OMPI
+        OMPI = ompi_major()
+        if OMPI not in (4, 5):
+            print(f"{MPIRUN} is not Open MPI 4 or 5 (its --version: major {OMPI})",
+                  file=sys.stderr)
+            return 1
+        print(f"Open MPI {OMPI}", flush=True)
         tmp = tempfile.mkdtemp(prefix="ff-mpi-")
         try:
             cases = sys.argv[1:] or ["np2", "np4", "failed", "killed"]
             if "np2" in cases:
                 case_np(2, tmp)
             if "np4" in cases:
-                case_np(4, tmp, ["--oversubscribe"])
+                case_np(4, tmp, oversubscribe())
             if "failed" in cases:
                 case_failed_rank(tmp)
             if "killed" in cases:
