@@ -276,6 +276,10 @@ int ff_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
  */
 int ff_kernel_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
                           size_t errlen);
+/* Is p a point of s: one value per parameter, each from its list? FF_OK, or FF_ERR_INVALID
+ * naming the first that is not. */
+int ff_tune_point_in_space(const struct ff_tune_space *s, const struct ff_tune_point *p, char *err,
+                           size_t errlen);
 /* The point a built kernel used: desc.tune, or the backend's choice filled in; n == 0 when the
  * kernel has no space. Never NULL for a kernel. */
 const struct ff_tune_point *ff_kernel_point(const struct ff_kernel *k);

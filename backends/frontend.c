@@ -394,6 +394,20 @@ int ff_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
     return FF_OK;
 }
 
+int ff_kernel_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
+                          size_t errlen)
+{
+    struct ff_tune_space s;
+    int ret = ff_kernel_space(dev, desc, &s, err, errlen);
+    if (ret < 0)
+        return ret;
+    ret = ff_tune_point_in_space(&s, &desc->tune, err, errlen);
+    if (ret < 0)
+        return ret;
+    const struct ff_backend_ops *ops = dev->backend->ops;
+    return ops->point_check ? ops->point_check(dev, desc, err, errlen) : FF_OK;
+}
+
 void ff_kernel_destroy(struct ff_kernel **k)
 {
     if (!k || !*k)

@@ -1,7 +1,7 @@
 /*
  * backends/tune_point.c — tuning points: the hash a kernel's space and source fold into
- * (ff_tune_hash), whether a point belongs to its space (every kernel built with one is checked
- * here first), and a point to and from its text ("tm=6,tn=16,vw=8").
+ * (ff_tune_hash), whether a point belongs to its space, and a point to and from its text
+ * ("tm=6,tn=16,vw=8"). The front-end (frontend.c) checks every kernel built with a point here.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -20,9 +20,8 @@ uint64_t ff_tune_hash(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-/* Is p a point of s: one value per parameter, each from its list? */
-static int point_in_space(const struct ff_tune_space *s, const struct ff_tune_point *p, char *err,
-                          size_t errlen)
+int ff_tune_point_in_space(const struct ff_tune_space *s, const struct ff_tune_point *p, char *err,
+                           size_t errlen)
 {
     if (p->n != s->n_params)
         return ff_errf(err, errlen, FF_ERR_INVALID,
@@ -45,20 +44,6 @@ static int point_in_space(const struct ff_tune_space *s, const struct ff_tune_po
         }
     }
     return FF_OK;
-}
-
-int ff_kernel_point_check(struct ff_device *dev, const struct ff_kernel_desc *desc, char *err,
-                          size_t errlen)
-{
-    struct ff_tune_space s;
-    int ret = ff_kernel_space(dev, desc, &s, err, errlen);
-    if (ret < 0)
-        return ret;
-    ret = point_in_space(&s, &desc->tune, err, errlen);
-    if (ret < 0)
-        return ret;
-    const struct ff_backend_ops *ops = dev->backend->ops;
-    return ops->point_check ? ops->point_check(dev, desc, err, errlen) : FF_OK;
 }
 
 const struct ff_tune_point *ff_kernel_point(const struct ff_kernel *k)
@@ -143,7 +128,7 @@ int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct 
         if (!seen[i])
             return ff_errf(err, errlen, FF_ERR_INVALID, "tuning point \"%s\": %s is missing", text,
                            s->param[i].name);
-    int ret = point_in_space(s, &p, err, errlen);
+    int ret = ff_tune_point_in_space(s, &p, err, errlen);
     if (ret < 0)
         return ret;
     *out = p;

@@ -53,7 +53,7 @@
 #include <flopfit/spec.h>
 #include <flopfit/status.h>
 #include "estimate/src/internal.h"
-#include "estimate/src/hf/hf_internal.h"
+#include "estimate/src/hf/reader.h"
 #include "estimate/util/ff_abi.h"
 #include "estimate/util/ff_json.h"
 #include "estimate/util/ff_util.h"

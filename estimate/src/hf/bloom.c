@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/bloom.c — BLOOM (model_type "bloom", BloomConfig).
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_bloom(struct ff_hf_reader *r, struct ff_model *m)
 {

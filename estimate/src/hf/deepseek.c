@@ -2,7 +2,7 @@
  * estimate/src/hf/deepseek.c — DeepSeek-V2 and -V3 (model_type "deepseek_v2", "deepseek_v3"):
  * multi-head latent attention and DeepSeekMoE.
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_deepseek(struct ff_hf_reader *r, struct ff_model *m)
 {

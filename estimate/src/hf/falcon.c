@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_falcon(struct ff_hf_reader *r, struct ff_model *m)
 {

@@ -1,5 +1,5 @@
 /*
- * estimate/src/hf/fields.c — the field getters of the config.json readers (hf_internal.h): each
+ * estimate/src/hf/fields.c — the field getters of the config.json readers (reader.h): each
  * on top of the shared typed getters (ff_json.h), with config.json's bounds (integers to 2^40,
  * layer counts to 2^20) and its messages.
  *
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_bad(struct ff_hf_reader *r, const char *field, json_object *v, const char *expected)
 {

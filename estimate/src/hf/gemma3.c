@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/gemma3.c — Gemma 3 with its vision tower (model_type "gemma3").
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 /*
  * Gemma 3 with its vision tower (model_type "gemma3"): the language model from text_config,

@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/gpt2.c — GPT-2 (model_type "gpt2", GPT2Config).
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_gpt2(struct ff_hf_reader *r, struct ff_model *m)
 {

@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/gptj.c — GPT-J (model_type "gptj").
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 /* GPT-J (GPTJConfig): parallel attention and MLP off one LayerNorm, no attention biases,
  * biased MLP, untied LM head with a bias, rotary positions. */

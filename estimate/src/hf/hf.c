@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 #define CONFIG_MAX_BYTES ((size_t)16 * 1024 * 1024)
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 /* Mamba's dt rank: an integer or "auto" = ceil(hidden / 16) (MambaConfig, JambaConfig). */
 static int get_dt_rank(struct ff_hf_reader *r, const char *name, struct ff_model *m)

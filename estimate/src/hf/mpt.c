@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_mpt(struct ff_hf_reader *r, struct ff_model *m)
 {

@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/neox.c — GPT-NeoX (model_type "gpt_neox", GPTNeoXConfig).
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_neox(struct ff_hf_reader *r, struct ff_model *m)
 {

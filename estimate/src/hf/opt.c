@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/opt.c — OPT (model_type "opt", OPTConfig).
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 int ff_hf_read_opt(struct ff_hf_reader *r, struct ff_model *m)
 {

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 /*
  * How the checkpoint stores its weights: quantization_config.quant_method when present

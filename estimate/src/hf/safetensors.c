@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hf_internal.h"
+#include "reader.h"
 
 #define INDEX_MAX_BYTES ((size_t)64 * 1024 * 1024)
 #define STORED_MAX      ((int64_t)1 << 50) /* 1 PiB: larger is not a checkpoint */

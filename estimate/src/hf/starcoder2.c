@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/starcoder2.c — StarCoder2 (model_type "starcoder2").
  */
-#include "hf_internal.h"
+#include "reader.h"
 
 /* StarCoder2 (Starcoder2Config): GQA, biases everywhere (use_bias), LayerNorm with bias,
  * GELU MLP c_fc/c_proj, sliding window on every layer. */

@@ -1,5 +1,5 @@
 /*
- * estimate/src/hf/hf_internal.h — what the Hugging Face config.json readers share. Internal.
+ * estimate/src/hf/reader.h — what the Hugging Face config.json readers share. Internal.
  *
  * hf.c reads config.json, looks its model_type up in ff_hf_families[] and calls that row's
  * reader; quant.c reads how the weights are stored, safetensors.c how many bytes they take.
@@ -8,8 +8,8 @@
  * same defaults. The field getters (fields.c) bound every value and name the file, the field
  * and what was expected in each message.
  */
-#ifndef FF_HF_INTERNAL_H
-#define FF_HF_INTERNAL_H
+#ifndef FF_HF_READER_H
+#define FF_HF_READER_H
 
 #include <stdbool.h>
 #include <stdint.h>
