@@ -34,6 +34,10 @@
 /* snprintf into err when err is not NULL and errlen > 0; returns `status` for tail calls. */
 FF_PRINTF(4, 5) int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...);
 
+/* snprintf for messages: a text longer than dst is cut and ends in "..." (at a UTF-8
+ * character boundary), so a reader sees it was cut. Returns true when all of it fit. */
+FF_PRINTF(3, 4) bool ff_msgf(char *dst, size_t n, const char *fmt, ...);
+
 /* Copy at most n-1 bytes of src and terminate (n > 0). */
 void ff_strlcpy(char *dst, const char *src, size_t n);
 
