@@ -102,10 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[1024];
     if (ff_model_from_hf_dir(dir, &m, err, sizeof(err)) == FF_OK) {
         struct ff_param_count pc;
+        /* A stored size outside 1..64 bits per parameter must have been refused. */
         if (ff_model_check(&m, err, sizeof(err)) == FF_OK && ff_model_params(&m, &pc) == FF_OK &&
-            m.stored_bytes > 0 &&
-            (m.stored_bytes * 8 < (double)pc.total || m.stored_bytes > 8.0 * (double)pc.total))
-            abort(); /* a stored size outside 1..64 bits per parameter was accepted */
+            pc.total > 0 && m.stored_bytes > 0) {
+            double bits = m.stored_bytes * 8.0 / (double)pc.total;
+            if (!(bits >= 1.0 && bits <= 64.0))
+                abort();
+        }
         (void)ff_model_kv_bytes(&m, 4096, 8, 2.0);
     }
     return 0;

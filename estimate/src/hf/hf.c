@@ -189,8 +189,8 @@ static int check_stored_size(const struct ff_model *m, const char *source, const
     if (bits >= 1.0 && bits <= 64.0)
         return FF_OK;
     return ff_errf(err, errlen, FF_ERR_INVALID,
-                   "%s: %.0f bytes cannot hold the %llu parameters %s describes (%.3g bits per "
-                   "parameter; a checkpoint stores from 1 to 64 bits per parameter)",
+                   "%s: %.0f bytes for the %llu parameters %s describes is %.3g bits per "
+                   "parameter; a checkpoint stores from 1 to 64 bits per parameter",
                    source, m->stored_bytes, (unsigned long long)pc.total, config, bits);
 }
 
