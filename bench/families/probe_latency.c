@@ -60,8 +60,8 @@ void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, str
     struct ff_result *rs[2] = {launch, round};
     for (int i = 0; i < 2; i++) {
         struct ff_result *r = rs[i];
-        snprintf(r->variant, sizeof(r->variant), "empty kernel (%s), %u launches, %s", variant,
-                 t.reps, i == 0 ? "device time" : "wall time submit to completion");
+        ff_msgf(r->variant, sizeof(r->variant), "empty kernel (%s), %u launches, %s", variant,
+                t.reps, i == 0 ? "device time" : "wall time submit to completion");
         r->t = t;
         r->has_timing = true;
         r->status = FF_RES_OK;

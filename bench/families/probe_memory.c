@@ -251,7 +251,7 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
         }
         if (!first_fail[0]) {
             ff_fmt_bytes_bin(sz, sizeof(sz), (double)size);
-            snprintf(first_fail, sizeof(first_fail), "a %s chunk failed: %s", sz, err);
+            ff_msgf(first_fail, sizeof(first_fail), "a %s chunk failed: %s", sz, err);
         }
         if (size <= gran) {
             snprintf(stop, sizeof(stop), "%s", first_fail);
@@ -278,8 +278,8 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
         r->bytes = total;
         char csz[32];
         ff_fmt_bytes_bin(csz, sizeof(csz), (double)chunk);
-        snprintf(r->variant, sizeof(r->variant), "%s chunks, %s pattern, every byte read back; %s",
-                 csz, s.host_fill ? "host-written" : "device-written", stop);
+        ff_msgf(r->variant, sizeof(r->variant), "%s chunks, %s pattern, every byte read back; %s",
+                csz, s.host_fill ? "host-written" : "device-written", stop);
     }
     ff_result_extra(r, "reported_bytes", (double)reported, false);
     if (r->status == FF_RES_OK)

@@ -44,7 +44,20 @@ bool ff_fleet_built(void);
 /* The message of a build without MPI: what is missing and how to get it. */
 void ff_fleet_no_mpi_message(char *dst, size_t n);
 
-/* Runs this rank of the fleet; returns the process's exit code (rank 0: the fleet's). */
+/*
+ * The options a fleet's ranks must share, as canonical text (fleet_config.c): one
+ * "--option=value" line each, in a fixed order; the output paths, the report format and the
+ * seed are left out. FF_ERR_RANGE when n is too small (dst holds the lines that fit).
+ */
+int ff_fleet_config_text(const struct ff_run_config *rc, char *dst, size_t n);
+
+/* Whether two such texts differ; if so `what` gets the first differing option and both
+ * values: '--quick ("no" against "yes")'. */
+bool ff_fleet_config_diff(const char *a, const char *b, char *what, size_t n);
+
+/* Runs this rank of the fleet; returns the process's exit code (rank 0: the fleet's). Before
+ * any collective of the run, rank 0 sends its ff_fleet_config_text to every rank; when any
+ * rank's differs, every rank says which option and exits 2. */
 int ff_fleet_bench(const struct ff_run_config *rc);
 
 #endif

@@ -9,6 +9,7 @@
  * file is written (ff_bench_device; write_fleet below). The next run removes the temp files.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +417,36 @@ static int write_fleet(const struct ff_run_config *rc, const char *text, const c
     return ret < 0 ? 1 : 0;
 }
 
+/*
+ * Every rank must run the same benchmark, or one rank enters a collective the others never
+ * reach and the job waits forever. Rank 0's options (ff_fleet_config_text) go to every rank,
+ * each compares them with its own, and the first rank that differs says how to all: every rank
+ * prints it and stops. 0, or exit code 2.
+ */
+static int same_options(const struct ff_run_config *opts)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char mine[4096], root[4096], what[512] = "";
+    /* A text cut short is cut at the same line on every rank of one build: still comparable. */
+    (void)ff_fleet_config_text(opts, mine, sizeof(mine));
+    memcpy(root, mine, sizeof(root));
+    MPI_Bcast(root, (int)sizeof(root), MPI_CHAR, 0, MPI_COMM_WORLD);
+    root[sizeof(root) - 1] = '\0';
+    int bad = ff_fleet_config_diff(root, mine, what, sizeof(what)) ? rank : INT_MAX, first = 0;
+    MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == INT_MAX)
+        return 0;
+    MPI_Bcast(what, (int)sizeof(what), MPI_CHAR, first, MPI_COMM_WORLD);
+    what[sizeof(what) - 1] = '\0';
+    fprintf(stderr,
+            "flopfit bench --mpi: rank %d: the ranks were started with different options: rank "
+            "%d differs from rank 0 in %s, rank 0's value first; every rank stops (give every "
+            "rank the same options)\n",
+            rank, first, what);
+    return 2;
+}
+
 /* Every rank agrees: the largest of the ranks' codes. */
 static int agree(int code)
 {
@@ -431,6 +462,10 @@ int ff_fleet_bench(const struct ff_run_config *opts)
     if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
         fprintf(stderr, "flopfit bench --mpi: MPI_Init failed (run it under mpirun)\n");
         return 1;
+    }
+    if (same_options(opts) != 0) {
+        MPI_Finalize();
+        return 2;
     }
     struct layout l;
     make_layout(&l);

@@ -432,7 +432,7 @@ void ff_bench_emit(const struct ff_run_config *rc, const struct ff_host *host,
         ret = save_profile(rc, pp, compact, text, out->path, sizeof(out->path), err, sizeof(err));
         if (ret < 0) {
             fprintf(stderr, "flopfit bench: %s\n", err);
-            snprintf(out->error, sizeof(out->error), "%s: %s", out->label, err);
+            ff_msgf(out->error, sizeof(out->error), "%s: %s", out->label, err);
             out->path[0] = 0;
             out->failed = true;
         } else {

@@ -169,7 +169,7 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
             char perr[512] = "";
             int pr = cfg->prepare(ctx, size, perr, sizeof(perr));
             if (pr < 0) {
-                snprintf(last_err, sizeof(last_err), "size %u: %s", size, perr);
+                ff_msgf(last_err, sizeof(last_err), "size %u: %s", size, perr);
                 logf_(cfg, FF_TUNE_LOG_INFO, "%s: size %u: cannot prepare: %s",
                       cfg->label ? cfg->label : "", size, perr);
                 ret = pr;
@@ -249,7 +249,7 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                 k->alive = false;
                 if (er >= 0)
                     snprintf(e, sizeof(e), "no rate (%g)", rate);
-                snprintf(last_err, sizeof(last_err), "%s: %s", text, e);
+                ff_msgf(last_err, sizeof(last_err), "%s: %s", text, e);
                 logf_(cfg, FF_TUNE_LOG_VERBOSE, "%s: size %u: skip %s%s: %s",
                       cfg->label ? cfg->label : "", size, text, is_default ? " (the default)" : "",
                       e);

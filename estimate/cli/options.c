@@ -42,7 +42,8 @@ const char ff_estcli_usage_text[] =
     "  --zero 0|1|2|3         ZeRO stage (0)\n"
     "  --tp N --pp N          tensor / pipeline parallel (1, 1)\n"
     "  --gpus N               GPUs in all; data parallel = gpus/(tp*pp) (the fewest that fit);\n"
-    "                         without --tp/--pp the fastest layout of N GPUs that fits\n"
+    "                         without --tp/--pp the fastest layout of N GPUs that fits;\n"
+    "                         at most 1000000 (10^6) GPUs in all, --nodes included\n"
     "multi-GPU:\n"
     "  --gpus-per-node G      GPUs per node (the device's platform, else 8); tp stays in one\n"
     "  --nodes N              whole nodes: --gpus = N x GPUs per node\n"
@@ -407,7 +408,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
                 ff_parse_i64("--gpus-per-node", optarg, 1, 1 << 16, &p->gpus_per_node, err, errlen);
             break;
         case OPT_NODES:
-            rc = ff_parse_i64("--nodes", optarg, 1, 1 << 20, &o->nodes, err, errlen);
+            rc = ff_parse_i64("--nodes", optarg, 1, FF_PLAN_GPUS_MAX, &o->nodes, err, errlen);
             break;
         case OPT_INTER_NODE:
             /* Gb/s per GPU: 1600 is two 800 Gb/s ports, the most any GPU platform ships. */
@@ -438,7 +439,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             break;
         case OPT_GPUS:
             o->gpus_set = true;
-            rc = ff_parse_i64("--gpus", optarg, 1, (int64_t)1 << 30, &p->gpus, err, errlen);
+            rc = ff_parse_i64("--gpus", optarg, 1, FF_PLAN_GPUS_MAX, &p->gpus, err, errlen);
             break;
         case OPT_PROMPT:
             o->serve_opts_set = true;
@@ -494,8 +495,15 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
                        argv[optind]);
     /* --nodes N: N whole nodes; with no --gpus-per-node the device's node size is applied
      * once the device is known (ff_estcli_apply_nodes). */
-    if (o->nodes > 0 && p->gpus_per_node > 0)
+    if (o->nodes > 0 && p->gpus_per_node > 0) {
+        if (o->nodes * p->gpus_per_node > FF_PLAN_GPUS_MAX)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--nodes %lld x --gpus-per-node %lld = %lld GPUs is more than the %d "
+                           "(10^6) a plan may use",
+                           (long long)o->nodes, (long long)p->gpus_per_node,
+                           (long long)(o->nodes * p->gpus_per_node), FF_PLAN_GPUS_MAX);
         p->gpus = o->nodes * p->gpus_per_node;
+    }
     /* --gpus alone: the tool chooses tp and pp for that many GPUs. */
     p->auto_layout = (p->gpus > 0 || o->nodes > 0) && !o->tp_set && !o->pp_set && !o->plan_best;
     return check_combinations(o, p, err, errlen);

@@ -87,7 +87,7 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
         {"--accum", p->accum, 1, (int64_t)1 << 30},
         {"--tp", p->tp, 1, 1 << 16},
         {"--pp", p->pp, 1, 1 << 16},
-        {"--gpus", p->gpus, 0, (int64_t)1 << 30},
+        {"--gpus", p->gpus, 0, FF_PLAN_GPUS_MAX},
         {"--zero", p->zero, 0, 3},
         {"--lora-rank", p->lora_rank, 1, 1 << 20},
         {"--prompt", p->prompt, 1, (int64_t)1 << 34},
@@ -97,6 +97,12 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
         {"--pp-chunks", p->pp_chunks, 1, 1 << 16},
         {"--global-batch", p->global_batch, 0, (int64_t)1 << 40},
     };
+    /* --nodes N arrives here as N x GPUs per node: the message names both ways. */
+    if (p->gpus > FF_PLAN_GPUS_MAX)
+        return ff_errf(err, errlen, FF_ERR_RANGE,
+                       "%lld GPUs (--gpus, or --nodes x GPUs per node) is more than the %d "
+                       "(10^6) a plan may use",
+                       (long long)p->gpus, FF_PLAN_GPUS_MAX);
     for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
         if (ranges[i].v < ranges[i].min || ranges[i].v > ranges[i].max)
             return ff_errf(err, errlen, FF_ERR_RANGE, "%s %lld is out of range (%lld..%lld)",
@@ -183,6 +189,11 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
                        "--pp-chunks %lld x --pp %lld is more model chunks than the %lld layers",
                        (long long)p->pp_chunks, (long long)p->pp, (long long)m->layers);
     int64_t mp = p->tp * p->pp;
+    if (mp > FF_PLAN_GPUS_MAX)
+        return ff_errf(err, errlen, FF_ERR_RANGE,
+                       "--tp %lld x --pp %lld = %lld GPUs is more than the %d (10^6) a plan may "
+                       "use",
+                       (long long)p->tp, (long long)p->pp, (long long)mp, FF_PLAN_GPUS_MAX);
     if (p->gpus > 0) {
         if (p->gpus < mp)
             return ff_errf(err, errlen, FF_ERR_INVALID,

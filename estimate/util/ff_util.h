@@ -34,6 +34,10 @@
 /* snprintf into err when err is not NULL and errlen > 0; returns `status` for tail calls. */
 FF_PRINTF(4, 5) int ff_errf(char *err, size_t errlen, int status, const char *fmt, ...);
 
+/* snprintf for messages: a text longer than dst is cut and ends in "..." (at a UTF-8
+ * character boundary), so a reader sees it was cut. Returns true when all of it fit. */
+FF_PRINTF(3, 4) bool ff_msgf(char *dst, size_t n, const char *fmt, ...);
+
 /* Copy at most n-1 bytes of src and terminate (n > 0). */
 void ff_strlcpy(char *dst, const char *src, size_t n);
 
@@ -151,5 +155,16 @@ int ff_check_dir_writable(const char *dir, char *err, size_t errlen);
  */
 int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
                         size_t *len, char *err, size_t errlen);
+
+/*
+ * Open a regular file for reading without ever blocking: opened with O_NONBLOCK (a FIFO would
+ * otherwise wait for a writer), checked with fstat on that descriptor (no race with a rename),
+ * then O_NONBLOCK cleared. *fd_out gets the descriptor (caller closes) and *size (may be NULL)
+ * its size in bytes. With missing_ok a file that does not exist is FF_OK with *fd_out = -1.
+ * Returns 0; FF_ERR_IO naming the path (cannot open; a directory, FIFO, device or socket, said
+ * as such, with `what` the kind expected).
+ */
+int ff_open_regular(const char *path, const char *what, bool missing_ok, int *fd_out, int64_t *size,
+                    char *err, size_t errlen);
 
 #endif

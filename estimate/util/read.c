@@ -31,12 +31,64 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
+static int not_regular(const char *path, mode_t mode, const char *what, char *err, size_t errlen)
+{
+    return ff_errf(err, errlen, FF_ERR_IO, "%s: is %s, not a regular file (expected a %s)", path,
+                   kind_of(mode), what);
+}
+
 /* strerror is not guaranteed reentrant; the XSI strerror_r is (_POSIX_C_SOURCE 200809L). */
 static const char *why(int e, char *buf, size_t n)
 {
     if (strerror_r(e, buf, n) != 0)
         ff_strlcpy(buf, "unknown error", n);
     return buf;
+}
+
+int ff_open_regular(const char *path, const char *what, bool missing_ok, int *fd_out, int64_t *size,
+                    char *err, size_t errlen)
+{
+    char ebuf[128];
+    if (!path || !fd_out)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no file");
+    if (!what)
+        what = "input file";
+    *fd_out = -1;
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT && missing_ok)
+            return FF_OK;
+        /* A socket cannot be opened at all (ENXIO): say what it is, not only the errno. */
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return not_regular(path, st.st_mode, what, err, errlen);
+        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path,
+                       why(e, ebuf, sizeof(ebuf)));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot stat: %s", path,
+                       why(e, ebuf, sizeof(ebuf)));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return not_regular(path, st.st_mode, what, err, errlen);
+    }
+    /* The caller gets an ordinary descriptor (reads of a regular file never block anyway). */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot use: %s", path,
+                       why(e, ebuf, sizeof(ebuf)));
+    }
+    if (size)
+        *size = (int64_t)st.st_size;
+    *fd_out = fd;
+    return FF_OK;
 }
 
 int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
@@ -49,34 +101,20 @@ int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, ch
         what = "input file";
     *out = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path,
-                       why(e, ebuf, sizeof(ebuf)));
-    }
-    int rc = FF_OK;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        rc = ff_errf(err, errlen, FF_ERR_IO, "%s: cannot stat: %s", path,
-                     why(e, ebuf, sizeof(ebuf)));
-        goto error_fd;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        rc = ff_errf(err, errlen, FF_ERR_IO, "%s: is %s, not a regular file (expected a %s)", path,
-                     kind_of(st.st_mode), what);
-        goto error_fd;
-    }
-    if (st.st_size < 0 || (uintmax_t)st.st_size > (uintmax_t)max_bytes) {
+    int fd = -1;
+    int64_t size = 0;
+    int rc = ff_open_regular(path, what, false, &fd, &size, err, errlen);
+    if (rc != FF_OK)
+        return rc;
+    if (size < 0 || (uintmax_t)size > (uintmax_t)max_bytes) {
         rc = ff_errf(err, errlen, FF_ERR_INVALID,
-                     "%s: %jd bytes, larger than the %zu-byte limit for a %s", path,
-                     (intmax_t)st.st_size, max_bytes, what);
+                     "%s: %jd bytes, larger than the %zu-byte limit for a %s", path, (intmax_t)size,
+                     max_bytes, what);
         goto error_fd;
     }
     /* st_size is a hint: the file may grow or shrink while it is read. The buffer grows up
      * to max_bytes + 1, and one byte past the cap means "too large". */
-    size_t cap = (size_t)st.st_size + 1, used = 0;
+    size_t cap = (size_t)size + 1, used = 0;
     if (cap < 4096)
         cap = 4096;
     if (cap > max_bytes + 1)

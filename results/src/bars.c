@@ -73,7 +73,7 @@ int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct f
         if (strlen(label) > 44)
             snprintf(shown, sizeof(shown), "%.41s...", label);
         else
-            snprintf(shown, sizeof(shown), "%s", label);
+            snprintf(shown, sizeof(shown), "%.44s", label);
         ff_pub_svg_text(o, LABEL_W, y + 18, "end", 12, NULL, shown);
         ff_pub_sb_puts(o, "</g>\n");
         if (f->state != FF_PUB_OK || !any) {

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,7 +154,7 @@ Test(cli, bad_numbers)
         {"--batch", "0", "expected a whole number from 1 to 1073741824"},
         {"--batch", "abc", "expected a whole number from 1 to 1073741824"},
         {"--batch", "2.5", "expected a whole number from 1 to 1073741824"},
-        {"--gpus", "99999999999999999999", "expected a whole number from 1 to 1073741824"},
+        {"--gpus", "99999999999999999999", "expected a whole number from 1 to 1000000"},
         {"--tokens", "-1e9", "expected a number greater than 0 and at most 1e+18"},
         {"--mfu", "1.5", "expected a number greater than 0 and at most 1"},
         {"--mfu", "0", "expected a number greater than 0 and at most 1"},
@@ -425,4 +426,67 @@ Test(cli, context_warning_and_tight_verdict)
     o = cli("--model", "llama-2-7b", "--device", "a100-80gb", "--serve", "--batch", "161", "--json",
             NULL);
     cr_expect(strstr(o->out, "\"tight\":true"), "%s", o->out);
+}
+
+/* A model folder whose config.json, safetensors index, model.safetensors or an index shard is
+ * a FIFO: estimate refuses it by name at once (exit 2) instead of waiting for a writer. */
+Test(cli, a_fifo_in_a_model_folder_is_refused_at_once, .timeout = 60)
+{
+    static const char *const names[] = {"config.json", "model.safetensors.index.json",
+                                        "model.safetensors", "shard-1.safetensors"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char dir[] = "/tmp/ff-cli-folder-XXXXXX", p[3][300];
+        cr_assert(mkdtemp(dir));
+        snprintf(p[0], sizeof(p[0]), "%s/config.json", dir);
+        snprintf(p[1], sizeof(p[1]), "%s/model.safetensors.index.json", dir);
+        snprintf(p[2], sizeof(p[2]), "%s/%s", dir, names[i]);
+        if (i != 0) {
+            FILE *f = fopen(p[0], "w");
+            cr_assert(f);
+            fputs("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+                  "\"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100}",
+                  f);
+            fclose(f);
+        }
+        if (i == 3) {
+            FILE *f = fopen(p[1], "w");
+            cr_assert(f);
+            fputs("{\"metadata\": {\"total_size\": 200000}, \"weight_map\": {\"lm_head.weight\": "
+                  "\"shard-1.safetensors\"}}",
+                  f);
+            fclose(f);
+        }
+        cr_assert_eq(mkfifo(p[2], 0600), 0, "%s", p[2]);
+        struct out *o = cli("--model", dir, "--device", "h100", NULL);
+        cr_expect_eq(o->code, 2, "%s: %s", names[i], o->err);
+        cr_expect(strstr(o->err, p[2]) && strstr(o->err, "FIFO"), "%s: %s", names[i], o->err);
+        for (int k = 2; k >= 0; k--)
+            unlink(p[k]);
+        rmdir(dir);
+    }
+}
+
+/* Counts of GPUs past FF_PLAN_GPUS_MAX (10^6) are refused with the cap in the message, however
+ * they are written: --gpus, --nodes, --nodes x --gpus-per-node, --nodes x the device's node size. */
+Test(cli, gpu_counts_past_the_cap_are_refused)
+{
+    struct out *o = cli("--model", "llama-2-7b", "--device", "h100", "--gpus", "1e9", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "--gpus") && strstr(o->err, "from 1 to 1000000"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--gpus", "1e6", NULL);
+    cr_expect_eq(o->code, 0, "10^6 itself is a plan: %s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--nodes", "2000000", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "--nodes") && strstr(o->err, "from 1 to 1000000"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--nodes", "200000", "--gpus-per-node",
+            "8", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "--nodes 200000 x --gpus-per-node 8 = 1600000 GPUs") &&
+                  strstr(o->err, "1000000 (10^6)"),
+              "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--nodes", "200000", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "1600000 GPUs") && strstr(o->err, "1000000 (10^6)"), "%s", o->err);
+    o = cli("--help", NULL);
+    cr_expect(strstr(o->out, "at most 1000000 (10^6) GPUs"), "%s", o->out);
 }

@@ -195,3 +195,21 @@ Test(parse, closest_word_within_two_edits)
     cr_expect_eq(ff_edit_distance("kitten", "sitting"), 3);
     cr_expect_eq(ff_edit_distance("presicion", "precision"), 2);
 }
+
+/* ff_msgf, the message formatter of the fixed-size buffers: a text that fits is whole; one that
+ * does not ends in "...", cut before a whole UTF-8 character. */
+Test(parse, messages_cut_say_so)
+{
+    char buf[12];
+    cr_expect(ff_msgf(buf, sizeof(buf), "%s: %d", "ab", 7));
+    cr_expect_str_eq(buf, "ab: 7");
+    cr_expect_not(ff_msgf(buf, sizeof(buf), "%s: %s", "device", "out of memory"));
+    cr_expect_str_eq(buf, "device: ...");
+    /* "é" is two bytes; a cut that would split it drops it whole. */
+    cr_expect_not(ff_msgf(buf, sizeof(buf), "%s", "abcdefg\xc3\xa9xyz"));
+    cr_expect_str_eq(buf, "abcdefg...");
+    char three[3];
+    cr_expect_not(ff_msgf(three, sizeof(three), "%s", "abcdef"));
+    cr_expect_str_eq(three, "ab");
+    cr_expect_not(ff_msgf(NULL, 4, "x"));
+}

@@ -181,7 +181,49 @@ def options():
     ])
 
 
+def model_folder():
+    """fuzz_model_folder: a flags byte (bit k+1: write section k+1), then config.json, the
+    safetensors index, model.safetensors and one shard, separated by "\n%%\n"."""
+    # 16 wide, 1 layer, 10 tokens: 2,912 parameters, 5,824 bytes in bf16
+    cfg = json.dumps(llama_like("llama", hidden_size=16, intermediate_size=32,
+                                num_hidden_layers=1, num_attention_heads=2,
+                                num_key_value_heads=2, vocab_size=10, torch_dtype="bfloat16"))
+    shard = "model-00001-of-00002.safetensors"
+
+    def safetensors(tensor_bytes, header='{"__metadata__":{}}'):
+        h = header.encode()
+        return len(h).to_bytes(8, "little") + h + bytes(tensor_bytes)
+
+    def folder(name, sections, flags):
+        parts = [p.encode() if isinstance(p, str) else p for p in sections]
+        write("model_folder", name, bytes([flags]) + b"\n%%\n".join(parts))
+
+    def index(meta, weight_map):
+        return json.dumps({"metadata": meta, "weight_map": weight_map})
+
+    folder("config-only", [cfg], 0)
+    folder("index-total-size", [cfg, index({"total_size": 5824}, {"a": shard})], 0b10)
+    folder("index-one-byte", [cfg, index({"total_size": 1}, {"a": shard})], 0b10)
+    folder("index-one-pib", [cfg, index({"total_size": 2 ** 50}, {"a": shard})], 0b10)
+    folder("index-summed-shards", [cfg, index({}, {"a": shard, "b": shard}), b"",
+                                   safetensors(5824)], 0b1010)
+    folder("index-shard-missing", [cfg, index({}, {"a": shard, "b": "model-2.safetensors"})],
+           0b10)
+    folder("index-shard-traversal", [cfg, index({"total_size": 5824},
+                                                {"a": "../model.safetensors"})], 0b10)
+    folder("index-shard-is-config", [cfg, index({}, {"a": "config.json"})], 0b10)
+    folder("index-not-json", [cfg, "{\"metadata\": "], 0b10)
+    folder("safetensors-bf16", [cfg, b"", safetensors(5824)], 0b100)
+    folder("safetensors-too-small", [cfg, b"", safetensors(8)], 0b100)
+    folder("safetensors-header-past-end",
+           [cfg, b"", (1 << 40).to_bytes(8, "little") + b"{}"], 0b100)
+    folder("safetensors-short", [cfg, b"", b"\x01\x02"], 0b100)
+    folder("both-index-and-single", [cfg, index({"total_size": 5824}, {}),
+                                     safetensors(100)], 0b110)
+
+
 if __name__ == "__main__":
     hf_config()
     profile()
     options()
+    model_folder()

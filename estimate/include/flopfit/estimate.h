@@ -113,6 +113,10 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
 #define FF_ZERO3_MAX_LIVE              1e9
 #define FF_ZERO3_PERSISTENCE_THRESHOLD 1e5
 
+/* The most GPUs a plan may use in all (--gpus, --nodes x GPUs per node, tp x pp): 10^6, past
+ * the largest cluster built; a larger count is a typo, not a plan. */
+#define FF_PLAN_GPUS_MAX 1000000
+
 /* What to estimate and how. ff_plan_init sets every default listed here. */
 struct ff_plan {
     size_t struct_size;               /* sizeof(struct ff_plan), set by ff_plan_init */
@@ -132,7 +136,8 @@ struct ff_plan {
     bool sequence_parallel;           /* with tp > 1; default true */
     int zero;                         /* ZeRO stage 0-3; default 0 */
     int64_t tp, pp;                   /* tensor / pipeline parallel; default 1 */
-    int64_t gpus;                     /* 0 = the fewest that fit; else multiple of tp·pp */
+    int64_t gpus;                     /* 0 = the fewest that fit; else multiple of tp·pp;
+                                         at most FF_PLAN_GPUS_MAX */
     int64_t lora_rank;                /* default 16 */
     bool lora_all_linear;             /* true: all linear layers (QLoRA); false: Wq, Wv */
     int64_t prompt, generate;         /* serving, tokens; default 512 and 256 */

@@ -228,9 +228,12 @@ FF_API int ff_model_from_hf_text(const char *text, size_t len, const char *label
  * A Hugging Face model folder: `dir`/config.json read as ff_model_from_hf_config, and the
  * stored size from `dir`/model.safetensors.index.json (metadata.total_size, bytes, an integer
  * up to 2^50) or, without an index, the tensor bytes of a single `dir`/model.safetensors
- * (file size less its header) into out->stored_bytes. A folder with neither is accepted with
- * stored_bytes 0. Same returns as ff_model_from_hf_config; a malformed index is
- * FF_ERR_INVALID naming the file and field.
+ * (file size less its header) into out->stored_bytes; an index without total_size is summed
+ * from the shards its weight_map names when all are in the folder. A folder with neither is
+ * accepted with stored_bytes 0. Same returns as ff_model_from_hf_config; a malformed index is
+ * FF_ERR_INVALID naming the file and field; a stored size under 1 or over 64 bits per counted
+ * parameter is FF_ERR_INVALID naming the file and both numbers; any of these files (or a shard
+ * present in the folder) that is not a regular file is FF_ERR_IO naming it, without blocking.
  */
 FF_API int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_t errlen);
 

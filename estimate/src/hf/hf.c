@@ -177,6 +177,26 @@ int ff_model_from_hf_config(const char *path, struct ff_model *out, char *err, s
     return rc;
 }
 
+/*
+ * A stored size must be able to hold the parameters config.json describes: from 1 bit (a
+ * ternary or binary checkpoint packs no tighter) to 64 bits per parameter (fp64). Outside that
+ * the size or the config is wrong, and a plan built on it would be too.
+ */
+static int check_stored_size(const struct ff_model *m, const char *source, const char *config,
+                             char *err, size_t errlen)
+{
+    struct ff_param_count pc;
+    if (ff_model_params(m, &pc) != FF_OK || pc.total == 0)
+        return FF_OK; /* refused already by ff_model_from_hf_text */
+    double bits = m->stored_bytes * 8.0 / (double)pc.total;
+    if (bits >= 1.0 && bits <= 64.0)
+        return FF_OK;
+    return ff_errf(err, errlen, FF_ERR_INVALID,
+                   "%s: %.0f bytes for the %llu parameters %s describes is %.3g bits per "
+                   "parameter; a checkpoint stores from 1 to 64 bits per parameter",
+                   source, m->stored_bytes, (unsigned long long)pc.total, config, bits);
+}
+
 int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_t errlen)
 {
     if (!dir || !out)
@@ -206,9 +226,12 @@ int ff_model_from_hf_dir(const char *dir, struct ff_model *out, char *err, size_
         memcpy(m.name, start, k);
         m.name[k] = '\0';
     }
-    rc = ff_hf_stored_bytes(dir, &m.stored_bytes, err, errlen);
+    char source[4352];
+    rc = ff_hf_stored_bytes(dir, &m.stored_bytes, source, sizeof(source), err, errlen);
     if (rc != FF_OK)
         return rc;
+    if (m.stored_bytes > 0.0)
+        TRY(check_stored_size(&m, source, path, err, errlen));
     ff_abi_copy_out(out, &m, sizeof(m));
     return FF_OK;
 }

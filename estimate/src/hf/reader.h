@@ -181,8 +181,12 @@ int ff_hf_read_storage(struct ff_hf_reader *r, struct ff_model *m);
 
 /*
  * The bytes of the checkpoint in folder dir: model.safetensors.index.json's
- * metadata.total_size, else the tensor bytes of model.safetensors, else 0 (neither file).
+ * metadata.total_size (without it, the summed tensor bytes of the shards its weight_map names,
+ * when all are there), else the tensor bytes of model.safetensors, else 0 (neither file).
+ * `source` gets the file and what was read ("<path>: metadata.total_size"; "" for 0). Each
+ * file named must be a regular file: anything else is FF_ERR_IO naming it, without blocking.
  */
-int ff_hf_stored_bytes(const char *dir, double *out, char *err, size_t errlen);
+int ff_hf_stored_bytes(const char *dir, double *out, char *source, size_t srclen, char *err,
+                       size_t errlen);
 
 #endif

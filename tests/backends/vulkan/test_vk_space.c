@@ -187,7 +187,7 @@ static void sweep_values(enum ff_precision p)
                 int ret = ff_kernel_point_check(dev, &d, err, sizeof(err));
                 if (ret == FF_ERR_UNSUPPORTED) {
                     cr_expect(strlen(err) > 10, "a refusal names its reason");
-                    snprintf(reasons[b], sizeof(reasons[b]), "%s", err);
+                    ff_strlcpy(reasons[b], err, sizeof(reasons[b]));
                     continue;
                 }
                 cr_assert_eq(ret, FF_OK, "%s", err);

@@ -284,6 +284,37 @@ def case_killed_rank(tmp):
             check(False, f"{label}: {name} is cut: {e}")
 
 
+def case_mismatched_options(tmp):
+    """Rank 0 runs --quick, rank 1 does not (MPMD form): both ranks name the first option that
+    differs and stop before any collective, promptly, with exit status 2 and no fleet file."""
+    label = "mismatched options"
+    out_dir = os.path.join(tmp, "mismatch")
+    fleet_path = os.path.join(tmp, "fleet-mismatch.json")
+    tail = ["--only", "latency", "--output-dir", out_dir]
+    cmd = (mpirun(1) + [FF, "bench", "--mpi", "--quick"] + tail + ["--output", fleet_path] +
+           [":", "-np", "1", FF, "bench", "--mpi"] + tail)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=mpi_env(tmp), timeout=120)
+    except subprocess.TimeoutExpired:
+        check(False, f"{label}: the ranks still ran after 120 s")
+        return
+    took = time.monotonic() - t0
+    err = p.stderr.decode(errors="replace")
+    print(f"{label}: exit {p.returncode} in {took:.1f} s", flush=True)
+    check(p.returncode == 2, f"{label}: exit {p.returncode}, want 2: {err[-1500:]}")
+    check(took < 60, f"{label}: {took:.1f} s to stop")
+    for rank in (0, 1):
+        check(f"rank {rank}: the ranks were started with different options: rank 1 differs "
+              f"from rank 0 in --quick" in err, f"{label}: rank {rank} does not say it: {err}")
+    check("interconnect" not in p.stdout.decode(errors="replace"),
+          f"{label}: the run went on")
+    check(not os.path.exists(fleet_path), f"{label}: a fleet file was written")
+    check(not os.path.isdir(out_dir) or not json_files(out_dir),
+          f"{label}: profiles were written")
+
+
 def case_no_mpi():
     p = subprocess.run([FF, "bench", "--mpi"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=60)
@@ -309,7 +340,7 @@ def main():
         print(f"Open MPI {OMPI}", flush=True)
         tmp = tempfile.mkdtemp(prefix="ff-mpi-")
         try:
-            cases = sys.argv[1:] or ["np2", "np4", "failed", "killed"]
+            cases = sys.argv[1:] or ["np2", "np4", "failed", "killed", "options"]
             if "np2" in cases:
                 case_np(2, tmp)
             if "np4" in cases:
@@ -318,6 +349,8 @@ def main():
                 case_failed_rank(tmp)
             if "killed" in cases:
                 case_killed_rank(tmp)
+            if "options" in cases:
+                case_mismatched_options(tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     if failures:
