@@ -88,6 +88,7 @@ static void cleanup(struct folder *f)
 static uint64_t params_of_config(void)
 {
     struct ff_model m;
+    ff_model_init(&m);
     char err[512] = "";
     cr_assert_eq(ff_model_from_hf_json(config_json, "c.json", &m, err, sizeof(err)), FF_OK, "%s",
                  err);
@@ -153,6 +154,7 @@ Test(model_folder, every_file_it_names_must_be_a_regular_file, .timeout = 30)
             }
             plant(&f, names[i], k);
             struct ff_model m;
+            ff_model_init(&m);
             char err[1024] = "";
             double t0 = now_s();
             int rc = ff_model_from_hf_dir(f.dir, &m, err, sizeof(err));
@@ -191,6 +193,7 @@ Test(model_folder, a_stored_size_must_hold_the_parameters)
                 put_safetensors(&f, file, bytes);
             }
             struct ff_model m;
+            ff_model_init(&m);
             char err[1024] = "";
             int rc = ff_model_from_hf_dir(f.dir, &m, err, sizeof(err));
             if (cases[i].ok) {
@@ -221,6 +224,7 @@ Test(model_folder, the_shards_are_summed_without_total_size)
              "\"b\": \"s2.safetensors\", \"c\": \"s1.safetensors\"}}");
     put_safetensors(&f, "s1.safetensors", params);
     struct ff_model m;
+    ff_model_init(&m);
     char err[1024] = "";
     /* One shard not downloaded and no total_size: nothing says the size. */
     cr_expect_eq(ff_model_from_hf_dir(f.dir, &m, err, sizeof(err)), FF_ERR_INVALID);
@@ -246,6 +250,7 @@ Test(model_folder, a_shard_name_is_a_file_in_the_folder)
                  bad[i]);
         put_text(&f, "model.safetensors.index.json", index);
         struct ff_model m;
+        ff_model_init(&m);
         char err[1024] = "";
         cr_expect_eq(ff_model_from_hf_dir(f.dir, &m, err, sizeof(err)), FF_ERR_INVALID, "\"%s\"",
                      bad[i]);

@@ -99,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             return 0;
     }
     struct ff_model m;
+    ff_model_init(&m);
     char err[1024];
     if (ff_model_from_hf_dir(dir, &m, err, sizeof(err)) == FF_OK) {
         struct ff_param_count pc;
