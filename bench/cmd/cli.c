@@ -82,7 +82,7 @@ void ff_bench_usage(FILE *f)
         "  --output FILE        profile path (one device only)\n"
         "  --output-dir DIR     folder for profiles (default: as above)\n"
         "  --no-save            write no profile\n"
-        "  --override NAME=VAL  a tuning override for every device opened (repeatable; the\n"
+        "  --override NAME=VAL  a tuning override for every device opened (each NAME once;\n"
         "                       FF_* variables too), recorded in the profile: cl_matmul_tune,\n"
         "                       vk_tiles, vk_shared_tiles, vk_matmul_path, timeout_s\n"
         "  --format NAME        what stdout gets: %s (default: table)\n"
