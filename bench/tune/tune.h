@@ -166,7 +166,7 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
  * measured: the result is then the best of those at the largest size the default was measured
  * at (FF_OK), and the reason is logged at FF_TUNE_LOG_INFO.
  */
-#define FF_TUNE_GRACE_S 2.0
+#define FF_TUNE_GRACE_S                   2.0
 /* seconds past the deadline: a fixed part and a fraction of the budget */
 #define FF_TUNE_WATCHDOG_MARGIN(budget_s) (10.0 + 0.25 * (budget_s))
 int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *backend,

@@ -520,8 +520,9 @@ static int end_with_kept(const struct ff_tune_run_cfg *cfg, const struct ff_tune
     res->outcome.elapsed_s = (double)(ff_now_ns() - t0) * 1e-9;
     snprintf(res->unit, sizeof(res->unit), "%s", unit_of(t));
     log_info(cfg, "%s %s: %s; kept the best of what it measured (%u candidate run%s)",
-             ff_tune_kernel_name(t->id), t->id == FF_KERNEL_MATMUL ? ff_precision_name(t->prec) : "",
-             why, res->outcome.evaluated, res->outcome.evaluated == 1 ? "" : "s");
+             ff_tune_kernel_name(t->id),
+             t->id == FF_KERNEL_MATMUL ? ff_precision_name(t->prec) : "", why,
+             res->outcome.evaluated, res->outcome.evaluated == 1 ? "" : "s");
     return FF_OK;
 }
 
@@ -607,8 +608,9 @@ int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *
             goto done;
         }
         if (st.end == END_SELF && !is_crash_signal(sig)) {
-            snprintf(why, sizeof(why), "the tuning worker was killed by signal %d (%s) from outside",
-                     sig, strsignal(sig));
+            snprintf(why, sizeof(why),
+                     "the tuning worker was killed by signal %d (%s) from outside", sig,
+                     strsignal(sig));
             ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_DEVICE, t0, res, err, errlen);
             goto done;
         }
@@ -627,8 +629,9 @@ int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *
             goto done;
         }
         if (!st.in_candidate) {
-            snprintf(why, sizeof(why), "the tuning worker died of signal %d (%s) between candidates",
-                     sig, strsignal(sig));
+            snprintf(why, sizeof(why),
+                     "the tuning worker died of signal %d (%s) between candidates", sig,
+                     strsignal(sig));
             ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_DEVICE, t0, res, err, errlen);
             goto done;
         }

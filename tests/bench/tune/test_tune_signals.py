@@ -83,9 +83,14 @@ class Tuner:
         return None
 
     def finish(self, timeout=240):
-        out, _ = self.p.communicate(timeout=timeout)
+        # stdout only: stderr is the reader thread's (communicate() would take lines from it)
+        out = []
+        reader = threading.Thread(target=lambda: out.append(self.p.stdout.read()), daemon=True)
+        reader.start()
+        self.p.wait(timeout=timeout)
+        reader.join(timeout=5)
         self.err_thread.join(timeout=5)
-        return self.p.returncode, out.decode(errors="replace"), self.stderr()
+        return (self.p.returncode, b"".join(out).decode(errors="replace"), self.stderr())
 
 
 def gone(pid):
@@ -117,8 +122,13 @@ def start_measuring(tmp, budget):
     return t, w
 
 
+# A budget the search is far from spending when the first candidate is measured (a candidate
+# on PoCL under ASan takes seconds, mostly its build): the worker is then inside the next one.
+LONG_BUDGET = 600
+
+
 def case_sigterm_is_passed_on(tmp):
-    t, w = start_measuring(tmp, 60)
+    t, w = start_measuring(tmp, LONG_BUDGET)
     if not w:
         t.p.kill()
         return
@@ -169,7 +179,7 @@ def case_stopped_worker_is_killed_by_the_watchdog(tmp):
 
 
 def case_outside_kill_is_reported_as_such(tmp):
-    t, w = start_measuring(tmp, 60)
+    t, w = start_measuring(tmp, LONG_BUDGET)
     if not w:
         t.p.kill()
         return
@@ -200,8 +210,9 @@ def case_two_tuners_keep_both(tmp):
     rb, ob, eb = b.finish()
     check(ra == 0 and rb == 0, f"two tuners: exits {ra}, {rb}\n{ea}\n{eb}")
     kernels = sorted(e["kernel"] for e in cache_entries(tmp))
-    tuned = [k for k in ("matmul", "read", "write", "copy", "triad")
-             if re.search(rf"(matmul fp32|bandwidth {k}): \S+=", oa + ob) or k == "matmul"]
+    tuned = ["matmul"] + [k for k in ("read", "write", "copy", "triad")
+                          if re.search(rf"bandwidth {k}: \S+=", ob)]
+    check(len(tuned) > 1, "two tuners: the bandwidth run tuned nothing:\n" + ob + eb)
     check(all(k in kernels for k in tuned),
           f"two tuners: the cache holds {kernels}; both runs' entries ({tuned}) expected\n"
           + oa + ob)
