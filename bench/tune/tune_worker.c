@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,22 +488,6 @@ static const char *unit_of(const struct ff_tune_target *t)
     return t->id != FF_KERNEL_MATMUL ? "B/s" : t->prec == FF_PREC_INT8 ? "OP/s" : "FLOP/s";
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-log_info(const struct ff_tune_run_cfg *cfg, const char *fmt, ...)
-{
-    if (!cfg->log)
-        return;
-    char line[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    cfg->log(cfg->log_ctx, FF_TUNE_LOG_INFO, line);
-}
-
 /* The worker ended without its result for `why` (not the candidate's fault): the result from
  * the points it measured, or an error saying why there is none. */
 static int end_with_kept(const struct ff_tune_run_cfg *cfg, const struct ff_tune_target *t,
@@ -519,10 +502,15 @@ static int end_with_kept(const struct ff_tune_run_cfg *cfg, const struct ff_tune
         return ff_errf(err, errlen, ret, "%s; what it measured cannot be read back: %s", why, e);
     res->outcome.elapsed_s = (double)(ff_now_ns() - t0) * 1e-9;
     snprintf(res->unit, sizeof(res->unit), "%s", unit_of(t));
-    log_info(cfg, "%s %s: %s; kept the best of what it measured (%u candidate run%s)",
-             ff_tune_kernel_name(t->id),
-             t->id == FF_KERNEL_MATMUL ? ff_precision_name(t->prec) : "", why,
-             res->outcome.evaluated, res->outcome.evaluated == 1 ? "" : "s");
+    if (cfg->log) {
+        char line[768];
+        snprintf(line, sizeof(line),
+                 "%s%s%s: %s; kept the best of what it measured (%u candidate run%s)",
+                 ff_tune_kernel_name(t->id), t->id == FF_KERNEL_MATMUL ? " " : "",
+                 t->id == FF_KERNEL_MATMUL ? ff_precision_name(t->prec) : "", why,
+                 res->outcome.evaluated, res->outcome.evaluated == 1 ? "" : "s");
+        cfg->log(cfg->log_ctx, FF_TUNE_LOG_INFO, line);
+    }
     return FF_OK;
 }
 

@@ -12,13 +12,14 @@ Exit 77 (skip) without an OpenCL device, unless CI=true.
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cases import check, main  # noqa: E402  (tests/bench/cases.py)
 
 FF = os.environ["FLOPFIT"]
 GRACE_S = 2.0  # FF_TUNE_GRACE_S
@@ -26,15 +27,6 @@ MATMUL = ["tune", "--backend", "opencl", "--device", "0", "--kernel", "matmul",
           "--precision", "fp32", "--verbose"]
 # A --verbose line of one measured candidate: "matmul fp32: size 128: tm=...: 1.2e+10/s (0.1 s)"
 MEASURED = re.compile(r"size \d+: .*/s \(")
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return cond
 
 
 class Tuner:
@@ -220,37 +212,7 @@ def case_two_tuners_keep_both(tmp):
           "two tuners: a malformed cache was set aside")
 
 
-def have_opencl():
-    p = subprocess.run([FF, "devices", "--backend", "opencl"], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    return p.returncode == 0 and b"opencl:0" in p.stdout
-
-
-def main():
-    if not have_opencl():
-        if os.environ.get("CI") in ("true", "1"):
-            print("CI=true but no OpenCL device")
-            return 1
-        print("no OpenCL device here: skipped")
-        return 77
-    cases = [case_sigterm_is_passed_on, case_stopped_worker_is_killed_by_the_watchdog,
-             case_outside_kill_is_reported_as_such, case_two_tuners_keep_both]
-    only = sys.argv[1:]
-    for case in cases:
-        if only and case.__name__ not in only:
-            continue
-        tmp = tempfile.mkdtemp(prefix="ff-tune-sig-")
-        t0 = time.monotonic()
-        try:
-            case(tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        print(f"{case.__name__}: {time.monotonic() - t0:.1f} s", flush=True)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(FF, [case_sigterm_is_passed_on, case_stopped_worker_is_killed_by_the_watchdog,
+                       case_outside_kill_is_reported_as_such, case_two_tuners_keep_both],
+                  sys.argv[1:], "ff-tune-sig-"))
