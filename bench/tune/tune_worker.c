@@ -576,9 +576,9 @@ int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *
         if (st.end == END_STOPPED || st.end == END_SILENT) {
             snprintf(why, sizeof(why),
                      st.end == END_STOPPED
-                         ? "the tuning worker was stopped (SIGSTOP) %.0f s past its deadline; "
+                         ? "the tuning worker was stopped (SIGSTOP) %.0f s past the budget; "
                            "the watchdog killed it"
-                         : "the tuning worker gave no sign for %.0f s past its deadline outside "
+                         : "the tuning worker gave no sign for %.0f s past the budget outside "
                            "a candidate; the watchdog killed it",
                      st.waited_s);
             ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_TIMEOUT, t0, res, err, errlen);
@@ -605,7 +605,7 @@ int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *
         /* The candidate's fault: it crashed the process, or hung in it. */
         char fault[160];
         if (st.end == END_HUNG)
-            snprintf(fault, sizeof(fault), "hung (no answer %.0f s past the deadline; killed)",
+            snprintf(fault, sizeof(fault), "hung (no answer %.0f s past the budget; killed)",
                      st.waited_s);
         else
             snprintf(fault, sizeof(fault), "crashed the process (signal %d, %s)", sig,

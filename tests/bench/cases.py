@@ -23,14 +23,17 @@ def have_opencl(ff):
     return p.returncode == 0 and b"opencl:0" in p.stdout
 
 
-def main(ff, cases, only, prefix):
-    """Runs the cases (those named in only, when it is not empty), each given its own folder."""
+def main(ff, cases, only, prefix, setup=None):
+    """Runs the cases (those named in only, when it is not empty), each given its own folder,
+    after setup() (optional) once the device is known to be there."""
     if not have_opencl(ff):
         if os.environ.get("CI") in ("true", "1"):
             print("CI=true but no OpenCL device")
             return 1
         print("no OpenCL device here: skipped")
         return 77
+    if setup:
+        setup()
     for case in cases:
         if only and case.__name__ not in only:
             continue
