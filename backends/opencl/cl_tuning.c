@@ -401,8 +401,11 @@ int ff_cl_matmul_choose(const struct cl_dev *d, const struct ff_kernel_desc *des
     if (ret < 0 && opt) {
         char why[200];
         snprintf(why, sizeof(why), "%s", err ? err : "");
-        return ff_errf(err, errlen, ret, "cl_matmul_tune=%s cannot be built here: %s",
-                       d->base.opts.cl_matmul_tune, why);
+        /* The device has what the kernel needs; the override asks for a shape it cannot
+         * take: a failed build, not a missing capability. */
+        return ff_errf(err, errlen, ret == FF_ERR_UNSUPPORTED ? FF_ERR_BUILD : ret,
+                       "cl_matmul_tune=%s cannot be built here: %s", d->base.opts.cl_matmul_tune,
+                       why);
     }
     return ret;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ void ff_bench_usage(FILE *f)
         "  --output FILE        profile path (one device only)\n"
         "  --output-dir DIR     folder for profiles (default: as above)\n"
         "  --no-save            write no profile\n"
-        "  --override NAME=VAL  a tuning override for every device opened (repeatable; the\n"
+        "  --override NAME=VAL  a tuning override for every device opened (each NAME once;\n"
         "                       FF_* variables too), recorded in the profile: cl_matmul_tune,\n"
         "                       vk_tiles, vk_shared_tiles, vk_matmul_path, timeout_s\n"
         "  --format NAME        what stdout gets: %s (default: table)\n"
@@ -254,8 +255,11 @@ static int parse_format(const char *s, struct ff_bench_opts *o, char *err, size_
     return ff_bad_value(err, errlen, "--format", s, names);
 }
 
-/* --override NAME=VALUE: one tuning option of the backends' table (ff_device_option_at). */
-static int parse_override(const char *s, struct ff_bench_opts *o, char *err, size_t errlen)
+/* --override NAME=VALUE: one tuning option of the backends' table (ff_device_option_at).
+ * *seen has bit i set once option i was given on this command line: a second one is an error
+ * (which of two values was meant cannot be guessed). */
+static int parse_override(const char *s, struct ff_bench_opts *o, uint64_t *seen, char *err,
+                          size_t errlen)
 {
     char names[512] = "";
     for (size_t i = 0; ff_device_option_at(i); i++) {
@@ -271,6 +275,14 @@ static int parse_override(const char *s, struct ff_bench_opts *o, char *err, siz
     }
     char name[64];
     snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
+    for (size_t i = 0; i < 64 && ff_device_option_at(i); i++) {
+        if (strcmp(ff_device_option_at(i)->name, name) != 0)
+            continue;
+        if (*seen & (UINT64_C(1) << i))
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--override %s is given twice (each NAME at most once)", name);
+        *seen |= UINT64_C(1) << i;
+    }
     char why[400];
     int ret = ff_device_options_set(&o->run.dev_opts, name, eq + 1, why, sizeof(why));
     if (ret == FF_ERR_NOT_FOUND) {
@@ -354,6 +366,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
     bool prec_given = false, quick = false, reps_given = false, budget_given = false;
     bool standard = false;
     uint32_t families = 0;
+    uint64_t overrides_seen = 0;
     struct ff_bench_cfg *cfg = &o->run.cfg;
     cfg->n_sizes = 0;
     bool prec[FF_PREC_COUNT] = {false};
@@ -428,7 +441,7 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_FORMAT: ret = parse_format(optarg, o, err, errlen); break;
         case OPT_LIST_FAMILIES: o->list_families = true; break;
         case OPT_LIST_FORMATS: o->list_formats = true; break;
-        case OPT_OVERRIDE: ret = parse_override(optarg, o, err, errlen); break;
+        case OPT_OVERRIDE: ret = parse_override(optarg, o, &overrides_seen, err, errlen); break;
         case OPT_MPI: o->mpi = true; break;
         case OPT_CONCURRENT: o->concurrent = true; break;
         case 'h': return FF_CLI_HELP;

@@ -78,6 +78,7 @@ static void tune_usage(FILE *f)
             "                       same device and kernel)\n"
             "  -h, --help           this text\n"
             "\n"
+            "Several runs at once share the cache: each merges its entries into it under a lock.\n"
             "With only --export and/or --import nothing is tuned. A cache entry applies only to\n"
             "its own device name, driver version and kernel source hash: after a driver or\n"
             "flopfit update the kernel is tuned again.\n"

@@ -244,7 +244,10 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
                 free(order);
                 return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s", e);
             }
-            if (er < 0 || !(rate > 0) || !isfinite(rate)) {
+            const bool ok = er >= 0 && rate > 0 && isfinite(rate);
+            if (cfg->measured)
+                cfg->measured(cfg->trying_ctx, &k->p, size, ok ? rate : 0);
+            if (!ok) {
                 out->failed++;
                 k->alive = false;
                 if (er >= 0)
@@ -558,6 +561,14 @@ static void try_point(void *ctx, const struct ff_tune_point *p)
     t->cfg->trying(t->cfg->trying_ctx, text);
 }
 
+static void measured_point(void *ctx, const struct ff_tune_point *p, uint32_t size, double rate)
+{
+    const struct try_ctx *t = ctx;
+    char text[192];
+    ff_tune_point_format(t->s, p, text, sizeof(text));
+    t->cfg->measured(t->cfg->trying_ctx, text, size, rate);
+}
+
 int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
                    const struct ff_tune_run_cfg *cfg, struct ff_tune_result *res, char *err,
                    size_t errlen)
@@ -586,10 +597,11 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
     sc.format = fmt_point;
     sc.format_ctx = &fc;
     struct try_ctx tc = {cfg, &res->space};
-    if (cfg->trying) {
+    if (cfg->trying)
         sc.trying = try_point;
-        sc.trying_ctx = &tc;
-    }
+    if (cfg->measured)
+        sc.measured = measured_point;
+    sc.trying_ctx = &tc;
 
     struct ff_kernel_desc desc = {.id = t->id, .prec = t->prec};
     const uint32_t final = sz[nsz - 1];

@@ -64,6 +64,10 @@ struct ff_tune_search_cfg {
      * to its parent, so a candidate that kills the process is known). */
     void (*trying)(void *ctx, const struct ff_tune_point *p);
     void *trying_ctx;
+    /* (optional) Called with each candidate once its measurement ends: its rate at size, 0 when
+     * it was skipped (the worker reports it, so what was measured outlives the worker). Its
+     * context is trying_ctx. */
+    void (*measured)(void *ctx, const struct ff_tune_point *p, uint32_t size, double rate);
     /* Formats a point for log lines (NULL: "v0,v1,..."). */
     size_t (*format)(void *ctx, const struct ff_tune_point *p, char *buf, size_t n);
     void *format_ctx;
@@ -124,6 +128,8 @@ struct ff_tune_run_cfg {
     /* (optional) see ff_tune_search_cfg.trying; the context is the point's text */
     void (*trying)(void *ctx, const char *point);
     void *trying_ctx;
+    /* (optional) see ff_tune_search_cfg.measured; the context is trying_ctx */
+    void (*measured)(void *ctx, const char *point, uint32_t size, double rate);
     /* points not to try (they crashed an earlier worker), as text */
     size_t n_skip;
     char skip[FF_TUNE_MAX_SKIP][192];
@@ -150,7 +156,19 @@ int ff_tune_kernel(struct ff_device *dev, const struct ff_tune_target *t,
  * a SIGSEGV) is skipped, logged, and the search restarted without it on what is left of the
  * budget. exe: the flopfit binary (NULL: /proc/self/exe). The device is named by backend and
  * index; res->space comes from dev (opened by the caller: the worker opens its own).
+ *
+ * Nothing is waited for without end: ff_interrupted (the caller's SIGINT/SIGTERM handler) is
+ * passed on to the worker, which is killed FF_TUNE_GRACE_S later if it has not ended; a
+ * watchdog kills a worker that runs FF_TUNE_WATCHDOG_MARGIN past the budget (or past its last
+ * candidate's start, when that came later): a candidate that hangs is skipped like one that
+ * crashes, a stopped worker (SIGSTOP) is reported as such. A worker that ends without its
+ * result (killed from outside, by the watchdog, after the grace) leaves the points it had
+ * measured: the result is then the best of those at the largest size the default was measured
+ * at (FF_OK), and the reason is logged at FF_TUNE_LOG_INFO.
  */
+#define FF_TUNE_GRACE_S                   2.0
+/* seconds past the deadline: a fixed part and a fraction of the budget */
+#define FF_TUNE_WATCHDOG_MARGIN(budget_s) (10.0 + 0.25 * (budget_s))
 int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *backend,
                             uint32_t index, const struct ff_tune_target *t,
                             const struct ff_tune_run_cfg *cfg, struct ff_tune_result *res,
@@ -162,7 +180,8 @@ int ff_tune_worker_main(int argc, char **argv);
 
 #define FF_TUNE_CACHE_SCHEMA    "flopfit.tuning"
 #define FF_TUNE_CACHE_VERSION   "1.0"
-#define FF_TUNE_CACHE_MAX_BYTES (4u * 1024u * 1024u)
+/* Room for tens of thousands of entries as ff_tune_cache_save writes them (~400 bytes each). */
+#define FF_TUNE_CACHE_MAX_BYTES (32u * 1024u * 1024u)
 
 /* Which kernel on which device, built from which source: an entry applies only to its key. */
 struct ff_tune_key {
@@ -189,6 +208,11 @@ struct ff_tune_entry {
 struct ff_tune_cache {
     struct ff_tune_entry *e;
     size_t n, cap;
+    /* private to tune_cache.c: an index of e by key (source hash aside; open addressing, a slot
+     * holds an entry's index + 1), and which entries ff_tune_cache_put changed since the load
+     * (ff_tune_cache_commit merges those into the file as it is then) */
+    size_t *slot, n_slots;
+    unsigned char *changed;
 };
 
 /* The key of target on dev with space (its source hash). */
@@ -206,7 +230,8 @@ int ff_tune_cache_path(char *dst, size_t n, char *err, size_t errlen);
 int ff_tune_cache_load(struct ff_tune_cache *c, const char *path, char *err, size_t errlen);
 /* Writes c to path atomically (ff_write_atomic), creating the folder. */
 int ff_tune_cache_save(const struct ff_tune_cache *c, const char *path, char *err, size_t errlen);
-/* The entry whose key equals k in every field; NULL when none (a stale one never matches). */
+/* The entry whose key equals k in every field; NULL when none (a stale one never matches).
+ * Constant time (a hash index), as is ff_tune_cache_put: loading or importing n entries is O(n). */
 const struct ff_tune_entry *ff_tune_cache_find(const struct ff_tune_cache *c,
                                                const struct ff_tune_key *k);
 /* Adds e, replacing any entry for the same backend, device, driver, kernel and precision
@@ -224,7 +249,15 @@ void ff_tune_entry_make(struct ff_tune_entry *e, const struct ff_device_info *in
  */
 int ff_tune_cache_open(struct ff_tune_cache *c, char *path, size_t n, bool *malformed,
                        const char *cmd);
-int ff_tune_cache_commit(const struct ff_tune_cache *c, const char *path, bool *malformed,
-                         char *err, size_t errlen);
+/*
+ * Merges c into the file at path under a lock, so that concurrent tuners keep every entry: takes
+ * flock(LOCK_EX) on <path>.lock (waiting up to FF_TUNE_CACHE_LOCK_S, then FF_ERR_IO naming the
+ * lock), reads the file as it is now, puts into it the entries ff_tune_cache_put changed in c
+ * since c was loaded, writes it atomically and unlocks. A file found malformed is kept as
+ * <path>.malformed and replaced. c then holds the merged cache, nothing marked changed.
+ */
+#define FF_TUNE_CACHE_LOCK_S 30
+int ff_tune_cache_commit(struct ff_tune_cache *c, const char *path, bool *malformed, char *err,
+                         size_t errlen);
 
 #endif

@@ -11,12 +11,15 @@
  * ("quick": true marks an entry a --quick bench's few-second tune left.)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -58,6 +61,8 @@ int ff_tune_cache_path(char *dst, size_t n, char *err, size_t errlen)
 void ff_tune_cache_free(struct ff_tune_cache *c)
 {
     free(c->e);
+    free(c->slot);
+    free(c->changed);
     memset(c, 0, sizeof(*c));
 }
 
@@ -69,31 +74,80 @@ static bool key_eq(const struct ff_tune_key *a, const struct ff_tune_key *b, boo
            (!with_hash || strcmp(a->source_hash, b->source_hash) == 0);
 }
 
+/* The index's hash: every field key_eq compares without the source hash, each with its NUL. */
+static uint64_t key_hash(const struct ff_tune_key *k)
+{
+    uint64_t h = FF_TUNE_HASH_INIT;
+    h = ff_tune_hash(h, k->backend, strlen(k->backend) + 1);
+    h = ff_tune_hash(h, k->device, strlen(k->device) + 1);
+    h = ff_tune_hash(h, k->driver, strlen(k->driver) + 1);
+    h = ff_tune_hash(h, k->kernel, strlen(k->kernel) + 1);
+    return ff_tune_hash(h, k->precision, strlen(k->precision) + 1);
+}
+
+/* The slot holding k's entry, or the empty slot where it would go (n_slots > 0). */
+static size_t slot_of(const struct ff_tune_cache *c, const struct ff_tune_key *k)
+{
+    const size_t mask = c->n_slots - 1;
+    size_t i = (size_t)key_hash(k) & mask;
+    while (c->slot[i] && !key_eq(&c->e[c->slot[i] - 1].key, k, false))
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Keeps the index at most half full: a power of two slots, rebuilt from e. */
+static int index_reserve(struct ff_tune_cache *c, size_t n)
+{
+    if (c->n_slots && 2 * n <= c->n_slots)
+        return FF_OK;
+    size_t ns = c->n_slots ? c->n_slots : 16;
+    while (2 * n > ns)
+        ns *= 2;
+    size_t *slot = calloc(ns, sizeof(*slot));
+    if (!slot)
+        return FF_ERR_NO_MEMORY;
+    free(c->slot);
+    c->slot = slot;
+    c->n_slots = ns;
+    for (size_t i = 0; i < c->n; i++)
+        c->slot[slot_of(c, &c->e[i].key)] = i + 1;
+    return FF_OK;
+}
+
 const struct ff_tune_entry *ff_tune_cache_find(const struct ff_tune_cache *c,
                                                const struct ff_tune_key *k)
 {
-    for (size_t i = 0; c && i < c->n; i++)
-        if (key_eq(&c->e[i].key, k, true))
-            return &c->e[i];
-    return NULL;
+    if (!c || !c->n_slots)
+        return NULL;
+    size_t s = c->slot[slot_of(c, k)];
+    return s && key_eq(&c->e[s - 1].key, k, true) ? &c->e[s - 1] : NULL;
 }
 
 int ff_tune_cache_put(struct ff_tune_cache *c, const struct ff_tune_entry *e)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (key_eq(&c->e[i].key, &e->key, false)) {
-            c->e[i] = *e;
-            return FF_OK;
-        }
+    if (index_reserve(c, c->n + 1) < 0)
+        return FF_ERR_NO_MEMORY;
+    const size_t s = slot_of(c, &e->key);
+    if (c->slot[s]) {
+        c->e[c->slot[s] - 1] = *e;
+        c->changed[c->slot[s] - 1] = 1;
+        return FF_OK;
+    }
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 8;
         struct ff_tune_entry *ne = realloc(c->e, cap * sizeof(*ne));
         if (!ne)
             return FF_ERR_NO_MEMORY;
         c->e = ne;
+        unsigned char *nc = realloc(c->changed, cap);
+        if (!nc)
+            return FF_ERR_NO_MEMORY;
+        c->changed = nc;
         c->cap = cap;
     }
-    c->e[c->n++] = *e;
+    c->e[c->n] = *e;
+    c->changed[c->n] = 1;
+    c->slot[s] = ++c->n;
     return FF_OK;
 }
 
@@ -261,6 +315,8 @@ done:
     free(text);
     if (ret < 0)
         ff_tune_cache_free(c);
+    else if (c->n)
+        memset(c->changed, 0, c->n); /* as on disk */
     return ret;
 }
 
@@ -375,18 +431,77 @@ int ff_tune_cache_open(struct ff_tune_cache *c, char *path, size_t n, bool *malf
     return ret;
 }
 
-int ff_tune_cache_commit(const struct ff_tune_cache *c, const char *path, bool *malformed,
-                         char *err, size_t errlen)
+/* flock(LOCK_EX) on lock_path, retried for FF_TUNE_CACHE_LOCK_S: the open descriptor. */
+static int lock_take(const char *lock_path, int *fd_out, char *err, size_t errlen)
 {
-    if (*malformed) {
-        char aside[4200];
-        snprintf(aside, sizeof(aside), "%s.malformed", path);
-        if (rename(path, aside) != 0 && errno != ENOENT)
-            return ff_errf(err, errlen, FF_ERR_IO, "cannot keep the malformed %s as %s: %s", path,
-                           aside, strerror(errno));
-        *malformed = false;
+    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return ff_errf(err, errlen, FF_ERR_IO, "cannot open the tuning cache lock %s: %s",
+                       lock_path, strerror(errno));
+    const uint64_t until = ff_now_ns() + (uint64_t)FF_TUNE_CACHE_LOCK_S * 1000000000ull;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || ff_now_ns() > until) {
+            int e = errno;
+            close(fd);
+            return ff_errf(err, errlen, FF_ERR_IO, "cannot lock the tuning cache (%s): %s",
+                           lock_path,
+                           e == EWOULDBLOCK ? "another flopfit held it for "
+                                              "too long"
+                                            : strerror(e));
+        }
+        const struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
-    return ff_tune_cache_save(c, path, err, errlen);
+    *fd_out = fd;
+    return FF_OK;
+}
+
+int ff_tune_cache_commit(struct ff_tune_cache *c, const char *path, bool *malformed, char *err,
+                         size_t errlen)
+{
+    char lock_path[4200], aside[4200];
+    snprintf(lock_path, sizeof(lock_path), "%s.lock", path);
+    snprintf(aside, sizeof(aside), "%s.malformed", path);
+    int ret = make_parent(path, err, errlen);
+    if (ret < 0)
+        return ret;
+    int fd = -1;
+    if ((ret = lock_take(lock_path, &fd, err, errlen)) < 0)
+        return ret;
+    /* The file as it is now: another tuner may have written it since c was loaded. */
+    struct ff_tune_cache d;
+    char e[1024] = "";
+    ret = ff_tune_cache_load(&d, path, e, sizeof(e));
+    if (ret == FF_ERR_INVALID) {
+        if (rename(path, aside) != 0 && errno != ENOENT) {
+            ret = ff_errf(err, errlen, FF_ERR_IO, "cannot keep the malformed %s as %s: %s", path,
+                          aside, strerror(errno));
+            goto error_lock;
+        }
+        ret = FF_OK;
+    } else if (ret < 0) {
+        ff_errf(err, errlen, ret, "%s", e);
+        goto error_lock;
+    }
+    *malformed = false;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->changed[i] && (ret = ff_tune_cache_put(&d, &c->e[i])) < 0) {
+            ff_errf(err, errlen, ret, "out of memory");
+            goto error_merged;
+        }
+    if ((ret = ff_tune_cache_save(&d, path, err, errlen)) < 0)
+        goto error_merged;
+    if (d.n)
+        memset(d.changed, 0, d.n);
+    ff_tune_cache_free(c);
+    *c = d;
+    close(fd); /* unlocks */
+    return FF_OK;
+error_merged:
+    ff_tune_cache_free(&d);
+error_lock:
+    close(fd);
+    return ret;
 }
 
 void ff_tune_entry_make(struct ff_tune_entry *e, const struct ff_device_info *info,

@@ -7,20 +7,29 @@
  * The parent runs this executable again as `flopfit tune --worker BACKEND INDEX KERNEL PREC
  * BUDGET QUICK SEED [SKIP...]`, reads its stdout line by line:
  *   T\t<point>                     a candidate is about to run
+ *   M\t<size>\t<rate>\t<point>      it ended: its rate, 0 when it was skipped
  *   L\t<level>\t<text>             a log line (ff_tune_log_level)
  *   R\t<point>\t<best>\t<default>\t<size>\t<rounds>\t<evaluated>\t<failed>\t<hit>\t<elapsed>
  *   E\t<status>\t<message>         no result
  * and when the worker dies of a signal after a T line, skips that point and starts it again on
- * what is left of the budget.
+ * what is left of the budget. The parent never blocks on the worker: it polls the pipe, passes
+ * a SIGINT/SIGTERM on, and keeps a watchdog (tune.h); the M lines are what is kept when the
+ * worker ends without its R line.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "tune.h"
 #include "check/measure.h"
@@ -58,6 +67,13 @@ static void worker_try(void *ctx, const char *point)
     put_line("T", NULL, point);
 }
 
+static void worker_measured(void *ctx, const char *point, uint32_t size, double rate)
+{
+    (void)ctx;
+    printf("M\t%u\t%.17g\t%s\n", size, rate, point);
+    fflush(stdout);
+}
+
 static void worker_signal(int sig)
 {
     if (!ff_interrupted)
@@ -90,10 +106,15 @@ int ff_tune_worker_main(int argc, char **argv)
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+#if defined(__linux__)
+    /* A tuner that dies without passing a signal on still ends its worker. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
     char err[1024] = "", code[16];
     const struct ff_backend *b = ff_backend_find(argv[1]);
     struct ff_tune_target t;
-    struct ff_tune_run_cfg rc = {.log = worker_log, .trying = worker_try};
+    struct ff_tune_run_cfg rc = {
+        .log = worker_log, .trying = worker_try, .measured = worker_measured};
     rc.budget_s = strtod(argv[5], NULL);
     rc.quick = strcmp(argv[6], "1") == 0;
     rc.seed = strtoull(argv[7], NULL, 10);
@@ -139,17 +160,65 @@ static void final_desc(const struct ff_device_info *info, const struct ff_tune_t
         d->n = s;
 }
 
+/* What the workers of one kernel measured (M lines), across restarts: the latest rate of each
+ * point at each size (0: skipped there). */
+struct measured {
+    char point[192];
+    uint32_t size;
+    double rate;
+};
+
+struct kept {
+    struct measured *m;
+    size_t n, cap;
+    uint32_t tried; /* T lines */
+};
+
+static void kept_add(struct kept *k, const char *point, uint32_t size, double rate)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (k->m[i].size == size && strcmp(k->m[i].point, point) == 0) {
+            k->m[i].rate = rate;
+            return;
+        }
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 64;
+        struct measured *nm = realloc(k->m, cap * sizeof(*nm));
+        if (!nm)
+            return; /* the point is then not kept: the result may miss it, nothing worse */
+        k->m = nm;
+        k->cap = cap;
+    }
+    struct measured *m = &k->m[k->n++];
+    ff_strlcpy(m->point, point, sizeof(m->point));
+    m->size = size;
+    m->rate = rate;
+}
+
+/* How a worker run ended, beyond its wait status. */
+enum worker_end {
+    END_SELF,    /* it exited or died on its own */
+    END_HUNG,    /* the watchdog killed it inside a candidate */
+    END_SILENT,  /* the watchdog killed it outside a candidate (opening, preparing a size) */
+    END_STOPPED, /* the watchdog killed it while it was stopped */
+    END_GRACE,   /* it outlived the grace after a passed-on signal */
+};
+
 struct run_state {
     char last_try[192];
+    bool in_candidate; /* a T line without its M line */
     bool got_result;
     bool got_error;
     int error_code;
     char error[768];
     char point[192];
     struct ff_tune_outcome o;
+    enum worker_end end;
+    double waited_s; /* END_HUNG..END_STOPPED: seconds since the deadline's reference */
 };
 
-static void handle_line(char *line, const struct ff_tune_run_cfg *cfg, struct run_state *st)
+static void handle_line(char *line, const struct ff_tune_run_cfg *cfg, struct run_state *st,
+                        struct kept *kept)
 {
     size_t len = strlen(line);
     if (len && line[len - 1] == '\n')
@@ -161,6 +230,18 @@ static void handle_line(char *line, const struct ff_tune_run_cfg *cfg, struct ru
     char *rest = tab + 1;
     if (strcmp(line, "T") == 0) {
         ff_strlcpy(st->last_try, rest, sizeof(st->last_try));
+        st->in_candidate = true;
+        kept->tried++;
+    } else if (strcmp(line, "M") == 0) {
+        char *end = NULL;
+        unsigned long size = strtoul(rest, &end, 10);
+        if (*end != '\t')
+            return;
+        double rate = strtod(end + 1, &end);
+        if (*end != '\t')
+            return;
+        st->in_candidate = false;
+        kept_add(kept, end + 1, (uint32_t)size, rate > 0 ? rate : 0);
     } else if (strcmp(line, "L") == 0) {
         char *t2 = strchr(rest, '\t');
         if (t2 && cfg->log)
@@ -194,11 +275,40 @@ static void handle_line(char *line, const struct ff_tune_run_cfg *cfg, struct ru
     }
 }
 
-/* One worker run to its end. Returns the wait status, or -1 when it could not start. */
+/* Reads what is there on fd into buf (have bytes), handing on each whole line. false at EOF or
+ * on an error. */
+static bool read_lines(int fd, char *buf, size_t cap, size_t *have,
+                       const struct ff_tune_run_cfg *cfg, struct run_state *st, struct kept *kept)
+{
+    ssize_t r = read(fd, buf + *have, cap - 1 - *have);
+    if (r < 0)
+        return errno == EINTR || errno == EAGAIN;
+    if (r == 0)
+        return false;
+    *have += (size_t)r;
+    buf[*have] = 0;
+    char *start = buf, *nl;
+    while ((nl = memchr(start, '\n', (size_t)(buf + *have - start))) != NULL) {
+        *nl = 0;
+        handle_line(start, cfg, st, kept);
+        start = nl + 1;
+    }
+    size_t left = (size_t)(buf + *have - start);
+    if (left == cap - 1) { /* a line longer than the buffer: taken as it is */
+        handle_line(buf, cfg, st, kept);
+        left = 0;
+    }
+    memmove(buf, start, left);
+    *have = left;
+    return true;
+}
+
+/* One worker run to its end: reads its lines, passes ff_interrupted on, and keeps the watchdog.
+ * Returns the wait status, or -1 when it could not start. */
 static int run_worker(const char *exe, const char *backend, uint32_t index,
                       const struct ff_tune_target *t, const struct ff_tune_run_cfg *cfg,
                       double budget, const char skip[][192], size_t n_skip, struct run_state *st,
-                      char *err, size_t errlen)
+                      struct kept *kept, char *err, size_t errlen)
 {
     int fds[2];
     if (pipe(fds) != 0) {
@@ -238,21 +348,170 @@ static int run_worker(const char *exe, const char *backend, uint32_t index,
         ff_errf(err, errlen, FF_ERR_IO, "cannot start the tuning worker %s: %s", exe, strerror(sr));
         return -1;
     }
-    FILE *in = fdopen(fds[0], "r");
-    if (in) {
-        char *line = NULL;
-        size_t cap = 0;
-        while (getline(&line, &cap, in) > 0)
-            handle_line(line, cfg, st);
-        free(line);
-        fclose(in);
-    } else {
-        close(fds[0]);
-    }
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    const uint64_t s_ns = 1000000000ull, start = ff_now_ns();
+    const uint64_t budget_end = start + (uint64_t)(budget > 0 ? budget * 1e9 : 0);
+    const uint64_t margin = (uint64_t)(FF_TUNE_WATCHDOG_MARGIN(budget) * 1e9);
+    const uint64_t grace = (uint64_t)(FF_TUNE_GRACE_S * 1e9);
+    uint64_t last_try_ns = start, passed_on_ns = 0;
+    uint32_t tried = kept->tried;
+    bool open = true, reaped = false, stopped = false, passed_on = false, killed = false;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    char buf[4096];
+    size_t have = 0;
+    /* After the worker is reaped, its pipe is read to its end (it has no other writer); the
+     * bound only guards against a descendant that kept it open. */
+    uint64_t drain_until = 0;
+    while (!reaped || (open && ff_now_ns() < drain_until)) {
+        if (open) {
+            struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+            if (poll(&pf, 1, 50) > 0 && !read_lines(fds[0], buf, sizeof(buf), &have, cfg, st, kept))
+                open = false;
+        } else {
+            poll(NULL, 0, 20); /* its output ended; its exit has not come yet */
+        }
+        const uint64_t now = ff_now_ns();
+        if (kept->tried != tried) {
+            tried = kept->tried;
+            last_try_ns = now;
+        }
+        while (!reaped) {
+            int ws = 0;
+            pid_t w = waitpid(pid, &ws, WNOHANG | WUNTRACED | WCONTINUED);
+            if (w != pid)
+                break;
+            if (WIFSTOPPED(ws)) {
+                stopped = true;
+            } else if (WIFCONTINUED(ws)) {
+                stopped = false;
+            } else {
+                status = ws;
+                reaped = true;
+                drain_until = now + s_ns;
+            }
+        }
+        if (reaped)
+            continue;
+        if (ff_interrupted && !passed_on) {
+            kill(pid, ff_interrupted);
+            if (stopped)
+                kill(pid, SIGCONT); /* a stopped process acts on its signals once resumed */
+            passed_on = true;
+            passed_on_ns = now;
+        }
+        const uint64_t ref = budget_end > last_try_ns ? budget_end : last_try_ns;
+        if (!killed && passed_on && now - passed_on_ns > grace) {
+            st->end = END_GRACE;
+            killed = true;
+        } else if (!killed && now > ref + margin) {
+            st->end = stopped ? END_STOPPED : st->in_candidate ? END_HUNG : END_SILENT;
+            st->waited_s = (double)(now - ref) * 1e-9;
+            killed = true;
+        }
+        if (killed && st->end != END_SELF) {
+            kill(pid, SIGKILL);
+            if (!reaped) { /* a SIGKILL needs no resuming, but is reaped here */
+                int ws = 0;
+                while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+                }
+                status = ws;
+                reaped = true;
+                drain_until = ff_now_ns() + s_ns;
+            }
+        }
     }
+    close(fds[0]);
     return status;
+}
+
+/* Signals a candidate's own code brings about (a fault, an abort); any other comes from
+ * outside the worker (kill, the OOM killer, a terminal). */
+static bool is_crash_signal(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ||
+           sig == SIGTRAP || sig == SIGSYS;
+}
+
+/* The result from what the workers measured: the best at the largest size the default was
+ * measured at (else the largest with any rate), as the search itself picks. FF_ERR_VERIFY when
+ * nothing was measured. */
+static int result_from_kept(const struct kept *k, const char *dflt, struct ff_tune_result *res,
+                            char *err, size_t errlen)
+{
+    uint32_t size_dflt = 0, size_any = 0, sizes = 0, ok = 0;
+    uint32_t seen[64];
+    for (size_t i = 0; i < k->n; i++) {
+        const struct measured *m = &k->m[i];
+        if (!(m->rate > 0))
+            continue;
+        ok++;
+        if (m->size > size_any)
+            size_any = m->size;
+        if (strcmp(m->point, dflt) == 0 && m->size > size_dflt)
+            size_dflt = m->size;
+        bool dup = false;
+        for (uint32_t j = 0; j < sizes && !dup; j++)
+            dup = seen[j] == m->size;
+        if (!dup && sizes < 64)
+            seen[sizes++] = m->size;
+    }
+    if (!ok)
+        return FF_ERR_VERIFY;
+    const uint32_t size = size_dflt ? size_dflt : size_any;
+    const struct measured *best = NULL;
+    double dflt_rate = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        const struct measured *m = &k->m[i];
+        if (m->size != size || !(m->rate > 0))
+            continue;
+        if (!best || m->rate > best->rate)
+            best = m;
+        if (strcmp(m->point, dflt) == 0)
+            dflt_rate = m->rate;
+    }
+    int ret = ff_tune_point_parse(&res->space, best->point, &res->outcome.best, err, errlen);
+    if (ret < 0)
+        return ret;
+    ff_strlcpy(res->point, best->point, sizeof(res->point));
+    res->outcome.best_rate = best->rate;
+    res->outcome.default_rate = dflt_rate;
+    res->outcome.size = size;
+    res->outcome.rounds = sizes;
+    res->outcome.evaluated = k->tried;
+    res->outcome.failed = k->tried > ok ? k->tried - ok : 0;
+    return FF_OK;
+}
+
+static const char *unit_of(const struct ff_tune_target *t)
+{
+    return t->id != FF_KERNEL_MATMUL ? "B/s" : t->prec == FF_PREC_INT8 ? "OP/s" : "FLOP/s";
+}
+
+/* The worker ended without its result for `why` (not the candidate's fault): the result from
+ * the points it measured, or an error saying why there is none. */
+static int end_with_kept(const struct ff_tune_run_cfg *cfg, const struct ff_tune_target *t,
+                         const struct kept *kept, const char *dflt, const char *why, int no_result,
+                         uint64_t t0, struct ff_tune_result *res, char *err, size_t errlen)
+{
+    char e[512] = "";
+    int ret = result_from_kept(kept, dflt, res, e, sizeof(e));
+    if (ret == FF_ERR_VERIFY)
+        return ff_errf(err, errlen, no_result, "%s before any candidate was measured", why);
+    if (ret < 0)
+        return ff_errf(err, errlen, ret, "%s; what it measured cannot be read back: %s", why, e);
+    res->outcome.elapsed_s = (double)(ff_now_ns() - t0) * 1e-9;
+    snprintf(res->unit, sizeof(res->unit), "%s", unit_of(t));
+    if (cfg->log) {
+        char line[768];
+        snprintf(line, sizeof(line),
+                 "%s%s%s: %s; kept the best of what it measured (%u candidate run%s)",
+                 ff_tune_kernel_name(t->id), t->id == FF_KERNEL_MATMUL ? " " : "",
+                 t->id == FF_KERNEL_MATMUL ? ff_precision_name(t->prec) : "", why,
+                 res->outcome.evaluated, res->outcome.evaluated == 1 ? "" : "s");
+        cfg->log(cfg->log_ctx, FF_TUNE_LOG_INFO, line);
+    }
+    return FF_OK;
 }
 
 int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *backend,
@@ -275,14 +534,17 @@ int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *
     for (size_t i = 0; i < cfg->n_skip && n_skip < FF_TUNE_MAX_SKIP; i++)
         ff_strlcpy(skip[n_skip++], cfg->skip[i], sizeof(skip[0]));
     uint32_t crashed = 0;
+    struct kept kept = {0};
     const uint64_t t0 = ff_now_ns();
     for (;;) {
         double left = cfg->budget_s - (double)(ff_now_ns() - t0) * 1e-9;
         struct run_state st = {.error_code = FF_ERR_DEVICE};
         int status = run_worker(exe, backend, index, t, cfg, left, (const char(*)[192])skip, n_skip,
-                                &st, err, errlen);
-        if (status < 0)
-            return FF_ERR_IO;
+                                &st, &kept, err, errlen);
+        if (status < 0) {
+            ret = FF_ERR_IO;
+            goto done;
+        }
         if (st.got_result) {
             res->outcome = st.o;
             res->outcome.evaluated += crashed;
@@ -291,41 +553,101 @@ int ff_tune_kernel_isolated(const char *exe, struct ff_device *dev, const char *
             ff_strlcpy(res->point, st.point, sizeof(res->point));
             ret = ff_tune_point_parse(&res->space, st.point, &res->outcome.best, err, errlen);
             if (ret < 0)
-                return ret;
-            snprintf(res->unit, sizeof(res->unit), "%s",
-                     t->id != FF_KERNEL_MATMUL ? "B/s"
-                     : t->prec == FF_PREC_INT8 ? "OP/s"
-                                               : "FLOP/s");
-            return FF_OK;
+                goto done;
+            snprintf(res->unit, sizeof(res->unit), "%s", unit_of(t));
+            ret = FF_OK;
+            goto done;
         }
-        if (st.got_error)
-            return ff_errf(err, errlen, st.error_code < 0 ? st.error_code : FF_ERR_DEVICE, "%s",
-                           st.error);
-        if (!WIFSIGNALED(status))
-            return ff_errf(err, errlen, FF_ERR_DEVICE,
-                           "the tuning worker exited with status %d and no result",
-                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        int sig = WTERMSIG(status);
-        if (!st.last_try[0])
-            return ff_errf(err, errlen, FF_ERR_DEVICE,
-                           "the tuning worker died of signal %d (%s) before any candidate", sig,
-                           strsignal(sig));
+        if (st.got_error) {
+            ret = ff_errf(err, errlen, st.error_code < 0 ? st.error_code : FF_ERR_DEVICE, "%s",
+                          st.error);
+            goto done;
+        }
+        char why[512];
+        const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        if (st.end == END_GRACE) {
+            snprintf(why, sizeof(why),
+                     "the tuning worker did not end within %.0f s of the signal passed on; "
+                     "killed",
+                     FF_TUNE_GRACE_S);
+            ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_INTERRUPTED, t0, res, err, errlen);
+            goto done;
+        }
+        if (st.end == END_STOPPED || st.end == END_SILENT) {
+            snprintf(why, sizeof(why),
+                     st.end == END_STOPPED
+                         ? "the tuning worker was stopped (SIGSTOP) %.0f s past the budget; "
+                           "the watchdog killed it"
+                         : "the tuning worker gave no sign for %.0f s past the budget outside "
+                           "a candidate; the watchdog killed it",
+                     st.waited_s);
+            ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_TIMEOUT, t0, res, err, errlen);
+            goto done;
+        }
+        if (st.end == END_SELF && !WIFSIGNALED(status)) {
+            ret = ff_errf(err, errlen, FF_ERR_DEVICE,
+                          "the tuning worker exited with status %d and no result",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            goto done;
+        }
+        if (st.end == END_SELF && ff_interrupted && sig == ff_interrupted) {
+            ret = end_with_kept(cfg, t, &kept, dflt, "interrupted", FF_ERR_INTERRUPTED, t0, res,
+                                err, errlen);
+            goto done;
+        }
+        if (st.end == END_SELF && !is_crash_signal(sig)) {
+            snprintf(why, sizeof(why),
+                     "the tuning worker was killed by signal %d (%s) from outside", sig,
+                     strsignal(sig));
+            ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_DEVICE, t0, res, err, errlen);
+            goto done;
+        }
+        /* The candidate's fault: it crashed the process, or hung in it. */
+        char fault[160];
+        if (st.end == END_HUNG)
+            snprintf(fault, sizeof(fault), "hung (no answer %.0f s past the budget; killed)",
+                     st.waited_s);
+        else
+            snprintf(fault, sizeof(fault), "crashed the process (signal %d, %s)", sig,
+                     strsignal(sig));
+        if (!st.last_try[0]) {
+            ret = ff_errf(err, errlen, FF_ERR_DEVICE,
+                          "the tuning worker died of signal %d (%s) before any candidate", sig,
+                          strsignal(sig));
+            goto done;
+        }
+        if (!st.in_candidate) {
+            snprintf(why, sizeof(why),
+                     "the tuning worker died of signal %d (%s) between candidates", sig,
+                     strsignal(sig));
+            ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_DEVICE, t0, res, err, errlen);
+            goto done;
+        }
         crashed++;
         char line[512];
-        snprintf(line, sizeof(line), "skip %s: the candidate crashed the process (signal %d, %s)",
-                 st.last_try, sig, strsignal(sig));
+        snprintf(line, sizeof(line), "skip %s: the candidate %s", st.last_try, fault);
         if (cfg->log)
             cfg->log(cfg->log_ctx, FF_TUNE_LOG_VERBOSE, line);
-        if (strcmp(st.last_try, dflt) == 0)
-            return ff_errf(err, errlen, FF_ERR_DEVICE,
-                           "the default point %s crashed the process (signal %d, %s)", dflt, sig,
-                           strsignal(sig));
-        if (ff_interrupted)
-            return ff_errf(err, errlen, FF_ERR_INTERRUPTED, "interrupted");
-        if (n_skip == FF_TUNE_MAX_SKIP || cfg->budget_s - (double)(ff_now_ns() - t0) * 1e-9 < 1)
-            return ff_errf(err, errlen, FF_ERR_DEVICE,
-                           "%u candidates crashed the process; the budget is spent (last: %s)",
-                           crashed, st.last_try);
+        if (strcmp(st.last_try, dflt) == 0) {
+            ret = ff_errf(err, errlen, st.end == END_HUNG ? FF_ERR_TIMEOUT : FF_ERR_DEVICE,
+                          "the default point %s %s", dflt, fault);
+            goto done;
+        }
+        if (ff_interrupted) {
+            ret = end_with_kept(cfg, t, &kept, dflt, "interrupted", FF_ERR_INTERRUPTED, t0, res,
+                                err, errlen);
+            goto done;
+        }
+        if (n_skip == FF_TUNE_MAX_SKIP || cfg->budget_s - (double)(ff_now_ns() - t0) * 1e-9 < 1) {
+            snprintf(why, sizeof(why),
+                     "%u candidates crashed or hung; the budget is spent (last: %s)", crashed,
+                     st.last_try);
+            ret = end_with_kept(cfg, t, &kept, dflt, why, FF_ERR_DEVICE, t0, res, err, errlen);
+            goto done;
+        }
         ff_strlcpy(skip[n_skip++], st.last_try, sizeof(skip[0]));
     }
+done:
+    free(kept.m);
+    return ret;
 }

@@ -205,6 +205,43 @@ Test(opencl, gpu_local_memory_layout_verified_on_this_device)
     unsetenv("FF_CL_MATMUL_TUNE");
 }
 
+Test(opencl, an_override_the_kernel_cannot_take_is_a_failed_build_not_unsupported)
+{
+    /* Well formed, but a 16x64 tile needs more registers than any device's budget here. */
+    setenv("FF_CL_MATMUL_TUNE", "16,64,1,0,0,0,0", 1);
+    char err[1024] = "";
+    struct ff_kernel *kern = NULL;
+    struct ff_kernel_desc d = {
+        .id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = 64, .n = 64, .k = 64};
+    cr_expect_eq(ff_kernel_create(dev, &d, &kern, err, sizeof(err)), FF_ERR_BUILD, "%s", err);
+    cr_expect(strstr(err, "cl_matmul_tune=16,64,1,0,0,0,0 cannot be built here"), "%s", err);
+    ff_kernel_destroy(&kern);
+    /* the bench records it as failed, with the reason */
+    struct ff_bench_cfg cfg;
+    ff_bench_cfg_defaults(&cfg);
+    cfg.sizes[0] = 64;
+    cfg.n_sizes = 1;
+    cfg.sizes_given = true;
+    for (int i = 0; i < FF_PREC_COUNT; i++)
+        cfg.prec[i] = i == FF_PREC_FP32;
+    cfg.measure.min_reps = 2;
+    cfg.measure.budget_s = 0.01;
+    struct ff_run p = {.info = *ff_device_info(dev)};
+    ff_suite_matmul(dev, &cfg, &p);
+    unsetenv("FF_CL_MATMUL_TUNE");
+    bool seen = false;
+    for (size_t i = 0; i < p.n_results; i++) {
+        const struct ff_result *r = &p.results[i];
+        if (strcmp(r->impl, "flopfit") != 0 || r->prec != FF_PREC_FP32)
+            continue;
+        seen = true;
+        cr_expect_eq(r->status, FF_RES_FAILED, "status %d: %s", (int)r->status, r->reason);
+        cr_expect(strstr(r->reason, "cannot be built here"), "%s", r->reason);
+    }
+    cr_expect(seen, "no fp32 result of our kernel");
+    ff_run_finish(&p);
+}
+
 /* ---- lazy kernels on the real device ------------------------------------- */
 
 /* How the wrapped matmul cheats. */

@@ -504,6 +504,35 @@ Test(cli, overrides_come_from_the_environment_then_the_option)
     unsetenv("FF_VK_TILES");
 }
 
+Test(cli, a_repeated_override_is_an_error_naming_it)
+{
+    struct ff_bench_opts o;
+    char err[1024];
+    unsetenv("FF_VK_TILES");
+    cr_assert_eq(PARSE(&o, err, "--override", "vk_tiles=4,2,8,1", "--override", "vk_tiles=8,2,8,1"),
+                 FF_ERR_INVALID);
+    cr_expect(strstr(err, "--override vk_tiles") && strstr(err, "twice"), "%s", err);
+    /* the same value twice is still two answers to one question */
+    cr_assert_eq(PARSE(&o, err, "--override", "timeout_s=5", "--override", "timeout_s=5"),
+                 FF_ERR_INVALID);
+    cr_expect(strstr(err, "timeout_s"), "%s", err);
+    /* different names are fine, and a variable plus one option is no repeat */
+    setenv("FF_VK_TILES", "4,2,8,1", 1);
+    cr_assert_eq(PARSE(&o, err, "--override", "vk_tiles=8,2,8,1", "--override", "timeout_s=5"),
+                 FF_OK, "%s", err);
+    cr_expect_str_eq(o.run.dev_opts.vk_tiles, "8,2,8,1");
+    unsetenv("FF_VK_TILES");
+}
+
+Test(cli_binary, a_repeated_override_exits_2_naming_it)
+{
+    char out[8192];
+    cr_assert_eq(run("bench --override vk_matmul_path=texel --override vk_matmul_path=storage", out,
+                     sizeof(out)),
+                 2, "%s", out);
+    cr_expect(strstr(out, "vk_matmul_path") && strstr(out, "twice"), "%s", out);
+}
+
 Test(cli, mpi_and_concurrent)
 {
     struct ff_bench_opts o;

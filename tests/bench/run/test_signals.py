@@ -12,13 +12,14 @@ Exit 77 (skip) without an OpenCL device, unless CI=true.
 """
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cases import check, main  # noqa: E402  (tests/bench/cases.py)
 
 FF = os.environ["FLOPFIT"]
 SHIM = os.environ.get("FF_WRITE_SHIM")
@@ -30,17 +31,9 @@ LONG = ["bench", "--backend", "opencl", "--device", "0", "--only", "latency,matm
         "--precision", "fp32", "--sizes", "64,4096", "--no-library", "--time-budget", "60"]
 SHORT = ["bench", "--backend", "opencl", "--device", "0", "--only", "latency"]
 
-failures = []
 # Seconds after the start at which a LONG run is past its latency tests and inside the matmul:
 # measured on this machine by main() (a loaded CI machine under ASan is slower than a desk).
 DELAY = 4.0
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-    return cond
 
 
 def env_with(shim_mode=None):
@@ -262,20 +255,8 @@ def case_kill_in_write_window(tmp):
         check(m == 0o644, f"kill window: {e} mode {oct(m)}")
 
 
-def have_opencl():
-    p = subprocess.run([FF, "devices", "--backend", "opencl"], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    return p.returncode == 0 and b"opencl:0" in p.stdout
-
-
-def main():
-    if not have_opencl():
-        if os.environ.get("CI") in ("true", "1"):
-            print("CI=true but no OpenCL device")
-            return 1
-        print("no OpenCL device here: skipped")
-        return 77
-    # How long the latency tests take here (this also warms PoCL's kernel cache).
+def calibrate():
+    """How long the latency tests take here (this also warms PoCL's kernel cache)."""
     global DELAY
     t0 = time.monotonic()
     subprocess.run([FF] + SHORT + ["--no-save"], stdout=subprocess.DEVNULL,
@@ -283,24 +264,10 @@ def main():
     DELAY = min(20.0, max(4.0, 2.0 * (time.monotonic() - t0) + 1.0))
     print(f"latency tests take {time.monotonic() - t0:.1f} s here: signals at {DELAY:.1f} s",
           flush=True)
-    cases = [case_timeout_int, case_double_sigint, case_sigterm, case_signals_during_write,
-             case_third_signal_quits, case_same_second_partials, case_kill_in_write_window]
-    only = sys.argv[1:]
-    for case in cases:
-        if only and case.__name__ not in only:
-            continue
-        tmp = tempfile.mkdtemp(prefix="ff-sig-")
-        t0 = time.monotonic()
-        try:
-            case(tmp)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        print(f"{case.__name__}: {time.monotonic() - t0:.1f} s", flush=True)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(FF, [case_timeout_int, case_double_sigint, case_sigterm,
+                       case_signals_during_write, case_third_signal_quits,
+                       case_same_second_partials, case_kill_in_write_window],
+                  sys.argv[1:], "ff-sig-", setup=calibrate))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -576,6 +577,133 @@ Test(tune_cache, a_malformed_cache_is_kept_aside_when_a_fresh_one_is_written)
     rm_rf(dir);
 }
 
+/* An entry of its own device: "dev-<who>-<k>". */
+static struct ff_tune_entry entry_of(unsigned who, unsigned k)
+{
+    struct ff_tune_entry e = entry("3.1", "0123456789abcdef", "fp32", 1e9 + k);
+    snprintf(e.key.device, sizeof(e.key.device), "dev-%u-%u", who, k);
+    return e;
+}
+
+Test(tune_cache, a_commit_merges_with_what_another_run_wrote_since)
+{
+    char *dir = tmpdir();
+    char path[128], err[512] = "";
+    snprintf(path, sizeof(path), "%s/flopfit/tuning.json", dir);
+    struct ff_tune_cache a, b;
+    bool ma = false, mb = false;
+    /* both read the (missing) cache before either writes */
+    cr_assert_eq(ff_tune_cache_load(&a, path, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_tune_cache_load(&b, path, err, sizeof(err)), FF_OK, "%s", err);
+    struct ff_tune_entry ea = entry_of(1, 0), eb = entry_of(2, 0);
+    struct ff_tune_entry shared = entry_of(3, 0), shared_b = shared;
+    shared_b.rate = 7e9;
+    cr_assert_eq(ff_tune_cache_put(&a, &ea), FF_OK);
+    cr_assert_eq(ff_tune_cache_put(&a, &shared), FF_OK);
+    cr_assert_eq(ff_tune_cache_commit(&a, path, &ma, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_tune_cache_put(&b, &eb), FF_OK);
+    cr_assert_eq(ff_tune_cache_put(&b, &shared_b), FF_OK);
+    cr_assert_eq(ff_tune_cache_commit(&b, path, &mb, err, sizeof(err)), FF_OK, "%s", err);
+    /* b now holds the merge too; the later put of one key wins */
+    cr_expect_eq(b.n, 3);
+    struct ff_tune_cache r;
+    cr_assert_eq(ff_tune_cache_load(&r, path, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(r.n, 3);
+    cr_expect(ff_tune_cache_find(&r, &ea.key), "the first run's entry is kept");
+    cr_expect(ff_tune_cache_find(&r, &eb.key));
+    cr_assert(ff_tune_cache_find(&r, &shared.key));
+    cr_expect_eq(ff_tune_cache_find(&r, &shared.key)->rate, 7e9);
+    /* a later commit of a writes only what it changed since: b's value of the shared key stays */
+    struct ff_tune_entry ea2 = entry_of(1, 1);
+    cr_assert_eq(ff_tune_cache_put(&a, &ea2), FF_OK);
+    cr_assert_eq(ff_tune_cache_commit(&a, path, &ma, err, sizeof(err)), FF_OK, "%s", err);
+    ff_tune_cache_free(&r);
+    cr_assert_eq(ff_tune_cache_load(&r, path, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(r.n, 4);
+    cr_expect_eq(ff_tune_cache_find(&r, &shared.key)->rate, 7e9);
+    ff_tune_cache_free(&r);
+    ff_tune_cache_free(&a);
+    ff_tune_cache_free(&b);
+    struct stat st;
+    char lock[160];
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    cr_expect_eq(stat(lock, &st), 0, "the lock file lies beside the cache");
+    rm_rf(dir);
+}
+
+Test(tune_cache, concurrent_commits_keep_every_entry, .timeout = 120)
+{
+    char *dir = tmpdir();
+    char path[128];
+    snprintf(path, sizeof(path), "%s/flopfit/tuning.json", dir);
+    enum { WRITERS = 4, EACH = 15 };
+    pid_t pid[WRITERS];
+    for (unsigned w = 0; w < WRITERS; w++) {
+        pid[w] = fork();
+        cr_assert_geq(pid[w], 0);
+        if (pid[w] > 0)
+            continue;
+        /* each writer as `flopfit tune` does it: load once, then commit after each result */
+        char err[512] = "";
+        struct ff_tune_cache c;
+        bool malformed = false;
+        int bad = ff_tune_cache_load(&c, path, err, sizeof(err)) < 0;
+        for (unsigned k = 0; k < EACH && !bad; k++) {
+            struct ff_tune_entry e = entry_of(w, k);
+            bad = ff_tune_cache_put(&c, &e) < 0 ||
+                  ff_tune_cache_commit(&c, path, &malformed, err, sizeof(err)) < 0;
+        }
+        if (bad)
+            fprintf(stderr, "writer %u: %s\n", w, err);
+        ff_tune_cache_free(&c);
+        _exit(bad);
+    }
+    for (unsigned w = 0; w < WRITERS; w++) {
+        int st = 0;
+        cr_assert_eq(waitpid(pid[w], &st, 0), pid[w]);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %u failed", w);
+    }
+    struct ff_tune_cache r;
+    char err[512] = "";
+    cr_assert_eq(ff_tune_cache_load(&r, path, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(r.n, WRITERS * EACH, "%zu entries of %d", r.n, WRITERS * EACH);
+    for (unsigned w = 0; w < WRITERS; w++)
+        for (unsigned k = 0; k < EACH; k++) {
+            struct ff_tune_entry e = entry_of(w, k);
+            cr_expect(ff_tune_cache_find(&r, &e.key), "dev-%u-%u lost", w, k);
+        }
+    ff_tune_cache_free(&r);
+    rm_rf(dir);
+}
+
+Test(tune_cache, a_large_cache_is_indexed)
+{
+    struct ff_tune_cache c = {0};
+    enum { N = 26000 };
+    for (unsigned k = 0; k < N; k++) {
+        struct ff_tune_entry e = entry_of(0, k);
+        cr_assert_eq(ff_tune_cache_put(&c, &e), FF_OK);
+    }
+    cr_assert_eq(c.n, N);
+    for (unsigned k = 0; k < N; k += 7) {
+        struct ff_tune_entry e = entry_of(0, k);
+        const struct ff_tune_entry *f = ff_tune_cache_find(&c, &e.key);
+        cr_assert(f, "dev-0-%u not found", k);
+        cr_assert_eq(f->rate, e.rate);
+        /* a stale source hash never matches; a put of it replaces the entry */
+        snprintf(e.key.source_hash, sizeof(e.key.source_hash), "fedcba9876543210");
+        cr_assert_null(ff_tune_cache_find(&c, &e.key));
+        e.rate = 1;
+        cr_assert_eq(ff_tune_cache_put(&c, &e), FF_OK);
+        cr_assert_eq(ff_tune_cache_find(&c, &e.key)->rate, 1);
+    }
+    cr_expect_eq(c.n, N, "replacing adds nothing");
+    struct ff_tune_entry none = entry_of(1, 0);
+    cr_expect_null(ff_tune_cache_find(&c, &none.key));
+    ff_tune_cache_free(&c);
+    cr_expect_null(ff_tune_cache_find(&c, &none.key), "a freed cache is empty");
+}
+
 /* ---- `flopfit tune` ---- */
 
 static int run(const char *env, const char *args, char *out, size_t outlen)
@@ -620,6 +748,52 @@ Test(tune_cli, usage_errors_exit_2_naming_the_option)
     cr_expect(strstr(out, "tune"), "the command table lists tune: %s", out);
     cr_expect_eq(run("", "bench --help", out, sizeof(out)), 0);
     cr_expect(strstr(out, "--no-tune"), "%s", out);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* 26000 entries, as an export from a large fleet would hold: the import is one hash lookup per
+ * entry (a linear one took 27 s). The bound is generous (a loaded machine under ASan); the
+ * figure is printed. */
+Test(tune_cli, importing_26k_entries_takes_seconds, .timeout = 120)
+{
+    char *dir = tmpdir();
+    char env[256], file[160], args[512], out[8192];
+    snprintf(env, sizeof(env), "XDG_CACHE_HOME=%s/a", dir);
+    snprintf(file, sizeof(file), "%s/big.json", dir);
+    FILE *f = fopen(file, "w");
+    cr_assert(f);
+    fputs("{\"schema\": \"flopfit.tuning\", \"schema_version\": \"1.0\", \"entries\": [\n", f);
+    enum { N = 26000 };
+    for (unsigned k = 0; k < N; k++)
+        fprintf(f,
+                "%s{\"backend\": \"opencl\", \"device\": \"gpu %u\", \"driver_version\": "
+                "\"%u.0\", \"kernel\": \"matmul\", \"precision\": \"fp32\", "
+                "\"source_hash\": \"0123456789abcdef\", \"point\": \"tm=4,tn=8\", "
+                "\"rate\": %u}\n",
+                k ? "," : "", k / 4, k % 4, 1000 + k);
+    fputs("]}\n", f);
+    fclose(f);
+    snprintf(args, sizeof(args), "tune --import %s", file);
+    double t0 = now_s();
+    cr_assert_eq(run(env, args, out, sizeof(out)), 0, "%s", out);
+    double dt = now_s() - t0;
+    fprintf(stderr, "flopfit tune --import of %d entries: %.2f s\n", N, dt);
+    cr_expect(strstr(out, "imported 26000 entries"), "%s", out);
+    cr_expect_lt(dt, 30.0, "the import took %.1f s", dt);
+    /* what was written reads back whole */
+    char cache[160], err[512] = "";
+    snprintf(cache, sizeof(cache), "%s/a/flopfit/tuning.json", dir);
+    struct ff_tune_cache c;
+    cr_assert_eq(ff_tune_cache_load(&c, cache, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(c.n, N);
+    ff_tune_cache_free(&c);
+    rm_rf(dir);
 }
 
 Test(tune_cli, export_and_import_without_tuning)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -171,4 +172,67 @@ Test(tune_device, opencl_end_to_end, .timeout = 170)
 Test(tune_device, vulkan_end_to_end, .timeout = 170)
 {
     tune_end_to_end("vulkan");
+}
+
+/* ---- the worker's watchdog, with a stand-in worker --------------------------------------- */
+
+struct log_buf {
+    char text[8192];
+};
+
+static void keep_log(void *ctx, enum ff_tune_log_level level, const char *line)
+{
+    struct log_buf *l = ctx;
+    (void)level;
+    size_t used = strlen(l->text);
+    snprintf(l->text + used, sizeof(l->text) - used, "%s\n", line);
+}
+
+/*
+ * A worker (the parent's exe) that measures the default, announces one more candidate and
+ * never answers again: the watchdog kills it FF_TUNE_WATCHDOG_MARGIN past the budget, the
+ * candidate is reported as hung and skipped, and what was measured before is the result.
+ */
+Test(tune_device, a_hung_candidate_is_killed_by_the_watchdog, .timeout = 120)
+{
+    struct ff_device *dev = ff_test_open("opencl");
+    struct ff_tune_target t;
+    struct ff_tune_space space;
+    cr_assert(kernel_with_space(dev, &t, &space), "no kernel with a tuning space");
+    char dflt[192];
+    ff_tune_point_format(&space, &space.dflt, dflt, sizeof(dflt));
+    char dir[] = "/tmp/ff_tune_hang.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char exe[64];
+    snprintf(exe, sizeof(exe), "%s/worker", dir);
+    FILE *f = fopen(exe, "w");
+    cr_assert(f);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "printf 'T\\t%%s\\n' '%s'\n"
+            "printf 'M\\t128\\t1e9\\t%%s\\n' '%s'\n"
+            "printf 'T\\thung-point\\n'\n"
+            "exec sleep 1000\n",
+            dflt, dflt);
+    fclose(f);
+    cr_assert_eq(chmod(exe, 0755), 0);
+    struct log_buf lb = {.text = ""};
+    struct ff_tune_run_cfg cfg = {.budget_s = 1, .log = keep_log, .log_ctx = &lb};
+    struct ff_tune_result res;
+    char err[1024] = "";
+    const uint64_t t0 = ff_now_ns();
+    int ret = ff_tune_kernel_isolated(exe, dev, ff_device_info(dev)->backend, 0, &t, &cfg, &res,
+                                      err, sizeof(err));
+    const double dt = (double)(ff_now_ns() - t0) * 1e-9;
+    cr_expect_eq(ret, FF_OK, "%s", err);
+    cr_expect(strstr(lb.text, "skip hung-point: the candidate hung"), "%s", lb.text);
+    cr_expect_str_eq(res.point, dflt, "the default, measured before, is kept");
+    cr_expect_eq(res.outcome.best_rate, 1e9);
+    cr_expect_eq(res.outcome.size, 128);
+    const double limit = 1 + FF_TUNE_WATCHDOG_MARGIN(1.0);
+    cr_expect(dt >= limit - 0.5 && dt < limit + 10, "the watchdog fired after %.1f s", dt);
+    ff_device_destroy(&dev);
+    char rm[128];
+    snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+    cr_expect_eq(system(rm), 0);
 }
