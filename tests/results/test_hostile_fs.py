@@ -18,23 +18,13 @@ import subprocess
 import sys
 import tempfile
 
+from results_harness import check, finish, runner
+
 FLOPFIT, HERE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 POCL = os.path.join(HERE, "data", "pocl.json")
 SLUG = re.compile(r"^[a-z0-9._-]{1,64}$")  # one name from a profile: a folder
 NAME = re.compile(r"^[a-z0-9._-]{1,255}$")  # a file name joined from slugs
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, cwd=HERE):
-    p = subprocess.run([FLOPFIT, "results", *args], cwd=cwd, capture_output=True, text=True,
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
+run = runner(FLOPFIT, HERE)
 
 
 def tree(root):
@@ -278,7 +268,4 @@ rc, out, err = run("submit", POCL, "--results", sb.res)
 check(rc == 0 and len(sb.filed()) == 1, f"honest profile: exit {rc}: {err}")
 sb.done()
 
-if failures:
-    print(f"{len(failures)} failure(s)")
-    sys.exit(1)
-print("ok")
+finish()
