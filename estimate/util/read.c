@@ -39,8 +39,23 @@ static const char *why(int e, char *buf, size_t n)
     return buf;
 }
 
+static int read_capped(int dfd, const char *path, int flags, size_t max_bytes, const char *what,
+                       char **out, size_t *len, char *err, size_t errlen);
+
 int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
                         size_t *len, char *err, size_t errlen)
+{
+    return read_capped(AT_FDCWD, path, 0, max_bytes, what, out, len, err, errlen);
+}
+
+int ff_read_file_capped_at(int dfd, const char *name, size_t max_bytes, const char *what,
+                           char **out, size_t *len, char *err, size_t errlen)
+{
+    return read_capped(dfd, name, O_NOFOLLOW, max_bytes, what, out, len, err, errlen);
+}
+
+static int read_capped(int dfd, const char *path, int flags, size_t max_bytes, const char *what,
+                       char **out, size_t *len, char *err, size_t errlen)
 {
     char ebuf[128];
     if (!path || !out || !len)
@@ -49,7 +64,7 @@ int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, ch
         what = "input file";
     *out = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(dfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | flags);
     if (fd < 0) {
         int e = errno;
         return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path,

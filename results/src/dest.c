@@ -78,16 +78,18 @@ int ff_pub_dir_sub(struct ff_pub_dir *out, const struct ff_pub_dir *parent, cons
 {
     ff_pub_dir_init(out);
     FF_TRY(ff_pub_check_name(name, err, errlen));
-    if (strlen(parent->path) + 1 + strlen(name) >= sizeof(out->path))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "%s/%.64s...: path too long", parent->path,
-                       name);
     if (create && mkdirat(parent->fd, name, 0777) != 0 && errno != EEXIST)
         return ff_errf(err, errlen, FF_ERR_IO, "%s/%s: cannot create the folder: %s", parent->path,
                        name, strerror(errno));
     out->fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (out->fd < 0)
         return not_a_folder(parent, name, errno, err, errlen);
-    snprintf(out->path, sizeof(out->path), "%s/%s", parent->path, name);
+    if (snprintf(out->path, sizeof(out->path), "%s/%s", parent->path, name) >=
+        (int)sizeof(out->path)) {
+        ff_pub_dir_finish(out);
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s/%.64s...: path too long", parent->path,
+                       name);
+    }
     return FF_OK;
 }
 

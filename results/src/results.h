@@ -279,7 +279,14 @@ int ff_pub_publish(const struct ff_pub_set *set, const char *dir, bool check, ch
 
 /* "amd" for "AuthenticAMD" or "Advanced Micro Devices, Inc.", else the vendor as a slug. */
 void ff_pub_vendor_slug(const char *vendor, char *dst, size_t n);
-/* Lower-case letters, digits and '.', every other run of characters one '-'. */
+/*
+ * The one way profile text becomes part of a file name (folders, profiles, charts): ASCII
+ * letters (lower-cased), digits and '.', every other run of characters one '-'; no leading '.'
+ * (never "." or ".."), no trailing '.' or '-', at most FF_PUB_SLUG_MAX bytes (and n - 1), "x"
+ * when nothing is left, and a Windows device name (con, prn, aux, nul, com1-9, lpt1-9, with any
+ * extension) marked with '_' after its stem ("con_", "aux_.json"). Characters: [a-z0-9._-].
+ */
+#define FF_PUB_SLUG_MAX 64
 void ff_pub_slug(const char *s, char *dst, size_t n);
 
 #endif
