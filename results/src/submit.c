@@ -85,11 +85,14 @@ static void decoded_strings(struct json_object *v, struct ff_pub_sb *o)
 {
     switch (json_object_get_type(v)) {
     case json_type_string: {
+        /* a decoded "\u0000" splits the string: each piece is checked on its own line */
         const char *str = json_object_get_string(v);
-        int len = json_object_get_string_len(v);
-        for (int i = 0; i < len; i++)
-            ff_pub_sb_printf(o, "%c", str[i] ? str[i] : '\n'); /* "\u0000" ends no word */
-        ff_pub_sb_puts(o, "\n");
+        size_t len = (size_t)json_object_get_string_len(v);
+        for (size_t at = 0; at <= len;) {
+            size_t piece = strnlen(str + at, len - at);
+            ff_pub_sb_printf(o, "%.*s\n", (int)piece, str + at);
+            at += piece + 1;
+        }
         break;
     }
     case json_type_array:
@@ -118,8 +121,10 @@ static const char *private_any(const char *text, size_t len, const struct ff_pro
     struct json_tokener *tok = json_tokener_new();
     struct json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
     json_tokener_free(tok);
-    if (!root) /* the profile reader accepted it: only memory can fail here */
-        return snprintf(why, n, "its strings could not be decoded (out of memory)"), why;
+    if (!root) { /* the profile reader accepted it: only memory can fail here */
+        snprintf(why, n, "its strings could not be decoded (out of memory)");
+        return why;
+    }
     struct ff_pub_sb dec;
     ff_pub_sb_init(&dec);
     decoded_strings(root, &dec);
