@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ff_util.h"
 #include "kcheck.h"
 
 void ff_kcheck_finish(struct ff_kcheck *kc)
@@ -146,31 +147,7 @@ int ff_kcheck_bench_paired(struct ff_kcheck *kc, struct ff_kernel *kern,
 double ff_kcheck_rate_limit(const struct ff_device_info *info, enum ff_precision p, char *why,
                             size_t whylen)
 {
-    const char *unit = p == FF_PREC_INT8 ? "OP" : "FLOP";
-    const int pi = p == FF_PREC_FP32 ? 0 : p == FF_PREC_FP16 ? 1 : 2;
-    if (strcmp(info->type, "cpu") == 0) {
-        static const double per_cycle[3] = {64, 128, 256};
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        double units = info->compute_units ? info->compute_units : cpus > 0 ? (double)cpus : 1;
-        double hz = info->clock_mhz ? 2e6 * info->clock_mhz : 6.5e9;
-        double lim = units * hz * per_cycle[pi];
-        snprintf(why, whylen,
-                 "CPU: %.0f %s x %.2f GHz (%s) x %.0f %s/cycle (two 512-bit FMA or VNNI units)",
-                 units, info->compute_units ? "compute units" : "host CPUs", hz * 1e-9,
-                 info->clock_mhz ? "2x the reported clock" : "clock unknown", per_cycle[pi], unit);
-        return lim;
-    }
-    if (info->compute_units == 0) {
-        static const double abs_lim[3] = {1e15, 20e15, 40e15};
-        snprintf(why, whylen, "%.0f P%s/s, above any device shipping (no compute-unit count)",
-                 abs_lim[pi] * 1e-15, unit);
-        return abs_lim[pi];
-    }
-    static const double per_cycle[3] = {1024, 16384, 32768};
-    double hz = info->clock_mhz ? 2e6 * info->clock_mhz : 3e9;
-    snprintf(why, whylen,
-             "%u compute units x %.2f GHz (%s) x %.0f %s/cycle (4x the densest matrix engine)",
-             info->compute_units, hz * 1e-9,
-             info->clock_mhz ? "2x the reported clock" : "clock unknown", per_cycle[pi], unit);
-    return info->compute_units * hz * per_cycle[pi];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return ff_bound_matmul_rate(info->type, info->compute_units, info->clock_mhz,
+                                cpus > 0 ? (uint64_t)cpus : 1, p, why, whylen);
 }

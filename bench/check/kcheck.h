@@ -77,17 +77,11 @@ int ff_kcheck_bench_paired(struct ff_kcheck *kc, struct ff_kernel *kern,
                            struct ff_timing *t, char *err, size_t errlen);
 
 /*
- * The highest matmul rate (FLOP/s; OP/s for int8) the device can physically
- * reach in precision p, from compute units x clock x a per-unit bound of
- * arithmetic per cycle well above any part shipping; `why` says how it was
- * derived. CPU devices ("cpu"): units = compute_units (the host's CPUs when
- * 0), clock = 2x the reported clock (6.5 GHz when unknown), per unit and
- * cycle 64 fp32 FLOP (two 16-lane AVX-512 FMAs), 128 fp16, 256 int8 OP (two
- * VNNI units). Other devices: clock = 2x reported (3 GHz when unknown), per
- * unit and cycle 1024 fp32, 16384 fp16, 32768 int8 (4x a Hopper/Blackwell
- * SM's dense tensor rate); without a compute-unit count (Vulkan) 1 PFLOP/s
- * fp32, 20 PFLOP/s fp16, 40 POP/s int8, above any device shipping.
- * flopfit measures no arithmetic peak of its own yet; none is used.
+ * The highest matmul rate (FLOP/s; OP/s for int8) the device can physically reach in
+ * precision p: ff_bound_matmul_rate (ff_util.h, shared with `results submit`) on the device's
+ * type, compute units and clock, a CPU device without a unit count taking this host's CPUs.
+ * `why` says how it was derived. flopfit measures no arithmetic peak of its own yet; none is
+ * used.
  */
 double ff_kcheck_rate_limit(const struct ff_device_info *info, enum ff_precision p, char *why,
                             size_t whylen);

@@ -52,13 +52,16 @@ static void usage(FILE *f)
         "  --list-columns     the table's columns, and exit\n"
         "  -h, --help         this text\n"
         "\n"
-        "submit PROFILE checks a profile (complete, verified, no host name or home path) and\n"
-        "copies it to DIR/<vendor>/<device>/<backend>-<driver>-<date>.json (DIR: --results,\n"
-        "default ./results), printing its row of the table, ready for a pull request.\n"
+        "submit PROFILE checks a profile (complete, verified tests with their proof, figures\n"
+        "within the device's physical limits, no host name or home path) and copies it to\n"
+        "DIR/<vendor>/<device>/<backend>-<driver>-<date>.json (DIR: --results, default\n"
+        "./results; each name made of [a-z0-9._-]), printing its row of the table, ready for\n"
+        "a pull request.\n"
         "\n"
         "Exit status: 0 done; 1 a profile was skipped (the rest is published), nothing\n"
         "could be read, a file is not current (--check) or a test got worse\n"
-        "(--fail-on-worse); 2 bad usage, or no profile given or found.\n",
+        "(--fail-on-worse); 2 bad usage, no profile given or found, or a profile submit\n"
+        "refused.\n",
         formats);
 }
 
@@ -183,7 +186,8 @@ static int cmd_submit(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "flopfit results: submit: %s\n", err);
         ff_pub_sb_finish(&row);
-        return 1;
+        /* a refused profile is bad input, like a bad option */
+        return rc == FF_ERR_INVALID || rc == FF_ERR_UNSUPPORTED ? EXIT_USAGE : 1;
     }
     printf("filed %s\n\nits row of the table:\n\n%s\nnext: `flopfit results --publish %s`, "
            "then commit the profile with %s/README.md and %s/page/ and open a pull request\n",

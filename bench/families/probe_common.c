@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ff_util.h"
 #include "probe_common.h"
 #include "check/host.h"
 
@@ -154,26 +155,9 @@ double ff_probe_host_read_bw(void)
 
 double ff_probe_bandwidth_limit(const struct ff_device_info *info, char *why, size_t whylen)
 {
-    if (info->host_shared_memory) {
-        /*
-         * The device streams through the host's memory, so the host's own
-         * streaming rate bounds it. The measurement shares the machine with
-         * whatever else runs, so the bound is generous (4x) and never below
-         * dual-channel DDR4-3200 (51.2 GB/s), the slowest memory of this class.
-         */
-        double host = ff_probe_host_read_bw();
-        double lim = 4 * host > 51.2e9 ? 4 * host : 51.2e9;
-        if (host > 0)
-            snprintf(why, whylen,
-                     "host memory: 4x the host's measured streaming read of %.1f GB/s, "
-                     "at least 51.2 GB/s",
-                     host * 1e-9);
-        else
-            snprintf(why, whylen, "host memory: 51.2 GB/s, host bandwidth not measurable");
-        return lim;
-    }
-    snprintf(why, whylen, "10 TB/s, above any HBM/GDDR device memory");
-    return 10e12;
+    /* the host's streaming rate is measured only for a device that streams through it */
+    return ff_bound_bandwidth(info->host_shared_memory,
+                              info->host_shared_memory ? ff_probe_host_read_bw() : -1, why, whylen);
 }
 
 enum ff_res_status ff_probe_status_of(int ret)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <flopfit/precision.h>
 #include <flopfit/status.h>
 
 #if defined(__GNUC__)
@@ -130,10 +131,35 @@ int ff_write_atomic(const char *path, const char *text, char *err, size_t errlen
 int ff_write_unique(const char *path, const char *text, char *used, size_t usedlen, char *err,
                     size_t errlen);
 /*
- * Remove our temp files in dir whose writer is gone (its pid no longer runs; owned by this
- * user). *removed (may be NULL) gets the count. FF_ERR_IO when dir cannot be read.
+ * Remove our temp files (and temp folders) in dir whose writer is gone (its pid no longer
+ * runs; owned by this user). *removed (may be NULL) gets the count. FF_ERR_IO when dir cannot be read.
  */
 int ff_clean_stale_temps(const char *dir, unsigned *removed, char *err, size_t errlen);
+
+/*
+ * The same, relative to an open folder dfd (AT_FDCWD: the current folder), for writers that
+ * must not follow a symbolic link out of their destination: name is looked up under dfd, the
+ * temp file beside it is created with O_EXCL and never through a link, and the rename stays in
+ * dfd. Names in messages are as given.
+ */
+int ff_write_atomic_at(int dfd, const char *name, const char *text, char *err, size_t errlen);
+int ff_write_unique_at(int dfd, const char *name, const char *text, char *used, size_t usedlen,
+                       char *err, size_t errlen);
+/* Step one of ff_write_atomic_at, for a caller that renames later (two names swapped together):
+ * a new temp file for name in dfd holding text, fsynced; tmp gets its name (relative to dfd).
+ * The caller renames it or unlinks it. */
+int ff_write_temp_at(int dfd, const char *name, const char *text, char *tmp, size_t tmplen,
+                     char *err, size_t errlen);
+/* A fresh temp name for base, ".<base>.tmp.<pid>.<seq>" (a temp folder's name too): what
+ * ff_clean_stale_temps recognises. -1 when it does not fit n. */
+int ff_temp_name(const char *base, char *dst, size_t n);
+/* ff_clean_stale_temps on the open folder dfd; `label` names it in messages. A stale temp folder
+ * (a writer that died while filling it) is removed with the files in it. */
+int ff_clean_stale_temps_at(int dfd, const char *label, unsigned *removed, char *err,
+                            size_t errlen);
+/* Remove the temp folder `name` in dfd: the files in it (links unlinked, never followed), then
+ * the folder. FF_ERR_IO when it is not empty after (a folder inside) or cannot be opened. */
+int ff_remove_temp_dir_at(int dfd, const char *name);
 /* Could path be written? FF_ERR_INVALID when it is a folder or another non-regular file,
  * FF_ERR_IO when no file can be created in its folder (creates and removes a temp file). */
 int ff_check_writable(const char *path, char *err, size_t errlen);
@@ -143,6 +169,29 @@ int ff_check_writable(const char *path, char *err, size_t errlen);
 int ff_mkdir_p(const char *dir, char *err, size_t errlen);
 /* Can files be created in the folder dir? FF_ERR_INVALID when it is not a folder. */
 int ff_check_dir_writable(const char *dir, char *err, size_t errlen);
+
+/* ---- physical limits of a device (bounds.c) ------------------------------------ */
+
+/*
+ * The highest matmul rate (FLOP/s; OP/s for int8) a device can physically reach in precision
+ * p, from compute units x clock x a per-unit bound of arithmetic per cycle well above any part
+ * shipping; `why` says how it was derived. CPU devices (type "cpu"): units = compute_units
+ * (host_cpus when 0), clock = 2x the reported clock (6.5 GHz when unknown), per unit and cycle
+ * 64 fp32 FLOP (two 16-lane AVX-512 FMAs), 128 fp16, 256 int8 OP (two VNNI units). Other
+ * devices: clock = 2x reported (3 GHz when unknown), per unit and cycle 1024 fp32, 16384 fp16,
+ * 32768 int8 (4x a Hopper/Blackwell SM's dense tensor rate); without a unit count (Vulkan, or
+ * a CPU with neither count) 1 PFLOP/s fp32, 20 PFLOP/s fp16, 40 POP/s int8.
+ */
+double ff_bound_matmul_rate(const char *type, uint64_t compute_units, uint64_t clock_mhz,
+                            uint64_t host_cpus, enum ff_precision p, char *why, size_t whylen);
+/*
+ * The highest memory bandwidth (B/s) a device can reach: for a device on host memory with the
+ * host's streaming read measured here (host_read_bytes_per_s >= 0; 0: not measurable), 4x that
+ * and at least 51.2 GB/s; otherwise (device memory, or no host measurement: a profile read on
+ * another machine) 10 TB/s, above any HBM/GDDR memory.
+ */
+double ff_bound_bandwidth(bool host_shared_memory, double host_read_bytes_per_s, char *why,
+                          size_t whylen);
 
 /* ---- reading input files (read.c) ---------------------------------------------- */
 
@@ -155,6 +204,10 @@ int ff_check_dir_writable(const char *dir, char *err, size_t errlen);
  */
 int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
                         size_t *len, char *err, size_t errlen);
+/* The same for `name` under the open folder dfd, never through a symbolic link (a link there
+ * is FF_ERR_IO: cannot open). */
+int ff_read_file_capped_at(int dfd, const char *name, size_t max_bytes, const char *what,
+                           char **out, size_t *len, char *err, size_t errlen);
 
 /*
  * Open a regular file for reading without ever blocking: opened with O_NONBLOCK (a FIFO would

@@ -28,6 +28,8 @@ static const char *kind_of(mode_t mode)
         return "a block device";
     if (S_ISSOCK(mode))
         return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
     return "not a regular file";
 }
 
@@ -45,8 +47,9 @@ static const char *why(int e, char *buf, size_t n)
     return buf;
 }
 
-int ff_open_regular(const char *path, const char *what, bool missing_ok, int *fd_out, int64_t *size,
-                    char *err, size_t errlen)
+/* ff_open_regular relative to dfd, with extra open flags (O_NOFOLLOW for the _at readers). */
+static int open_regular_at(int dfd, const char *path, int oflags, const char *what, bool missing_ok,
+                           int *fd_out, int64_t *size, char *err, size_t errlen)
 {
     char ebuf[128];
     if (!path || !fd_out)
@@ -54,14 +57,15 @@ int ff_open_regular(const char *path, const char *what, bool missing_ok, int *fd
     if (!what)
         what = "input file";
     *fd_out = -1;
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(dfd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | oflags);
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT && missing_ok)
             return FF_OK;
         /* A socket cannot be opened at all (ENXIO): say what it is, not only the errno. */
         struct stat st;
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        if (fstatat(dfd, path, &st, (oflags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
+            !S_ISREG(st.st_mode))
             return not_regular(path, st.st_mode, what, err, errlen);
         return ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open: %s", path,
                        why(e, ebuf, sizeof(ebuf)));
@@ -91,8 +95,29 @@ int ff_open_regular(const char *path, const char *what, bool missing_ok, int *fd
     return FF_OK;
 }
 
+int ff_open_regular(const char *path, const char *what, bool missing_ok, int *fd_out, int64_t *size,
+                    char *err, size_t errlen)
+{
+    return open_regular_at(AT_FDCWD, path, 0, what, missing_ok, fd_out, size, err, errlen);
+}
+
+static int read_capped(int dfd, const char *path, int flags, size_t max_bytes, const char *what,
+                       char **out, size_t *len, char *err, size_t errlen);
+
 int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, char **out,
                         size_t *len, char *err, size_t errlen)
+{
+    return read_capped(AT_FDCWD, path, 0, max_bytes, what, out, len, err, errlen);
+}
+
+int ff_read_file_capped_at(int dfd, const char *name, size_t max_bytes, const char *what,
+                           char **out, size_t *len, char *err, size_t errlen)
+{
+    return read_capped(dfd, name, O_NOFOLLOW, max_bytes, what, out, len, err, errlen);
+}
+
+static int read_capped(int dfd, const char *path, int flags, size_t max_bytes, const char *what,
+                       char **out, size_t *len, char *err, size_t errlen)
 {
     char ebuf[128];
     if (!path || !out || !len)
@@ -103,7 +128,7 @@ int ff_read_file_capped(const char *path, size_t max_bytes, const char *what, ch
     *len = 0;
     int fd = -1;
     int64_t size = 0;
-    int rc = ff_open_regular(path, what, false, &fd, &size, err, errlen);
+    int rc = open_regular_at(dfd, path, flags, what, false, &fd, &size, err, errlen);
     if (rc != FF_OK)
         return rc;
     if (size < 0 || (uintmax_t)size > (uintmax_t)max_bytes) {

@@ -168,37 +168,64 @@ static int group(struct ff_pub_set *set)
         ff_pub_slug(str_or(d->info->device.name, "device"), d->device_slug, sizeof(d->device_slug));
         char driver[128];
         ff_pub_slug(str_or(d->info->device.driver_version, "driver"), driver, sizeof(driver));
-        join3(d->slug, sizeof(d->slug), str_or(d->info->device.backend, "api"), d->device_slug,
-              NULL);
+        char backend[FF_PUB_SLUG_MAX + 1];
+        ff_pub_slug(str_or(d->info->device.backend, "api"), backend, sizeof(backend));
+        join3(d->slug, sizeof(d->slug), backend, d->device_slug, NULL);
         /* the same device on two drivers: the second gets its driver in its name */
         for (size_t j = 0; j < k; j++)
             if (strcmp(set->devices[j].slug, d->slug) == 0)
-                join3(d->slug, sizeof(d->slug), str_or(d->info->device.backend, "api"),
-                      d->device_slug, driver);
+                join3(d->slug, sizeof(d->slug), backend, d->device_slug, driver);
     }
     free(scratch);
     return FF_OK;
 }
 
+/* con, prn, aux, nul, com1-com9, lpt1-lpt9: names Windows gives to devices, with any
+ * extension ("con.json" too). */
+static bool windows_reserved(const char *s, size_t len)
+{
+    static const char *const names[] = {"con", "prn", "aux", "nul"};
+    const char *dot = memchr(s, '.', len);
+    size_t stem = dot ? (size_t)(dot - s) : len;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (stem == 3 && memcmp(s, names[i], 3) == 0)
+            return true;
+    return stem == 4 && (memcmp(s, "com", 3) == 0 || memcmp(s, "lpt", 3) == 0) && s[3] >= '1' &&
+           s[3] <= '9';
+}
+
 void ff_pub_slug(const char *s, char *dst, size_t n)
 {
-    size_t len = 0;
+    char buf[FF_PUB_SLUG_MAX + 2];
+    size_t len = 0, max = n - 1 < FF_PUB_SLUG_MAX ? n - 1 : FF_PUB_SLUG_MAX;
     bool dash = false;
-    for (const char *p = s; *p && len + 2 < n; p++) {
+    for (const char *p = s; *p && len + 2 <= max; p++) {
         unsigned char c = (unsigned char)*p;
-        if (isalnum(c) || c == '.') {
+        if (c < 0x80 && (isalnum(c) || (c == '.' && len > 0))) {
             if (dash && len > 0)
-                dst[len++] = '-';
-            dst[len++] = (char)tolower(c);
+                buf[len++] = '-';
+            buf[len++] = (char)tolower(c);
             dash = false;
         } else {
             dash = true;
         }
     }
-    while (len > 0 && dst[len - 1] == '.')
+    /* no "." or "..", no name a cut leaves ending in '.' or '-' */
+    while (len > 0 && (buf[len - 1] == '.' || buf[len - 1] == '-'))
         len--;
     if (len == 0)
-        dst[len++] = 'x';
+        buf[len++] = 'x';
+    if (windows_reserved(buf, len)) {
+        /* "con" -> "con_", "aux.json" -> "aux_.json": the stem gets the mark */
+        const char *dot = memchr(buf, '.', len);
+        size_t stem = dot ? (size_t)(dot - buf) : len;
+        if (len + 1 > max)
+            len = max - 1;
+        memmove(buf + stem + 1, buf + stem, len - stem);
+        buf[stem] = '_';
+        len++;
+    }
+    memcpy(dst, buf, len);
     dst[len] = 0;
 }
 

@@ -3,9 +3,25 @@
  * files, DIR/README.md (the table, the charts, how to contribute) and DIR/page/ (the HTML page
  * and its charts as .svg). The text depends only on the profiles and this code (paths are
  * relative to DIR, no generation time), so CI can regenerate it and compare (--check).
+ *
+ * Writing: the new page is built whole in a temp folder beside page/ (named like every temp
+ * file, `.page.tmp.<pid>.<seq>`) and README.md in a temp file, then page/ is swapped in with one
+ * rename (RENAME_EXCHANGE where the kernel has it; else the old folder is renamed away first)
+ * and README.md renamed right after, with SIGINT, SIGTERM, SIGHUP and SIGQUIT held back between
+ * the two renames, so an interrupted run leaves the old pair or the new pair. The temp files and
+ * folders of a writer that died (SIGKILL) are removed by the next run (ff_clean_stale_temps).
+ * `--html DIR` writes the same page files into DIR.
  */
+#if defined(__linux__)
+#define _GNU_SOURCE /* renameat2 */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <flopfit/status.h>
 
@@ -68,20 +84,194 @@ static void readme(const struct ff_pub_set *set, const char *dir, struct ff_pub_
         base, base);
 }
 
+int ff_pub_html_put(const struct ff_pub_set *set, const struct ff_pub_dir *d, bool check, char *err,
+                    size_t errlen)
+{
+    struct ff_pub_sb text;
+    char name[300];
+    ff_pub_sb_init(&text);
+    int rc = ff_pub_write_html(set, &text);
+    if (!rc)
+        rc = ff_pub_dir_put(d, "index.html", ff_pub_sb_str(&text), check, err, errlen);
+    for (size_t i = 0; i < ff_pub_chart_count(set) && !rc; i++) {
+        ff_pub_sb_finish(&text);
+        rc = ff_pub_chart(set, i, name, sizeof(name), &text);
+        if (!rc)
+            rc = ff_pub_dir_put(d, name, ff_pub_sb_str(&text), check, err, errlen);
+    }
+    ff_pub_sb_finish(&text);
+    if (rc == FF_ERR_NO_MEMORY)
+        ff_errf(err, errlen, rc, "out of memory");
+    return rc;
+}
+
+int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, char *err,
+                    size_t errlen)
+{
+    struct ff_pub_dir d;
+    int rc = ff_pub_dir_open(&d, dir, !check, err, errlen);
+    if (!rc)
+        rc = ff_pub_html_put(set, &d, check, err, errlen);
+    ff_pub_dir_finish(&d);
+    return rc;
+}
+
+/* Puts the folder `fresh` in place of page/ (both in root): 0 or an errno. *old receives the
+ * name the old page/ has now ("" when there was none); the caller removes it. */
+static int swap_page(int root, const char *fresh, char *old, size_t oldlen)
+{
+    struct stat st;
+    old[0] = 0;
+    if (fstatat(root, "page", &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? (renameat(root, fresh, root, "page") == 0 ? 0 : errno) : errno;
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    if (renameat2(root, fresh, root, "page", RENAME_EXCHANGE) == 0) {
+        ff_strlcpy(old, fresh, oldlen);
+        return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return errno;
+#endif
+    /* no exchange here: the old folder out of the way, the new one in */
+    if (ff_temp_name("page", old, oldlen) < 0)
+        return ENAMETOOLONG;
+    if (renameat(root, "page", root, old) != 0) {
+        old[0] = 0;
+        return errno;
+    }
+    if (renameat(root, fresh, root, "page") != 0) {
+        int e = errno;
+        renameat(root, old, root, "page");
+        old[0] = 0;
+        return e;
+    }
+    return 0;
+}
+
+/* page/ swapped and README.md renamed as one step for the signals a user sends. */
+static int swap_in(const struct ff_pub_dir *root, const char *fresh, const char *readme_tmp,
+                   char *old, size_t oldlen, char *err, size_t errlen)
+{
+    sigset_t hold, prev;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigaddset(&hold, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &hold, &prev);
+    int rc = FF_OK, e = swap_page(root->fd, fresh, old, oldlen);
+    if (e)
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s/page: cannot put the new page in place: %s",
+                     root->path, strerror(e));
+    else if (renameat(root->fd, readme_tmp, root->fd, "README.md") != 0)
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s/README.md: cannot put it in place: %s", root->path,
+                     strerror(errno));
+    sigprocmask(SIG_SETMASK, &prev, NULL);
+    if (!rc && fsync(root->fd) != 0 && errno != EINVAL && errno != EROFS)
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s: syncing the folder failed: %s", root->path,
+                     strerror(errno));
+    return rc;
+}
+
+/* The existing page/ must be a real folder: a link would be swapped away unseen. */
+static int check_page_entry(const struct ff_pub_dir *root, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstatat(root->fd, "page", &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT
+                   ? FF_OK
+                   : ff_errf(err, errlen, FF_ERR_IO, "%s/page: %s", root->path, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s/page is a symbolic link: refused, --publish writes a real folder "
+                       "there (remove the link)",
+                       root->path);
+    if (!S_ISDIR(st.st_mode))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s/page exists and is not a folder",
+                       root->path);
+    return FF_OK;
+}
+
+static int publish_check(const struct ff_pub_set *set, const struct ff_pub_dir *root,
+                         const char *readme_text, char *err, size_t errlen)
+{
+    struct ff_pub_dir page;
+    ff_pub_dir_init(&page);
+    int rc = check_page_entry(root, err, errlen);
+    if (!rc)
+        rc = ff_pub_dir_put(root, "README.md", readme_text, true, err, errlen);
+    if (!rc) {
+        rc = ff_pub_dir_sub(&page, root, "page", false, err, errlen);
+        if (rc == FF_ERR_NOT_FOUND)
+            rc = ff_errf(err, errlen, FF_ERR_VERIFY, "%s/page/ is missing", root->path);
+    }
+    if (!rc)
+        rc = ff_pub_html_put(set, &page, true, err, errlen);
+    ff_pub_dir_finish(&page);
+    return rc;
+}
+
 int ff_pub_publish(const struct ff_pub_set *set, const char *dir, bool check, char *err,
                    size_t errlen)
 {
     struct ff_pub_sb text;
-    char path[4200];
+    struct ff_pub_dir root, page;
+    char fresh[300] = "", readme_tmp[300] = "", old[300] = "";
+    ff_pub_dir_init(&page);
     ff_pub_sb_init(&text);
     readme(set, dir, &text);
     int rc = ff_pub_sb_status(&text);
-    snprintf(path, sizeof(path), "%s/README.md", dir);
+    if (rc) {
+        ff_pub_sb_finish(&text);
+        return ff_errf(err, errlen, rc, "out of memory");
+    }
+    rc = ff_pub_dir_open(&root, dir, false, err, errlen);
+    if (rc)
+        goto error_text;
+    if (check) {
+        rc = publish_check(set, &root, ff_pub_sb_str(&text), err, errlen);
+        goto error_root;
+    }
+    rc = ff_clean_stale_temps_at(root.fd, dir, NULL, err, errlen);
     if (!rc)
-        rc = ff_pub_put_file(path, ff_pub_sb_str(&text), check, err, errlen);
+        rc = check_page_entry(&root, err, errlen);
+    if (rc)
+        goto error_root;
+    if (ff_temp_name("page", fresh, sizeof(fresh)) < 0 || mkdirat(root.fd, fresh, 0777) != 0) {
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s: cannot create a folder for the new page: %s", dir,
+                     strerror(errno));
+        fresh[0] = 0;
+        goto error_root;
+    }
+    rc = ff_pub_dir_sub(&page, &root, fresh, false, err, errlen);
+    if (!rc)
+        rc = ff_pub_html_put(set, &page, false, err, errlen);
+    if (!rc)
+        rc = ff_write_temp_at(root.fd, "README.md", ff_pub_sb_str(&text), readme_tmp,
+                              sizeof(readme_tmp), err, errlen);
+    if (rc) {
+        readme_tmp[0] = 0;
+        goto error_fresh;
+    }
+    rc = swap_in(&root, fresh, readme_tmp, old, sizeof(old), err, errlen);
+    if (!rc) {
+        /* the old page, under a temp name now */
+        if (old[0] && ff_remove_temp_dir_at(root.fd, old) != 0)
+            rc = ff_errf(err, errlen, FF_ERR_IO,
+                         "%s: the page is current, but the old one (%s) could not be removed", dir,
+                         old);
+        goto error_root;
+    }
+error_fresh:
+    ff_pub_dir_finish(&page);
+    if (readme_tmp[0])
+        unlinkat(root.fd, readme_tmp, 0);
+    if (fresh[0] && !old[0])
+        ff_remove_temp_dir_at(root.fd, fresh);
+error_root:
+    ff_pub_dir_finish(&page);
+    ff_pub_dir_finish(&root);
+error_text:
     ff_pub_sb_finish(&text);
-    snprintf(path, sizeof(path), "%s/page", dir);
-    if (!rc)
-        rc = ff_pub_html_dir(set, path, check, err, errlen);
     return rc;
 }

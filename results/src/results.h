@@ -241,7 +241,8 @@ int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct f
 
 /*
  * `--html DIR`: DIR/index.html (self-contained) and each chart as DIR/<name>.svg. DIR is
- * created when missing; every file is written atomically. With `check`, nothing is written:
+ * created when missing; every file is written atomically inside DIR (a link planted under a
+ * file's name is replaced, never written through). With `check`, nothing is written:
  * FF_ERR_VERIFY when a file differs from what would be written (err names it).
  */
 int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, char *err,
@@ -262,24 +263,39 @@ int ff_pub_compare(const struct ff_pub_set *old_set, const struct ff_pub_set *ne
 
 /*
  * `results submit PROFILE`: check the profile (it must open, be complete, hold a verified
- * test and no host name or home path) and copy it unchanged to
- * <results_dir>/<vendor>/<device>/<backend>-<driver>-<date>.json (never replacing a file:
- * "-2" is added). `used` receives the path written, `row` the device's Markdown row.
- * FF_ERR_INVALID (refused; err says why), FF_ERR_IO, FF_ERR_NO_MEMORY.
+ * test, no figure above the device's physical limit (ff_bound_matmul_rate, ff_bound_bandwidth
+ * on its own device facts), no test verified without its proof, and no host name or home path
+ * in its text or its decoded strings) and copy it unchanged to
+ * <results_dir>/<vendor>/<device>/<backend>-<driver>-<date>.json, each part a slug
+ * (ff_pub_slug) and each folder below results_dir opened without following a link (never
+ * replacing a file: "-2" is added). `used` receives the path written, `row` the device's
+ * Markdown row. FF_ERR_INVALID (refused, or a link or file where a folder goes; err says why),
+ * FF_ERR_UNSUPPORTED (a schema major version this reader does not know), FF_ERR_IO,
+ * FF_ERR_NO_MEMORY.
  */
 int ff_pub_submit(const char *profile, const char *results_dir, char *used, size_t usedlen,
                   struct ff_pub_sb *row, char *err, size_t errlen);
 
 /*
  * `--publish DIR`: every profile under DIR into DIR/README.md and DIR/page/ (index.html and
- * the charts). With `check`, FF_ERR_VERIFY when a file is not what would be written.
+ * the charts). The new page is written whole beside the old one and swapped in, README.md
+ * with it (publish.c); a dead writer's temp files and folders in DIR are removed first. A
+ * DIR/page that is a symbolic link or not a folder is FF_ERR_INVALID. With `check`, nothing is
+ * written: FF_ERR_VERIFY when a file is not what would be written.
  */
 int ff_pub_publish(const struct ff_pub_set *set, const char *dir, bool check, char *err,
                    size_t errlen);
 
 /* "amd" for "AuthenticAMD" or "Advanced Micro Devices, Inc.", else the vendor as a slug. */
 void ff_pub_vendor_slug(const char *vendor, char *dst, size_t n);
-/* Lower-case letters, digits and '.', every other run of characters one '-'. */
+/*
+ * The one way profile text becomes part of a file name (folders, profiles, charts): ASCII
+ * letters (lower-cased), digits and '.', every other run of characters one '-'; no leading '.'
+ * (never "." or ".."), no trailing '.' or '-', at most FF_PUB_SLUG_MAX bytes (and n - 1), "x"
+ * when nothing is left, and a Windows device name (con, prn, aux, nul, com1-9, lpt1-9, with any
+ * extension) marked with '_' after its stem ("con_", "aux_.json"). Characters: [a-z0-9._-].
+ */
+#define FF_PUB_SLUG_MAX 64
 void ff_pub_slug(const char *s, char *dst, size_t n);
 
 #endif

@@ -35,10 +35,33 @@ void ff_pub_figure_text(const struct ff_pub_figure *f, int metric, char *dst, si
 size_t ff_pub_chart_count(const struct ff_pub_set *set);
 int ff_pub_chart(const struct ff_pub_set *set, size_t i, char *name, size_t n,
                  struct ff_pub_sb *out);
-/* mkdir -p. */
-int ff_pub_mkdirs(const char *dir, char *err, size_t errlen);
-/* Write text to path atomically, or with `check` compare it (FF_ERR_VERIFY: differs). */
-int ff_pub_put_file(const char *path, const char *text, bool check, char *err, size_t errlen);
+
+/* ---- destination folders (dest.c) ---- */
+
+/* An open folder the publisher writes into, and the path messages name it by. */
+struct ff_pub_dir {
+    int fd; /* -1 when closed */
+    char path[4096];
+};
+void ff_pub_dir_init(struct ff_pub_dir *d);
+/* Close (NULL-safe on a closed one). */
+void ff_pub_dir_finish(struct ff_pub_dir *d);
+/* A destination the user named, by its path; `create`: mkdir -p first. */
+int ff_pub_dir_open(struct ff_pub_dir *d, const char *path, bool create, char *err, size_t errlen);
+/* The folder `name` (one component, ff_pub_check_name) inside parent, created when `create`;
+ * opened with O_NOFOLLOW: a symbolic link or a file there is FF_ERR_INVALID naming it,
+ * a missing one (create false) FF_ERR_NOT_FOUND. */
+int ff_pub_dir_sub(struct ff_pub_dir *out, const struct ff_pub_dir *parent, const char *name,
+                   bool create, char *err, size_t errlen);
+/* One component of a path: 1 to 255 bytes, no '/', not "." or "..". FF_ERR_INVALID. */
+int ff_pub_check_name(const char *name, char *err, size_t errlen);
+/* Write text to d/name atomically (temp + rename inside d), or with `check` compare it
+ * (FF_ERR_VERIFY: differs or missing; a link is not read). */
+int ff_pub_dir_put(const struct ff_pub_dir *d, const char *name, const char *text, bool check,
+                   char *err, size_t errlen);
+/* index.html and the charts into the open folder d (ff_pub_html_dir's work). */
+int ff_pub_html_put(const struct ff_pub_set *set, const struct ff_pub_dir *d, bool check, char *err,
+                    size_t errlen);
 
 /* ---- SVG helpers (svg.c) ---- */
 

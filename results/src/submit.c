@@ -5,12 +5,22 @@
  *
  * The file is copied byte for byte (a reviewer sees what the bench wrote) after the public
  * reader accepted it. A result is refused when the run was cut short, holds no verified test,
- * or carries this machine's host name or a home-folder path anywhere in its text.
+ * claims a figure above the device's physical limit (the bench's own bounds, ff_bound_*), calls
+ * a test verified without the fields that show it was (the error against the reference and its
+ * tolerance for a matmul, the repetitions and their times for a timed figure, the read-back
+ * chunks of the memory probe), or carries this machine's host name or a home-folder path
+ * anywhere in its text: in the raw text and in every string once its JSON escapes are decoded
+ * (json-c), so "\/home\/" and "\u002fhome" are caught too.
+ *
+ * Every name in the filed path is a slug (ff_pub_slug) and each folder below the results
+ * folder is opened with O_NOFOLLOW (dest.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include <flopfit/status.h>
 
@@ -70,8 +80,137 @@ static const char *private_text(const char *text, const struct ff_profile_info *
     return NULL;
 }
 
-static int check_profile(const char *path, const char *text, const struct ff_profile_doc *doc,
-                         char *err, size_t errlen)
+/* Every string of a JSON value (keys too), decoded, one per line into o. */
+static void decoded_strings(struct json_object *v, struct ff_pub_sb *o)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_string: {
+        /* a decoded "\u0000" splits the string: each piece is checked on its own line */
+        const char *str = json_object_get_string(v);
+        size_t len = (size_t)json_object_get_string_len(v);
+        for (size_t at = 0; at <= len;) {
+            size_t piece = strnlen(str + at, len - at);
+            ff_pub_sb_printf(o, "%.*s\n", (int)piece, str + at);
+            at += piece + 1;
+        }
+        break;
+    }
+    case json_type_array:
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            decoded_strings(json_object_array_get_idx(v, i), o);
+        break;
+    case json_type_object: {
+        json_object_object_foreach(v, key, val)
+        {
+            ff_pub_sb_puts(o, key);
+            ff_pub_sb_puts(o, "\n");
+            decoded_strings(val, o);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+/* The private text check on the raw text, then on its decoded strings. */
+static const char *private_any(const char *text, size_t len, const struct ff_profile_info *in,
+                               char *why, size_t n)
+{
+    if (private_text(text, in, why, n))
+        return why;
+    struct json_tokener *tok = json_tokener_new();
+    struct json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+    json_tokener_free(tok);
+    if (!root) { /* the profile reader accepted it: only memory can fail here */
+        snprintf(why, n, "its strings could not be decoded (out of memory)");
+        return why;
+    }
+    struct ff_pub_sb dec;
+    ff_pub_sb_init(&dec);
+    decoded_strings(root, &dec);
+    json_object_put(root);
+    const char *r = NULL;
+    if (ff_pub_sb_status(&dec) != FF_OK) {
+        snprintf(why, n, "its strings could not be decoded (out of memory)");
+        r = why;
+    } else if (private_text(ff_pub_sb_str(&dec), in, why, n)) {
+        size_t k = strlen(why);
+        snprintf(why + k, n > k ? n - k : 0, " once its JSON escapes are decoded");
+        r = why;
+    }
+    ff_pub_sb_finish(&dec);
+    return r;
+}
+
+/* "test 12 (matmul matmul fp16 flopfit n=2048)" for messages. */
+static void test_label(const struct ff_profile_test *t, size_t i, char *dst, size_t n)
+{
+    snprintf(dst, n, "test %zu (%s %s%s%s%s%s n=%llu)", i, t->family, t->name,
+             t->precision ? " " : "", t->precision ? t->precision : "", t->impl ? " " : "",
+             t->impl ? t->impl : "", (unsigned long long)t->n);
+}
+
+/* The reason a figure is above the device's physical limit, or NULL. */
+static const char *implausible(const struct ff_profile_info *in, const struct ff_profile_test *t,
+                               char *why, size_t n)
+{
+    char how[256];
+    if (t->status != FF_PROFILE_TEST_OK || !t->has_value || !t->unit)
+        return NULL;
+    double lim = 0;
+    bool rate = strcmp(t->unit, FF_PF_UNIT_FLOPS) == 0 || strcmp(t->unit, FF_PF_UNIT_OPS) == 0;
+    if (rate && (t->prec == FF_PREC_FP32 || t->prec == FF_PREC_FP16 || t->prec == FF_PREC_INT8))
+        lim = ff_bound_matmul_rate(in->device.type, in->device.compute_units, in->device.clock_mhz,
+                                   in->host.cpus, (enum ff_precision)t->prec, how, sizeof(how));
+    else if (strcmp(t->unit, FF_PF_UNIT_BYTES_PER_S) == 0 &&
+             (strcmp(t->family, FF_PF_FAMILY_BANDWIDTH) == 0 ||
+              strcmp(t->family, FF_PF_FAMILY_TRANSFER) == 0)) {
+        lim = ff_bound_bandwidth(in->device.host_shared_memory, -1, how, sizeof(how));
+        if (t->limit_bytes_per_s > 0 && t->limit_bytes_per_s < lim) {
+            lim = t->limit_bytes_per_s;
+            snprintf(how, sizeof(how), "the limit the bench checked it against (in the test)");
+        }
+    }
+    if (lim <= 0 || t->value <= lim)
+        return NULL;
+    snprintf(why, n, "%.4g %s is above the device's physical limit of %.4g %s: %s", t->value,
+             t->unit, lim, t->unit, how);
+    return why;
+}
+
+static bool timed(const struct ff_profile_times *tm)
+{
+    return tm->present && tm->median_s > 0;
+}
+
+/* The fields a test called verified lacks, or NULL. */
+static const char *unproven(const struct ff_profile_test *t, char *why, size_t n)
+{
+    if (!t->verified)
+        return NULL;
+    bool per_s = t->unit && strstr(t->unit, "/s") != NULL;
+    if (strcmp(t->family, FF_PF_FAMILY_MATMUL) == 0 &&
+        (!t->has_error || !(t->tolerance >= 0) || !(t->max_rel <= t->tolerance)))
+        /* an exact kernel (int8) has tolerance 0 and error 0 */
+        snprintf(why, n, "%s",
+                 !t->has_error ? "no \"error\" object (max_abs, max_rel, tolerance against the "
+                                 "CPU reference)"
+                               : "its max_rel error is above its tolerance");
+    else if ((per_s || (t->unit && strcmp(t->unit, FF_PF_UNIT_SECONDS) == 0)) &&
+             (t->repetitions == 0 || (!timed(&t->device_time_s) && !timed(&t->wall_time_s))))
+        snprintf(why, n, "%s",
+                 t->repetitions == 0 ? "no \"repetitions\""
+                                     : "no device_time_s or wall_time_s with a median above 0");
+    else if (strcmp(t->family, FF_PF_FAMILY_MEMORY) == 0 && t->unit &&
+             strcmp(t->unit, FF_PF_UNIT_BYTES) == 0 && !(t->chunk_bytes > 0))
+        snprintf(why, n, "no \"chunk_bytes\" (the chunks written and read back)");
+    else
+        return NULL;
+    return why;
+}
+
+static int check_profile(const char *path, const char *text, size_t len,
+                         const struct ff_profile_doc *doc, char *err, size_t errlen)
 {
     const struct ff_profile_info *in = ff_profile_info(doc);
     char why[512];
@@ -83,13 +222,23 @@ static int check_profile(const char *path, const char *text, const struct ff_pro
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s: device.name, device.backend and created are needed to file it", path);
     bool verified = false;
-    for (size_t i = 0; i < ff_profile_test_count(doc) && !verified; i++) {
+    for (size_t i = 0; i < ff_profile_test_count(doc); i++) {
         const struct ff_profile_test *t = ff_profile_test_at(doc, i);
-        verified = t->status == FF_PROFILE_TEST_OK && t->verified;
+        char label[256];
+        verified |= t->status == FF_PROFILE_TEST_OK && t->verified;
+        const char *bad = implausible(in, t, why, sizeof(why));
+        bool unproved = !bad && (bad = unproven(t, why, sizeof(why))) != NULL;
+        if (bad) {
+            test_label(t, i, label, sizeof(label));
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "%s: %s: %s%s; a profile is filed only with figures the device can "
+                           "reach and verified tests that carry their proof",
+                           path, label, unproved ? "\"verified\": true but " : "", bad);
+        }
     }
     if (!verified)
         return ff_errf(err, errlen, FF_ERR_INVALID, "%s: no verified test to publish", path);
-    if (private_text(text, in, why, sizeof(why)))
+    if (private_any(text, len, in, why, sizeof(why)))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s: not published because %s; published profiles carry no host names "
                        "or user paths",
@@ -97,10 +246,45 @@ static int check_profile(const char *path, const char *text, const struct ff_pro
     return FF_OK;
 }
 
+/* results_dir/<vendor>/<device>/<backend>-<driver>-<date>.json, each part a slug, each folder
+ * below results_dir opened without following a link. */
+static int file_profile(const struct ff_profile_info *in, const char *results_dir, const char *text,
+                        char *used, size_t usedlen, char *err, size_t errlen)
+{
+    char vendor[FF_PUB_SLUG_MAX + 1], device[FF_PUB_SLUG_MAX + 1], driver[FF_PUB_SLUG_MAX + 1];
+    char backend[FF_PUB_SLUG_MAX + 1], date[16], name[4 * FF_PUB_SLUG_MAX], leaf[512];
+    struct ff_pub_dir root, vdir, ddir;
+    ff_pub_dir_init(&vdir);
+    ff_pub_dir_init(&ddir);
+    ff_pub_vendor_slug(in->device.vendor, vendor, sizeof(vendor));
+    ff_pub_slug(in->device.name, device, sizeof(device));
+    ff_pub_slug(in->device.driver_version ? in->device.driver_version : "driver", driver,
+                sizeof(driver));
+    ff_pub_slug(in->device.backend, backend, sizeof(backend));
+    snprintf(date, sizeof(date), "%.10s", in->created);
+    ff_pub_slug(date, date, sizeof(date));
+    snprintf(name, sizeof(name), "%s-%s-%s.json", backend, driver, date);
+    int rc = ff_pub_dir_open(&root, results_dir, true, err, errlen);
+    if (!rc)
+        rc = ff_pub_dir_sub(&vdir, &root, vendor, true, err, errlen);
+    if (!rc)
+        rc = ff_pub_dir_sub(&ddir, &vdir, device, true, err, errlen);
+    if (!rc)
+        rc = ff_clean_stale_temps_at(ddir.fd, ddir.path, NULL, err, errlen);
+    if (!rc)
+        rc = ff_write_unique_at(ddir.fd, name, text, leaf, sizeof(leaf), err, errlen);
+    if (!rc && snprintf(used, usedlen, "%s/%s", ddir.path, leaf) >= (int)usedlen)
+        rc = ff_errf(err, errlen, FF_ERR_IO, "%s/%s: path too long", ddir.path, leaf);
+    ff_pub_dir_finish(&ddir);
+    ff_pub_dir_finish(&vdir);
+    ff_pub_dir_finish(&root);
+    return rc;
+}
+
 int ff_pub_submit(const char *profile, const char *results_dir, char *used, size_t usedlen,
                   struct ff_pub_sb *row, char *err, size_t errlen)
 {
-    char *text = NULL, dir[4096], file[4400];
+    char *text = NULL;
     size_t len = 0;
     struct ff_profile_doc *doc = NULL;
     struct ff_pub_set *set = NULL;
@@ -111,22 +295,10 @@ int ff_pub_submit(const char *profile, const char *results_dir, char *used, size
     rc = ff_profile_parse(text, len, profile, &doc, err, errlen);
     if (rc)
         goto error_text;
-    rc = check_profile(profile, text, doc, err, errlen);
+    rc = check_profile(profile, text, len, doc, err, errlen);
     if (rc)
         goto error_doc;
-    const struct ff_profile_info *in = ff_profile_info(doc);
-    char vendor[64], device[128], driver[128];
-    ff_pub_vendor_slug(in->device.vendor, vendor, sizeof(vendor));
-    ff_pub_slug(in->device.name, device, sizeof(device));
-    ff_pub_slug(in->device.driver_version ? in->device.driver_version : "driver", driver,
-                sizeof(driver));
-    snprintf(dir, sizeof(dir), "%s/%s/%s", results_dir, vendor, device);
-    rc = ff_pub_mkdirs(dir, err, errlen);
-    if (rc)
-        goto error_doc;
-    snprintf(file, sizeof(file), "%s/%s-%s-%.10s.json", dir, in->device.backend, driver,
-             in->created);
-    rc = ff_write_unique(file, text, used, usedlen, err, errlen);
+    rc = file_profile(ff_profile_info(doc), results_dir, text, used, usedlen, err, errlen);
     if (rc)
         goto error_doc;
     /* the row as the published table will show it, read back from the filed copy */

@@ -17,23 +17,11 @@ import subprocess
 import sys
 import tempfile
 
+from results_harness import check, finish, runner
+
 FLOPFIT, HERE = os.path.abspath(sys.argv[1]), sys.argv[2]
 DATA = os.path.join(HERE, "data")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, cwd=HERE):
-    """flopfit results ARGS (flopfit ARGS when the first is a command)."""
-    if args[0] not in ("results", "estimate"):
-        args = ("results",) + args
-    p = subprocess.run([FLOPFIT, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+run = runner(FLOPFIT, HERE)
 
 
 # ---- a tiny JSON Schema subset (type, enum, required, properties, items, bounds): the
@@ -208,15 +196,15 @@ private = os.path.join(tmp, "private.json")
 with open(private, "w") as f:
     json.dump(prof, f)
 rc, out, err = run("results", "submit", private, "--results", res)
-check(rc == 1 and "home-folder path" in err, f"submit: a home path was accepted: {err}")
+check(rc == 2 and "home-folder path" in err, f"submit: a home path was accepted: {err}")
 prof["tests"][0]["variant"] = "empty kernel"
 prof["complete"] = False
 with open(private, "w") as f:
     json.dump(prof, f)
 rc, out, err = run("results", "submit", private, "--results", res)
-check(rc == 1 and "cut short" in err, f"submit: an incomplete run was accepted: {err}")
+check(rc == 2 and "cut short" in err, f"submit: an incomplete run was accepted: {err}")
 rc, out, err = run("results", "submit", "data/v2.json", "--results", res)
-check(rc == 1 and "2.0" in err, f"submit: v2 accepted: {err}")
+check(rc == 2 and "2.0" in err, f"submit: v2 accepted: {err}")
 
 # ---- --publish and --check
 shutil.copy(os.path.join(DATA, "lavapipe.json"), res)
@@ -233,7 +221,4 @@ check(rc == 1 and "README.md" in err and "not current" in err, f"--check missed 
 
 shutil.rmtree(tmp)
 shutil.rmtree(empty)
-if failures:
-    print(f"{len(failures)} failure(s)")
-    sys.exit(1)
-print("ok")
+finish()

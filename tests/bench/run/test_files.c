@@ -176,6 +176,70 @@ Test(files, stale_temps_of_dead_writers_are_removed)
     remove_dir(dir);
 }
 
+/* A writer of a whole folder that died leaves a temp folder: it goes with its files, and a link
+ * inside it is removed without touching what it points to. */
+Test(files, stale_temp_folders_are_removed_without_following_links)
+{
+    char dir[] = "/tmp/ff-stale-XXXXXX", err[256], sub[600], link_path[700];
+    make_dir(dir);
+    char dead[128], live[128];
+    snprintf(dead, sizeof(dead), ".page.tmp.%ld.0", (long)dead_pid());
+    snprintf(live, sizeof(live), ".page.tmp.%ld.1", (long)getpid());
+    snprintf(sub, sizeof(sub), "%s/%s", dir, dead);
+    cr_assert_eq(mkdir(sub, 0777), 0);
+    touch(sub, "index.html");
+    touch(dir, "target.txt");
+    snprintf(link_path, sizeof(link_path), "%s/chart.svg", sub);
+    char target[600];
+    snprintf(target, sizeof(target), "%s/target.txt", dir);
+    cr_assert_eq(symlink(target, link_path), 0);
+    snprintf(sub, sizeof(sub), "%s/%s", dir, live);
+    cr_assert_eq(mkdir(sub, 0777), 0);
+    unsigned removed = 0;
+    cr_assert_eq(ff_clean_stale_temps(dir, &removed, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(removed, 1);
+    cr_assert_not(exists(dir, dead));
+    cr_assert(exists(dir, live), "a live writer's temp folder was removed");
+    cr_assert(exists(dir, "target.txt"), "the link's target was removed");
+    remove_dir(dir);
+}
+
+/* The *_at writers stay in their folder: a link planted under the target's name is replaced,
+ * not written through. */
+Test(files, writes_at_a_folder_replace_links_instead_of_following_them)
+{
+    char dir[] = "/tmp/ff-at-XXXXXX", err[256], buf[64], target[600], name[600];
+    make_dir(dir);
+    touch(dir, "target.txt");
+    snprintf(target, sizeof(target), "%s/target.txt", dir);
+    snprintf(name, sizeof(name), "%s/p.json", dir);
+    cr_assert_eq(symlink(target, name), 0);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert_geq(dfd, 0);
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(
+        ff_read_file_capped_at(dfd, "p.json", 100, "profile", &text, &len, err, sizeof(err)),
+        FF_ERR_IO, "a link was read through");
+    cr_assert_eq(ff_write_atomic_at(dfd, "p.json", "{}", err, sizeof(err)), FF_OK, "%s", err);
+    struct stat st;
+    cr_assert_eq(lstat(name, &st), 0);
+    cr_assert(S_ISREG(st.st_mode), "the link is still there");
+    read_back(target, buf, sizeof(buf));
+    cr_assert_str_empty(buf, "written through the link");
+    char used[64];
+    cr_assert_eq(ff_write_unique_at(dfd, "p.json", "{}", used, sizeof(used), err, sizeof(err)),
+                 FF_OK, "%s", err);
+    cr_assert_str_eq(used, "p-2.json");
+    cr_assert_eq(
+        ff_read_file_capped_at(dfd, "p-2.json", 100, "profile", &text, &len, err, sizeof(err)),
+        FF_OK, "%s", err);
+    cr_assert_str_eq(text, "{}");
+    free(text);
+    close(dfd);
+    remove_dir(dir);
+}
+
 Test(files, writability_checks_refuse_folders_and_devices)
 {
     char dir[] = "/tmp/ff-chk-XXXXXX", path[256], err[256];
