@@ -27,7 +27,7 @@
 #define REQUIRE(cond)                                                                              \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_results_writers: %s: %s (line %d)\n", what, #cond, __LINE__); \
+            fprintf(stderr, "fuzz_results_writers: %s: %s (line %d)\n", what, #cond, __LINE__);    \
             abort();                                                                               \
         }                                                                                          \
     } while (0)
@@ -144,11 +144,11 @@ static void check_csv(const char *what, const char *s)
 static bool known_tag(const char *name, size_t n)
 {
     static const char *const tags[] = {
-        "!DOCTYPE", "html", "head", "meta",   "title",      "link",   "style", "body", "h1",
-        "h2",       "p",    "div",  "table",  "thead",      "tbody",  "tr",    "th",   "td",
-        "span",     "sup",  "a",    "br",     "small",      "ol",     "ul",    "li",   "code",
-        "em",       "figure", "figcaption", "script", "svg",  "rect",  "text", "g",
-        "line",     "circle",
+        "!DOCTYPE", "html", "head", "meta", "title",  "link",       "style",  "body",
+        "h1",       "h2",   "p",    "div",  "table",  "thead",      "tbody",  "tr",
+        "th",       "td",   "span", "sup",  "a",      "br",         "small",  "ol",
+        "ul",       "li",   "code", "em",   "figure", "figcaption", "script", "svg",
+        "rect",     "text", "g",    "line", "circle",
     };
     for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
         if (strlen(tags[i]) == n && memcmp(tags[i], name, n) == 0)
@@ -179,8 +179,8 @@ static void check_markup(const char *what, const char *s)
         p += closing;
         size_t n = strspn(p, "!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789");
         REQUIRE(known_tag(p, n));
-        bool raw = !closing && ((n == 6 && !memcmp(p, "script", 6)) ||
-                                (n == 5 && !memcmp(p, "style", 5)));
+        bool raw =
+            !closing && ((n == 6 && !memcmp(p, "script", 6)) || (n == 5 && !memcmp(p, "style", 5)));
         p += n;
         /* attributes: name="value", the value without '<' or '"' */
         while (*p && *p != '>') {
