@@ -250,6 +250,14 @@ void ff_pub_esc_csv(struct ff_pub_sb *b, const char *s)
     ff_pub_sb_finish(&t);
 }
 
+void ff_pub_esc_term(struct ff_pub_sb *b, const char *s)
+{
+    uint32_t cp;
+    for (size_t n; s && (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
+        if (keep(cp, "\t\r\n"))
+            put_cp(b, cp < 0x20 ? ' ' : cp);
+}
+
 json_object *ff_pub_json_text(const char *s)
 {
     if (!s)

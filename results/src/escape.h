@@ -10,6 +10,7 @@
  *     ff_pub_esc_md_code(sb, s) a Markdown code span, backticks and all
  *     ff_pub_esc_url(sb, s)    a relative link target (percent-encoding)
  *     ff_pub_esc_csv(sb, s)    one CSV field (RFC 4180), safe to open in a spreadsheet
+ *     ff_pub_esc_term(sb, s)   a line of text for a terminal
  *     ff_pub_json_text(s)      a JSON string for json-c, which quotes it
  *
  * All of them read s as UTF-8: a byte that starts no valid sequence (and an encoded surrogate
@@ -44,6 +45,10 @@ void ff_pub_esc_url(struct ff_pub_sb *b, const char *s);
  * a leading = + - @ tab or CR (a formula) prefixed with ', unless the whole field is a plain
  * decimal number ("-2.5", "1e-3"). Control characters other than tab, CR and LF dropped. */
 void ff_pub_esc_csv(struct ff_pub_sb *b, const char *s);
+/* Text for a terminal (`flopfit bench`'s table): every control character dropped, the tab,
+ * CR and newline as spaces, so a driver's words can neither send an escape sequence nor break
+ * a line of the table. */
+void ff_pub_esc_term(struct ff_pub_sb *b, const char *s);
 /* A new json-c string of s with invalid UTF-8 replaced (json-c escapes quotes and control
  * characters as \" and \u00XX itself); NULL for s NULL or out of memory. */
 json_object *ff_pub_json_text(const char *s);
