@@ -56,7 +56,12 @@ static double rep_noise(const struct ff_profile_test *t)
 static void measure(const struct ff_pub_set *set, const struct ff_profile_test *key, struct side *s)
 {
     memset(s, 0, sizeof(*s));
-    double *v = malloc((set->n_runs + 1) * sizeof(*v));
+    /* one value per matching test: a profile may hold the same test more than once */
+    size_t n = 0;
+    for (size_t r = 0; r < set->n_runs; r++)
+        for (size_t i = 0; i < ff_profile_test_count(set->runs[r].doc); i++)
+            n += same_test(ff_profile_test_at(set->runs[r].doc, i), key);
+    double *v = malloc((n + 1) * sizeof(*v));
     if (!v)
         return;
     double reps = 0;

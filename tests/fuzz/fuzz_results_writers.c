@@ -265,14 +265,9 @@ static void check_all(const struct ff_pub_set *set)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof(path), "/tmp/ff-fuzz-results-%ld.json", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    char path[64];
+    if (ff_fuzz_write_file("results", data, size, path) != 0)
         return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
     struct ff_pub_set *set = NULL;
     struct ff_pub_options opts;
     char err[512];

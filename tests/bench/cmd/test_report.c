@@ -36,7 +36,9 @@ Test(report, header_drops_escape_sequences)
     memset(&run, 0, sizeof(run));
     snprintf(run.info.name, sizeof(run.info.name), "\x1b[31mred\x1b]0;pwned\x07 GPU\xff\r\nfake");
     snprintf(run.info.platform, sizeof(run.info.platform), "plat\x1b[2J\u202eform");
-    snprintf(run.info.driver_version, sizeof(run.info.driver_version), "1.0\xc2\x9b" "31m\x9b");
+    snprintf(run.info.driver_version, sizeof(run.info.driver_version),
+             "1.0\xc2\x9b"
+             "31m\x9b");
     snprintf(run.info.type, sizeof(run.info.type), "gpu\t\x01");
     struct ff_result *r = ff_run_add(&run);
     cr_assert(r);
