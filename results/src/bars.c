@@ -71,10 +71,11 @@ int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct f
         ff_pub_sb_puts(o, "</title>\n");
         char shown[64];
         if (strlen(label) > 44) {
-            int cut = 41; /* at a character's first byte: the label is UTF-8 */
+            size_t cut = 41; /* at a character's first byte: the label is UTF-8 */
             while (cut > 0 && ((unsigned char)label[cut] & 0xC0) == 0x80)
                 cut--;
-            snprintf(shown, sizeof(shown), "%.*s...", cut, label);
+            memcpy(shown, label, cut);
+            memcpy(shown + cut, "...", 4);
         } else {
             snprintf(shown, sizeof(shown), "%s", label);
         }
