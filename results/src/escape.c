@@ -154,29 +154,33 @@ void ff_pub_esc_md(struct ff_pub_sb *b, const char *s)
 
 void ff_pub_esc_md_code(struct ff_pub_sb *b, const char *s)
 {
-    size_t run = 0, longest = 0;
-    for (const char *p = s ? s : ""; *p; p++) {
-        run = *p == '`' ? run + 1 : 0;
-        if (run > longest)
-            longest = run;
-    }
-    char fence[64];
-    size_t nf = longest + 1 < sizeof(fence) ? longest + 1 : sizeof(fence) - 1;
-    memset(fence, '`', nf);
-    fence[nf] = 0;
-    /* a span that starts or ends with a backtick needs a space inside the fence */
-    size_t len = s ? strlen(s) : 0;
-    bool pad = len && (s[0] == '`' || s[len - 1] == '`');
-    ff_pub_sb_puts(b, fence);
-    if (pad)
-        ff_pub_sb_puts(b, " ");
+    if (!s)
+        return;
+    /* cleaned first: the fence and the padding depend on what is shown */
+    struct ff_pub_sb t;
+    ff_pub_sb_init(&t);
     uint32_t cp;
-    for (size_t n; s && (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
-        if (keep(cp, "\t\n\r"))
-            put_cp(b, cp < 0x20 ? ' ' : cp);
-    if (pad)
-        ff_pub_sb_puts(b, " ");
-    ff_pub_sb_puts(b, fence);
+    for (size_t n; (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
+        if (keep(cp, "\t\r\n"))
+            put_cp(&t, cp < 0x20 ? ' ' : cp);
+    const char *c = ff_pub_sb_str(&t);
+    size_t run = 0, longest = 0, len = strlen(c);
+    for (const char *p = c; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    /* a span that starts or ends with a backtick needs a space inside the fence */
+    bool pad = len && (c[0] == '`' || c[len - 1] == '`');
+    for (size_t i = 0; i <= longest; i++)
+        ff_pub_sb_puts(b, "`");
+    ff_pub_sb_puts(b, pad ? " " : "");
+    ff_pub_sb_putn(b, c, len);
+    ff_pub_sb_puts(b, pad ? " " : "");
+    for (size_t i = 0; i <= longest; i++)
+        ff_pub_sb_puts(b, "`");
+    if (ff_pub_sb_status(&t))
+        b->failed = true;
+    ff_pub_sb_finish(&t);
 }
 
 void ff_pub_esc_url(struct ff_pub_sb *b, const char *s)
