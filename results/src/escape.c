@@ -84,6 +84,16 @@ static void put_cp(struct ff_pub_sb *b, uint32_t cp)
     ff_pub_sb_putn(b, u, n);
 }
 
+/* s with the characters keep() drops left out; the tab, CR and newline kept, or as spaces
+ * when `blank`. */
+static void clean(struct ff_pub_sb *b, const char *s, bool blank)
+{
+    uint32_t cp;
+    for (size_t n; s && (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
+        if (keep(cp, "\t\r\n"))
+            put_cp(b, blank && cp < 0x20 ? ' ' : cp);
+}
+
 /* HTML and XML share their rules: the page holds the SVGs inline. */
 static void markup(struct ff_pub_sb *b, const char *s)
 {
@@ -159,10 +169,7 @@ void ff_pub_esc_md_code(struct ff_pub_sb *b, const char *s)
     /* cleaned first: the fence and the padding depend on what is shown */
     struct ff_pub_sb t;
     ff_pub_sb_init(&t);
-    uint32_t cp;
-    for (size_t n; (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
-        if (keep(cp, "\t\r\n"))
-            put_cp(&t, cp < 0x20 ? ' ' : cp);
+    clean(&t, s, true);
     const char *c = ff_pub_sb_str(&t);
     size_t run = 0, longest = 0, len = strlen(c);
     for (const char *p = c; *p; p++) {
@@ -228,10 +235,7 @@ void ff_pub_esc_csv(struct ff_pub_sb *b, const char *s)
     /* cleaned first: a dropped character must not hide a formula behind it */
     struct ff_pub_sb t;
     ff_pub_sb_init(&t);
-    uint32_t cp;
-    for (size_t n; (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
-        if (keep(cp, "\t\r\n"))
-            put_cp(&t, cp);
+    clean(&t, s, false);
     if (ff_pub_sb_status(&t)) {
         b->failed = true;
         ff_pub_sb_finish(&t);
@@ -256,10 +260,7 @@ void ff_pub_esc_csv(struct ff_pub_sb *b, const char *s)
 
 void ff_pub_esc_term(struct ff_pub_sb *b, const char *s)
 {
-    uint32_t cp;
-    for (size_t n; s && (n = next_char((const unsigned char *)s, &cp)) > 0; s += n)
-        if (keep(cp, "\t\r\n"))
-            put_cp(b, cp < 0x20 ? ' ' : cp);
+    clean(b, s, true);
 }
 
 json_object *ff_pub_json_text(const char *s)

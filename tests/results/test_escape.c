@@ -18,78 +18,99 @@ static void expect(esc_fn f, const char *in, const char *want)
     ff_pub_sb_finish(&b);
 }
 
+struct pair {
+    const char *in, *want;
+};
+
+static void expect_all(esc_fn f, const struct pair *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        expect(f, cases[i].in, cases[i].want);
+}
+
 Test(escape, html_and_xml)
 {
-    esc_fn fs[] = {ff_pub_esc_html, ff_pub_esc_xml};
-    for (int i = 0; i < 2; i++) {
-        expect(fs[i], "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;");
-        expect(fs[i], "a\"b'c&amp;", "a&quot;b&#39;c&amp;amp;");
-        expect(fs[i], "]]>", "]]&gt;");
-        expect(fs[i], "t\tn\nr\r\x01\x1f\x7f end", "t\tn\nr end");
-        expect(fs[i], "c1 \xc2\x85\xc2\x9b.", "c1 .");
-        expect(fs[i], "rtl \xe2\x80\xae!\xe2\x81\xa6", "rtl !");
-        expect(fs[i], "bad \xff \xc3( \xc0\xbc \xed\xa0\x80 \xf4\x90\x80\x80",
-               "bad \xef\xbf\xbd \xef\xbf\xbd( \xef\xbf\xbd\xef\xbf\xbd "
-               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-               "\xef\xbf\xbd");
-        expect(fs[i], "nonchar \xef\xbf\xbe", "nonchar \xef\xbf\xbd");
-        expect(fs[i], "µ ± ≥ 日本", "µ ± ≥ 日本");
-        expect(fs[i], NULL, "");
-    }
+    static const struct pair cases[] = {
+        {"<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"},
+        {"a\"b'c&amp;", "a&quot;b&#39;c&amp;amp;"},
+        {"]]>", "]]&gt;"},
+        {"t\tn\nr\r\x01\x1f\x7f end", "t\tn\nr end"},
+        {"c1 \xc2\x85\xc2\x9b.", "c1 ."},
+        {"rtl \xe2\x80\xae!\xe2\x81\xa6", "rtl !"},
+        {"bad \xff \xc3( \xc0\xbc \xed\xa0\x80 \xf4\x90\x80\x80",
+         "bad \xef\xbf\xbd \xef\xbf\xbd( \xef\xbf\xbd\xef\xbf\xbd "
+         "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+         "\xef\xbf\xbd"},
+        {"nonchar \xef\xbf\xbe", "nonchar \xef\xbf\xbd"},
+        {"µ ± ≥ 日本", "µ ± ≥ 日本"},
+        {NULL, ""},
+    };
+    expect_all(ff_pub_esc_html, cases, sizeof(cases) / sizeof(cases[0]));
+    expect_all(ff_pub_esc_xml, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 Test(escape, markdown)
 {
-    expect(ff_pub_esc_md, "a | b", "a \\| b");
-    expect(ff_pub_esc_md, "`x` \\", "\\`x\\` \\\\");
-    expect(ff_pub_esc_md, "<img src=x> &amp;", "&lt;img src=x&gt; &amp;amp;");
-    expect(ff_pub_esc_md, "# h", "\\# h");
-    expect(ff_pub_esc_md, "-2+3", "\\-2+3");
-    expect(ff_pub_esc_md, "+x", "\\+x");
-    expect(ff_pub_esc_md, "a-b #c", "a-b #c");
-    expect(ff_pub_esc_md, "[l](javascript:x) *e* _e_ ~~s~~",
-           "\\[l\\](javascript:x) \\*e\\* \\_e\\_ \\~\\~s\\~\\~");
-    expect(ff_pub_esc_md, "cl_khr_fp16", "cl_khr_fp16");
-    expect(ff_pub_esc_md, "one\ntwo\r\nthree\tfour", "one two  three four");
-    expect(ff_pub_esc_md, "\x01# hidden", "\\# hidden");
+    static const struct pair cases[] = {
+        {"a | b", "a \\| b"},
+        {"`x` \\", "\\`x\\` \\\\"},
+        {"<img src=x> &amp;", "&lt;img src=x&gt; &amp;amp;"},
+        {"# h", "\\# h"},
+        {"-2+3", "\\-2+3"},
+        {"+x", "\\+x"},
+        {"a-b #c", "a-b #c"},
+        {"cl_khr_fp16", "cl_khr_fp16"},
+        {"one\ntwo\r\nthree\tfour", "one two  three four"},
+        {"\x01# hidden", "\\# hidden"},
+    };
+    expect_all(ff_pub_esc_md, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 Test(escape, markdown_code)
 {
-    expect(ff_pub_esc_md_code, "a/b.json", "`a/b.json`");
-    expect(ff_pub_esc_md_code, "a`b", "``a`b``");
-    expect(ff_pub_esc_md_code, "``x", "``` ``x ```");
-    expect(ff_pub_esc_md_code, "x\n`\x01", "`` x ` ``");
+    static const struct pair cases[] = {
+        {"a/b.json", "`a/b.json`"},
+        {"a`b", "``a`b``"},
+        {"``x", "``` ``x ```"},
+        {"x\n`\x01", "`` x ` ``"},
+    };
+    expect_all(ff_pub_esc_md_code, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 Test(escape, url)
 {
-    expect(ff_pub_esc_url, "amd/x-1.0_a~b.json", "amd/x-1.0_a~b.json");
-    expect(ff_pub_esc_url, "a b)(<\"'", "a%20b%29%28%3C%22%27");
+    static const struct pair cases[] = {
+        {"amd/x-1.0_a~b.json", "amd/x-1.0_a~b.json"},
+        {"a b)(<\"'", "a%20b%29%28%3C%22%27"},
+    };
+    expect_all(ff_pub_esc_url, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 Test(escape, csv)
 {
-    expect(ff_pub_esc_csv, "plain", "plain");
-    expect(ff_pub_esc_csv, "a,b", "\"a,b\"");
-    expect(ff_pub_esc_csv, "say \"hi\"", "\"say \"\"hi\"\"\"");
-    expect(ff_pub_esc_csv, "=1+2", "'=1+2");
-    expect(ff_pub_esc_csv, "+cmd", "'+cmd");
-    expect(ff_pub_esc_csv, "-2+3", "'-2+3");
-    expect(ff_pub_esc_csv, "@SUM(A1)", "'@SUM(A1)");
-    expect(ff_pub_esc_csv, "\t=x", "'\t=x");
-    expect(ff_pub_esc_csv, "\r=x", "\"'\r=x\"");
-    expect(ff_pub_esc_csv, "=a,b", "\"'=a,b\"");
-    expect(ff_pub_esc_csv, "\x01=hidden", "'=hidden");
-    expect(ff_pub_esc_csv, "-12.5", "-12.5");
-    expect(ff_pub_esc_csv, "-1e-3", "-1e-3");
-    expect(ff_pub_esc_csv, "+5", "+5");
-    expect(ff_pub_esc_csv, "-", "'-");
-    expect(ff_pub_esc_csv, "-1e", "'-1e");
-    expect(ff_pub_esc_csv, "a-b", "a-b");
-    expect(ff_pub_esc_csv, "two\nlines", "\"two\nlines\"");
-    expect(ff_pub_esc_csv, "bad \xff", "bad \xef\xbf\xbd");
-    expect(ff_pub_esc_csv, "", "");
+    static const struct pair cases[] = {
+        {"plain", "plain"},
+        {"a,b", "\"a,b\""},
+        {"say \"hi\"", "\"say \"\"hi\"\"\""},
+        {"=1+2", "'=1+2"},
+        {"+cmd", "'+cmd"},
+        {"-2+3", "'-2+3"},
+        {"@SUM(A1)", "'@SUM(A1)"},
+        {"\t=x", "'\t=x"},
+        {"\r=x", "\"'\r=x\""},
+        {"=a,b", "\"'=a,b\""},
+        {"\x01=hidden", "'=hidden"},
+        {"-12.5", "-12.5"},
+        {"-1e-3", "-1e-3"},
+        {"+5", "+5"},
+        {"-", "'-"},
+        {"-1e", "'-1e"},
+        {"a-b", "a-b"},
+        {"two\nlines", "\"two\nlines\""},
+        {"bad \xff", "bad \xef\xbf\xbd"},
+        {"", ""},
+    };
+    expect_all(ff_pub_esc_csv, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 Test(escape, terminal)
