@@ -70,15 +70,15 @@ int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct f
         ff_pub_esc_xml(o, label);
         ff_pub_sb_puts(o, "</title>\n");
         char shown[64];
-        if (strlen(label) > 44) {
-            size_t cut = 41; /* at a character's first byte: the label is UTF-8 */
-            while (cut > 0 && ((unsigned char)label[cut] & 0xC0) == 0x80)
-                cut--;
-            memcpy(shown, label, cut);
-            memcpy(shown + cut, "...", 4);
-        } else {
-            snprintf(shown, sizeof(shown), "%s", label);
+        size_t len = strlen(label);
+        bool cut = len > 44;
+        if (cut) {
+            len = 41; /* at a character's first byte: the label is UTF-8 */
+            while (len > 0 && ((unsigned char)label[len] & 0xC0) == 0x80)
+                len--;
         }
+        memcpy(shown, label, len);
+        strcpy(shown + len, cut ? "..." : "");
         ff_pub_svg_text(o, LABEL_W, y + 18, "end", 12, NULL, shown);
         ff_pub_sb_puts(o, "</g>\n");
         if (f->state != FF_PUB_OK || !any) {
