@@ -192,7 +192,7 @@ def results_writers():
             write("results_writers", "data-" + name, f.read())
     with open(os.path.join(ROOT, "tests/results/data/pocl.json"), encoding="utf-8") as f:
         base = json.load(f)
-    for i in range(0, len(hostile.STRINGS), 3):
+    for i in range(0, len(hostile.STRINGS), 6):
         write("results_writers", f"hostile-{i:02d}.json", hostile.profile_bytes(base, i))
 
 
