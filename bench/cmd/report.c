@@ -3,15 +3,30 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report.h"
 #include "families/families.h"
+
+/* The driver's words as a terminal may show them (escape.h): b is emptied and refilled. */
+static const char *term(struct ff_pub_sb *b, const char *s)
+{
+    ff_pub_sb_finish(b);
+    ff_pub_esc_term(b, s);
+    return ff_pub_sb_str(b);
+}
 
 void ff_report_header(FILE *f, const char *label, const struct ff_device_info *i)
 {
     char mem[32];
+    struct ff_pub_sb t[4];
+    for (int k = 0; k < 4; k++)
+        ff_pub_sb_init(&t[k]);
     ff_fmt_bytes_bin(mem, sizeof(mem), (double)i->global_mem_bytes);
-    fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label, i->name,
-            i->platform, i->driver_version, i->type, i->compute_units, mem);
+    fprintf(f, "\n%s  %s\n    %s, driver %s, %s, %u compute units, %s reported\n", label,
+            term(&t[0], i->name), term(&t[1], i->platform), term(&t[2], i->driver_version),
+            term(&t[3], i->type), i->compute_units, mem);
+    for (int k = 0; k < 4; k++)
+        ff_pub_sb_finish(&t[k]);
 }
 
 /* Is results[j] unsupported like results[ref] (same family, impl and reason), for some ref
@@ -34,6 +49,8 @@ void ff_report_table(FILE *f, const struct ff_run *p)
 {
     fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %-11s %-8s %-14s %-8s %s\n", "family", "test",
             "impl", "prec", "size", "median", "spread", "rate", "verified", "vs library, peak");
+    struct ff_pub_sb why; /* a reason may quote the driver (a build log) */
+    ff_pub_sb_init(&why);
     for (size_t i = 0; i < p->n_results; i++) {
         const struct ff_result *r = &p->results[i];
         char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[96] = "";
@@ -52,13 +69,13 @@ void ff_report_table(FILE *f, const struct ff_run *p)
                     snprintf(precs + strlen(precs), sizeof(precs) - strlen(precs), "%s%s",
                              precs[0] ? "," : "", ff_precision_name(p->results[j].prec));
             fprintf(f, "    %-10s %-16s %-8s %-11s unsupported: %s\n", r->family, r->name, r->impl,
-                    precs, r->reason);
+                    precs, term(&why, r->reason));
             continue;
         }
         if (r->status != FF_RES_OK) {
             fprintf(f, "    %-10s %-16s %-8s %-5s %-6s %s: %s\n", r->family, r->name, r->impl,
                     r->prec >= 0 ? ff_precision_name(r->prec) : "-", size,
-                    ff_res_status_name(r->status), r->reason);
+                    ff_res_status_name(r->status), term(&why, r->reason));
             continue;
         }
         bool figure_is_time = strcmp(r->unit, "s") == 0;
@@ -85,4 +102,5 @@ void ff_report_table(FILE *f, const struct ff_run *p)
                                : "no",
                 ratio);
     }
+    ff_pub_sb_finish(&why);
 }

@@ -67,13 +67,18 @@ int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct f
         ff_pub_device_label(d, label, sizeof(label));
         /* long names are cut for the label column; the full name is the row's tooltip */
         ff_pub_sb_puts(o, "<g><title>");
-        ff_pub_sb_esc(o, FF_PUB_ESC_XML, label);
+        ff_pub_esc_xml(o, label);
         ff_pub_sb_puts(o, "</title>\n");
         char shown[64];
-        if (strlen(label) > 44)
-            snprintf(shown, sizeof(shown), "%.41s...", label);
-        else
-            snprintf(shown, sizeof(shown), "%.44s", label);
+        size_t len = strlen(label);
+        bool cut = len > 44;
+        if (cut) {
+            len = 41; /* at a character's first byte: the label is UTF-8 */
+            while (len > 0 && ((unsigned char)label[len] & 0xC0) == 0x80)
+                len--;
+        }
+        memcpy(shown, label, len);
+        strcpy(shown + len, cut ? "..." : "");
         ff_pub_svg_text(o, LABEL_W, y + 18, "end", 12, NULL, shown);
         ff_pub_sb_puts(o, "</g>\n");
         if (f->state != FF_PUB_OK || !any) {
@@ -85,7 +90,7 @@ int ff_pub_svg_bars(const struct ff_pub_set *set, enum ff_pub_metric m, struct f
             else
                 snprintf(t, sizeof(t), "%s", text);
             ff_pub_sb_puts(o, "<g><title>");
-            ff_pub_sb_esc(o, FF_PUB_ESC_XML, f->reason[0] ? f->reason : text);
+            ff_pub_esc_xml(o, f->reason[0] ? f->reason : text);
             ff_pub_sb_puts(o, "</title>\n");
             ff_pub_svg_text(o, X0 + 6, y + 18, "start", 12,
                             "fill=\"#777777\" font-style=\"italic\"", t);

@@ -56,7 +56,12 @@ static double rep_noise(const struct ff_profile_test *t)
 static void measure(const struct ff_pub_set *set, const struct ff_profile_test *key, struct side *s)
 {
     memset(s, 0, sizeof(*s));
-    double *v = malloc((set->n_runs + 1) * sizeof(*v));
+    /* one value per matching test: a profile may hold the same test more than once */
+    size_t n = 0;
+    for (size_t r = 0; r < set->n_runs; r++)
+        for (size_t i = 0; i < ff_profile_test_count(set->runs[r].doc); i++)
+            n += same_test(ff_profile_test_at(set->runs[r].doc, i), key);
+    double *v = malloc((n + 1) * sizeof(*v));
     if (!v)
         return;
     double reps = 0;
@@ -188,8 +193,12 @@ static void write_md(const struct ff_pub_set *a, const struct ff_pub_set *b, con
         side_text(&r->old, r->t->unit, ov, sizeof(ov));
         side_text(&r->new_, r->t->unit, nv, sizeof(nv));
         ff_pub_sb_puts(o, "| ");
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, label);
-        ff_pub_sb_printf(o, " | %s | %s | ", ov, nv);
+        ff_pub_esc_md(o, label);
+        ff_pub_sb_puts(o, " | ");
+        ff_pub_esc_md(o, ov);
+        ff_pub_sb_puts(o, " | ");
+        ff_pub_esc_md(o, nv);
+        ff_pub_sb_puts(o, " | ");
         if (isnan(r->ratio))
             ff_pub_sb_puts(o, "— | ");
         else
@@ -214,13 +223,14 @@ static void write_csv(const struct row *rows, size_t n, struct ff_pub_sb *o)
         const struct row *r = &rows[i];
         char label[256];
         test_label(r->t, label, sizeof(label));
-        ff_pub_sb_esc(o, FF_PUB_ESC_CSV, label);
+        ff_pub_esc_csv(o, label);
         const char *f[] = {r->t->family, r->t->name, r->t->impl, r->t->precision};
         for (size_t k = 0; k < 4; k++) {
             ff_pub_sb_puts(o, ",");
-            ff_pub_sb_esc(o, FF_PUB_ESC_CSV, f[k] ? f[k] : "");
+            ff_pub_esc_csv(o, f[k] ? f[k] : "");
         }
-        ff_pub_sb_printf(o, ",%llu,%s", (unsigned long long)r->t->n, r->t->unit ? r->t->unit : "");
+        ff_pub_sb_printf(o, ",%llu,", (unsigned long long)r->t->n);
+        ff_pub_esc_csv(o, r->t->unit ? r->t->unit : "");
         const struct side *s[2] = {&r->old, &r->new_};
         for (int k = 0; k < 2; k++)
             if (s[k]->ok)
@@ -248,7 +258,7 @@ static json_object *side_json(const struct side *s)
         json_object_object_add(o, "value", json_object_new_double(s->value));
         json_object_object_add(o, "noise", json_object_new_double(s->noise));
     } else if (s->why) {
-        json_object_object_add(o, "reason", json_object_new_string(s->why));
+        json_object_object_add(o, "reason", ff_pub_json_text(s->why));
     }
     return o;
 }
@@ -264,17 +274,17 @@ static int write_json(const struct row *rows, size_t n, struct ff_pub_sb *o)
         json_object *t = json_object_new_object();
         char label[256];
         test_label(r->t, label, sizeof(label));
-        json_object_object_add(t, "test", json_object_new_string(label));
-        json_object_object_add(t, "family", json_object_new_string(r->t->family));
-        json_object_object_add(t, "name", json_object_new_string(r->t->name));
+        json_object_object_add(t, "test", ff_pub_json_text(label));
+        json_object_object_add(t, "family", ff_pub_json_text(r->t->family));
+        json_object_object_add(t, "name", ff_pub_json_text(r->t->name));
         if (r->t->impl)
-            json_object_object_add(t, "impl", json_object_new_string(r->t->impl));
+            json_object_object_add(t, "impl", ff_pub_json_text(r->t->impl));
         if (r->t->precision)
-            json_object_object_add(t, "precision", json_object_new_string(r->t->precision));
+            json_object_object_add(t, "precision", ff_pub_json_text(r->t->precision));
         if (r->t->n)
             json_object_object_add(t, "n", json_object_new_int64((int64_t)r->t->n));
         if (r->t->unit)
-            json_object_object_add(t, "unit", json_object_new_string(r->t->unit));
+            json_object_object_add(t, "unit", ff_pub_json_text(r->t->unit));
         json_object_object_add(t, "old", side_json(&r->old));
         json_object_object_add(t, "new", side_json(&r->new_));
         if (!isnan(r->ratio))

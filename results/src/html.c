@@ -104,13 +104,15 @@ static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
         bool low = cols[c].metric >= 0 && ff_pub_metrics()[cols[c].metric].lower_is_better;
         ff_pub_sb_printf(o, "<th data-col=\"%s\" data-type=\"%s\"%s>", cols[c].id,
                          numeric ? "number" : "text", low ? " data-best=\"low\"" : "");
-        ff_pub_sb_esc(o, FF_PUB_ESC_XML, cols[c].title);
+        ff_pub_esc_html(o, cols[c].title);
         ff_pub_sb_puts(o, "</th>");
     }
     ff_pub_sb_puts(o, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < set->n_devices; i++) {
         const struct ff_pub_device *d = &set->devices[i];
-        ff_pub_sb_printf(o, "<tr data-device=\"%s\">", d->slug);
+        ff_pub_sb_puts(o, "<tr data-device=\"");
+        ff_pub_esc_html(o, d->slug);
+        ff_pub_sb_puts(o, "\">");
         for (size_t c = 0; c < n; c++) {
             struct ff_pub_cell cell;
             cols[c].cell(set, d, &cols[c], &cell);
@@ -122,7 +124,7 @@ static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
             if (!isnan(cell.sort))
                 ff_pub_sb_printf(o, " data-sort=\"%.9g\"", cell.sort);
             ff_pub_sb_puts(o, ">");
-            ff_pub_sb_esc(o, FF_PUB_ESC_XML, cell.text);
+            ff_pub_esc_html(o, cell.text);
             if (cell.warn)
                 ff_pub_sb_printf(o,
                                  " <span title=\"runs spread over more than %.0f%% of their "
@@ -133,7 +135,7 @@ static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
                 ff_pub_sb_printf(o, "<sup><a href=\"#note-%zu\">%zu</a></sup>", note, note);
             if (cell.detail[0]) {
                 ff_pub_sb_puts(o, "<br><small>");
-                ff_pub_sb_esc(o, FF_PUB_ESC_XML, cell.detail);
+                ff_pub_esc_html(o, cell.detail);
                 ff_pub_sb_puts(o, "</small>");
             }
             ff_pub_sb_puts(o, "</td>");
@@ -143,7 +145,7 @@ static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
     ff_pub_sb_puts(o, "</tbody></table></div>\n<ol class=\"notes\">\n");
     for (size_t i = 0; i < set->notes.n; i++) {
         ff_pub_sb_printf(o, "<li id=\"note-%zu\">", i + 1);
-        ff_pub_sb_esc(o, FF_PUB_ESC_XML, set->notes.text[i]);
+        ff_pub_esc_html(o, set->notes.text[i]);
         ff_pub_sb_puts(o, "</li>\n");
     }
     ff_pub_sb_puts(o, "</ol>\n");
@@ -167,7 +169,7 @@ int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *o)
                       "plans with); dashed: the datasheet, where the catalog knows the device. "
                       "Circles on the roofs: ridge points (FLOP per byte). Markers: one decode "
                       "step of a model (");
-    ff_pub_sb_esc(o, FF_PUB_ESC_XML, ff_pub_serve_plan_text());
+    ff_pub_esc_html(o, ff_pub_serve_plan_text());
     ff_pub_sb_printf(o,
                      ", and at batch %d) as libflopfit estimates it from the profile.</p>\n"
                      "<div class=\"charts\">\n",
@@ -180,22 +182,29 @@ int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *o)
         struct ff_pub_sb svg;
         ff_pub_sb_init(&svg);
         rc = ff_pub_chart(set, i, name, sizeof(name), &svg);
-        ff_pub_sb_printf(o, "<figure id=\"%.*s\">\n", (int)(strlen(name) - 4), name);
+        char id[300];
+        snprintf(id, sizeof(id), "%.*s", (int)(strlen(name) - 4), name);
+        ff_pub_sb_puts(o, "<figure id=\"");
+        ff_pub_esc_html(o, id);
+        ff_pub_sb_puts(o, "\">\n");
         ff_pub_sb_puts(o, ff_pub_sb_str(&svg));
-        ff_pub_sb_printf(o, "<figcaption>Also as <a href=\"%s\">%s</a>.</figcaption>\n</figure>\n",
-                         name, name);
+        ff_pub_sb_puts(o, "<figcaption>Also as <a href=\"");
+        ff_pub_esc_url(o, name);
+        ff_pub_sb_puts(o, "\">");
+        ff_pub_esc_html(o, name);
+        ff_pub_sb_puts(o, "</a>.</figcaption>\n</figure>\n");
         ff_pub_sb_finish(&svg);
     }
     ff_pub_sb_puts(o, "</div>\n<h2>Profiles</h2>\n<ul>\n");
     for (size_t i = 0; i < set->n_devices; i++)
         for (size_t r = 0; r < set->devices[i].n_runs; r++) {
             ff_pub_sb_puts(o, "<li><code>");
-            ff_pub_sb_esc(o, FF_PUB_ESC_XML, ff_pub_run_path(set, set->devices[i].runs[r]));
+            ff_pub_esc_html(o, ff_pub_run_path(set, set->devices[i].runs[r]));
             ff_pub_sb_puts(o, "</code></li>\n");
         }
     for (size_t i = 0; i < set->n_skipped; i++) {
         ff_pub_sb_puts(o, "<li>skipped: ");
-        ff_pub_sb_esc(o, FF_PUB_ESC_XML, set->skipped[i].reason);
+        ff_pub_esc_html(o, set->skipped[i].reason);
         ff_pub_sb_puts(o, "</li>\n");
     }
     ff_pub_sb_printf(o, "</ul>\n<script>\n%s</script>\n</body>\n</html>\n", script);

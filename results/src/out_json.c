@@ -23,7 +23,7 @@ static const char *const state_names[] = {
 
 static void put_str(json_object *o, const char *key, const char *v)
 {
-    json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
+    json_object_object_add(o, key, ff_pub_json_text(v));
 }
 
 static void put_num(json_object *o, const char *key, double v)
@@ -101,7 +101,7 @@ static json_object *device_json(const struct ff_pub_set *set, const struct ff_pu
     put_str(o, "run", d->runs[d->n_runs - 1]->kind);
     json_object *profiles = json_object_new_array();
     for (size_t r = 0; r < d->n_runs; r++)
-        json_object_array_add(profiles, json_object_new_string(ff_pub_run_path(set, d->runs[r])));
+        json_object_array_add(profiles, ff_pub_json_text(ff_pub_run_path(set, d->runs[r])));
     json_object_object_add(o, "profiles", profiles);
     json_object *metrics = json_object_new_object();
     for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)

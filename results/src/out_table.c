@@ -43,10 +43,10 @@ static void md_cell(const struct ff_pub_set *set, const struct ff_pub_device *d,
     struct ff_pub_cell cell;
     c->cell(set, d, c, &cell);
     ff_pub_sb_puts(o, " ");
-    ff_pub_sb_esc(o, FF_PUB_ESC_MD, cell.text);
+    ff_pub_esc_md(o, cell.text);
     if (cell.detail[0]) {
         ff_pub_sb_puts(o, " (");
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, cell.detail);
+        ff_pub_esc_md(o, cell.detail);
         ff_pub_sb_puts(o, ")");
     }
     if (cell.warn)
@@ -99,7 +99,7 @@ void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
         ff_pub_sb_puts(o, "\n");
     for (size_t i = 0; i < set->notes.n; i++) {
         ff_pub_sb_printf(o, "[%zu] ", i + 1);
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, set->notes.text[i]);
+        ff_pub_esc_md(o, set->notes.text[i]);
         ff_pub_sb_puts(o, "  \n");
     }
     if (any_warn(set))
@@ -117,12 +117,11 @@ static void md_sources(const struct ff_pub_set *set, struct ff_pub_sb *o)
         char label[512];
         ff_pub_device_label(d, label, sizeof(label));
         ff_pub_sb_puts(o, "- ");
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, label);
+        ff_pub_esc_md(o, label);
         ff_pub_sb_puts(o, ":");
         for (size_t r = 0; r < d->n_runs; r++) {
-            ff_pub_sb_printf(o, "%s `", r ? "," : "");
-            ff_pub_sb_puts(o, ff_pub_run_path(set, d->runs[r]));
-            ff_pub_sb_puts(o, "`");
+            ff_pub_sb_puts(o, r ? ", " : " ");
+            ff_pub_esc_md_code(o, ff_pub_run_path(set, d->runs[r]));
         }
         ff_pub_sb_puts(o, "\n");
     }
@@ -130,7 +129,7 @@ static void md_sources(const struct ff_pub_set *set, struct ff_pub_sb *o)
         ff_pub_sb_puts(o, "\nSkipped (not published):\n\n");
     for (size_t i = 0; i < set->n_skipped; i++) {
         ff_pub_sb_puts(o, "- ");
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, set->skipped[i].reason);
+        ff_pub_esc_md(o, set->skipped[i].reason);
         ff_pub_sb_puts(o, "\n");
     }
 }
@@ -179,7 +178,7 @@ static void csv_field(struct ff_pub_sb *o, bool first, const char *s)
 {
     if (!first)
         ff_pub_sb_puts(o, ",");
-    ff_pub_sb_esc(o, FF_PUB_ESC_CSV, s);
+    ff_pub_esc_csv(o, s);
 }
 
 static void csv_number(struct ff_pub_sb *o, double v)
@@ -259,7 +258,7 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
         ff_pub_sb_init(&paths);
         for (size_t r = 0; r < d->n_runs; r++)
             ff_pub_sb_printf(&paths, "%s%s", r ? ";" : "", ff_pub_run_path(set, d->runs[r]));
-        ff_pub_sb_esc(o, FF_PUB_ESC_CSV, ff_pub_sb_str(&paths));
+        ff_pub_esc_csv(o, ff_pub_sb_str(&paths));
         ff_pub_sb_finish(&paths);
         ff_pub_sb_puts(o, "\n");
     }

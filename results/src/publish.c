@@ -57,16 +57,22 @@ static void readme(const struct ff_pub_set *set, const char *dir, struct ff_pub_
         else
             snprintf(label, sizeof(label), "%s", name);
         ff_pub_sb_puts(o, "![");
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, i < set->n_devices ? "roofline of " : "");
-        ff_pub_sb_esc(o, FF_PUB_ESC_MD, label);
-        ff_pub_sb_printf(o, "](page/%s)\n", name);
+        ff_pub_esc_md(o, i < set->n_devices ? "roofline of " : "");
+        ff_pub_esc_md(o, label);
+        ff_pub_sb_puts(o, "](page/");
+        ff_pub_esc_url(o, name);
+        ff_pub_sb_puts(o, ")\n");
     }
     ff_pub_sb_puts(o, "\n## Profiles\n\n");
     for (size_t i = 0; i < set->n_devices; i++) {
         const struct ff_pub_device *d = &set->devices[i];
         for (size_t r = 0; r < d->n_runs; r++) {
             const char *p = ff_pub_run_path(set, d->runs[r]);
-            ff_pub_sb_printf(o, "- [%s](%s)\n", p, p);
+            ff_pub_sb_puts(o, "- [");
+            ff_pub_esc_md(o, p);
+            ff_pub_sb_puts(o, "](");
+            ff_pub_esc_url(o, p);
+            ff_pub_sb_puts(o, ")\n");
         }
     }
     ff_pub_sb_printf(

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "escape.h"
 #include "results.h"
 
 /* Median of v[0..n) (sorts v): for an even n the lower middle one; 0 for n == 0. */

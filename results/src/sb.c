@@ -1,4 +1,4 @@
-/* results/src/sb.c — the growing text buffer and its escapes. */
+/* results/src/sb.c — the growing text buffer. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ static bool reserve(struct ff_pub_sb *b, size_t more)
     return true;
 }
 
-static void put_n(struct ff_pub_sb *b, const char *s, size_t n)
+void ff_pub_sb_putn(struct ff_pub_sb *b, const char *s, size_t n)
 {
     if (!reserve(b, n))
         return;
@@ -53,7 +53,7 @@ static void put_n(struct ff_pub_sb *b, const char *s, size_t n)
 
 void ff_pub_sb_puts(struct ff_pub_sb *b, const char *s)
 {
-    put_n(b, s, strlen(s));
+    ff_pub_sb_putn(b, s, strlen(s));
 }
 
 void ff_pub_sb_json(struct ff_pub_sb *b, const char *text)
@@ -91,43 +91,6 @@ void ff_pub_sb_printf(struct ff_pub_sb *b, const char *fmt, ...)
     vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
-}
-
-void ff_pub_sb_esc(struct ff_pub_sb *b, enum ff_pub_esc e, const char *s)
-{
-    if (!s)
-        return;
-    if (e == FF_PUB_ESC_CSV) {
-        if (!strpbrk(s, ",\"\r\n")) {
-            ff_pub_sb_puts(b, s);
-            return;
-        }
-        ff_pub_sb_puts(b, "\"");
-        for (const char *p = s; *p; p++)
-            put_n(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
-        ff_pub_sb_puts(b, "\"");
-        return;
-    }
-    for (const char *p = s; *p; p++) {
-        const char *r = NULL;
-        if (e == FF_PUB_ESC_XML) {
-            switch (*p) {
-            case '&': r = "&amp;"; break;
-            case '<': r = "&lt;"; break;
-            case '>': r = "&gt;"; break;
-            case '"': r = "&quot;"; break;
-            default: break;
-            }
-        } else if (*p == '|') {
-            r = "\\|";
-        } else if (*p == '\n' || *p == '\r') {
-            r = " ";
-        }
-        if (r)
-            ff_pub_sb_puts(b, r);
-        else
-            put_n(b, p, 1);
-    }
 }
 
 const char *ff_pub_sb_str(const struct ff_pub_sb *b)

@@ -56,7 +56,7 @@ void ff_pub_svg_open(struct ff_pub_sb *o, int width, int height, const char *tit
                      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
                      "font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">\n<title>",
                      cls, width, height, width, height);
-    ff_pub_sb_esc(o, FF_PUB_ESC_XML, title);
+    ff_pub_esc_xml(o, title);
     ff_pub_sb_printf(o, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width,
                      height);
 }
@@ -71,7 +71,7 @@ void ff_pub_svg_text(struct ff_pub_sb *o, double x, double y, const char *anchor
 {
     ff_pub_sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"%d\"%s%s>", x,
                      y, anchor, size, extra ? " " : "", extra ? extra : "");
-    ff_pub_sb_esc(o, FF_PUB_ESC_XML, text);
+    ff_pub_esc_xml(o, text);
     ff_pub_sb_puts(o, "</text>\n");
 }
 

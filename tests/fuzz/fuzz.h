@@ -1,6 +1,7 @@
 /*
- * tests/fuzz/fuzz.h — what every fuzz target shares: the libFuzzer entry point and an argv
- * built from the input (arguments separated by newlines or NUL bytes).
+ * tests/fuzz/fuzz.h — what every fuzz target shares: the libFuzzer entry point, an argv
+ * built from the input (arguments separated by newlines or NUL bytes), and the input as a
+ * file for the readers that take a path.
  *
  * With -Dfuzz=enabled (clang) the targets link -fsanitize=fuzzer; in every other build they
  * link regress_main.c, which runs the checked-in corpus once as a regression test.
@@ -10,8 +11,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,6 +52,22 @@ static inline void ff_fuzz_argv_finish(struct ff_fuzz_argv *a)
 {
     free(a->text);
     a->text = NULL;
+}
+
+/* Writes the input to /tmp/ff-fuzz-<tag>-<pid>.json (path: 64 bytes) for a reader of files;
+ * -1 when it cannot. The caller unlinks it. */
+static inline int ff_fuzz_write_file(const char *tag, const uint8_t *data, size_t size,
+                                     char path[64])
+{
+    snprintf(path, 64, "/tmp/ff-fuzz-%s-%ld.json", tag, (long)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t n = fwrite(data, 1, size, f);
+    if (fclose(f) == 0 && n == size)
+        return 0;
+    unlink(path);
+    return -1;
 }
 
 #endif

@@ -29,14 +29,9 @@ static void walk(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     walk(data, size);
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof(path), "/tmp/ff-fuzz-profile-%ld.json", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    char path[64];
+    if (ff_fuzz_write_file("profile", data, size, path) != 0)
         return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
     struct ff_spec d;
     ff_spec_init(&d);
     char err[512];

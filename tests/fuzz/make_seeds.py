@@ -222,8 +222,24 @@ def model_folder():
                                      safetensors(100)], 0b110)
 
 
+def results_writers():
+    """Profiles for the writers of `flopfit results`: the published ones, and copies with the
+    hostile strings of tests/results/hostile.py in their text fields (a few, each field)."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "tests", "results"))
+    import hostile
+    for name in ("pocl.json", "lavapipe.json", "h200-a.json"):
+        with open(os.path.join(ROOT, "tests/results/data", name), "rb") as f:
+            write("results_writers", "data-" + name, f.read())
+    with open(os.path.join(ROOT, "tests/results/data/pocl.json"), encoding="utf-8") as f:
+        base = json.load(f)
+    for i in range(0, len(hostile.STRINGS), 6):
+        write("results_writers", f"hostile-{i:02d}.json", hostile.profile_bytes(base, i))
+
+
 if __name__ == "__main__":
     hf_config()
     profile()
     options()
     model_folder()
+    results_writers()

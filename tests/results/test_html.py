@@ -5,7 +5,9 @@ usage: test_html.py FLOPFIT TESTS_RESULTS_DIR
 
 Writes the page for data/ with `flopfit results --html`, then in Chromium: the page logs no
 console error (a page with a deliberate error proves the detector sees one), the DOM holds one
-table row and one roofline per device and the bar charts, and a screenshot is not blank. The
+table row and one roofline per device and the bar charts, and a screenshot is not blank. A page
+of profiles whose device fields hold markup (<script>, <img onerror>, attribute and CDATA
+breakouts) runs none of it: the title stays, the console stays quiet, the markup shows as text. The
 screenshots stay in results-screenshots/ of the build folder for a person to look at.
 Chromium missing: skip (77), but with CI=true a failure.
 """
@@ -185,6 +187,63 @@ for name, url, size in [("page-top", "file://" + index, "1400,1500"),
         check(n_colours >= 8 and ink > 0.02, f"screenshot {name} looks blank: {n_colours} colours, "
               f"{ink:.1%} non-white")
         print(f"{shot}: {n_colours} colours, {ink:.1%} non-white")
+
+# Hostile profile text: markup in every device field must reach the page as text. A script
+# from data would retitle the page; an <img> from data would log its failed load.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile  # noqa: E402
+
+PWN = ["<img src=x onerror=document.title='pwned'>",
+       "<script>document.title='pwned'</script>",
+       "\"><svg onload=document.title='pwned'>",
+       "</title><script>document.title='pwned'</script>",
+       "]]><script>document.title='pwned'</script>"]
+hostile_dir = os.path.join(tmp, "hostile")
+for i, s in enumerate(PWN):
+    hostile.write_named(hostile_dir, os.path.join(HERE, "data", "pocl.json"), f"pwn-{i}.json",
+                        {"name": f"{s} #{i}", "vendor": PWN[(i + 1) % len(PWN)],
+                         "driver_version": PWN[(i + 2) % len(PWN)],
+                         "backend": PWN[(i + 3) % len(PWN)], "platform": PWN[(i + 4) % len(PWN)]})
+p = subprocess.run([FLOPFIT, "results", hostile_dir, "--format", "html"], capture_output=True,
+                   timeout=120)
+check(p.returncode == 0, f"flopfit results --format html (hostile): {p.returncode} {p.stderr}")
+hostile_page = os.path.join(tmp, "hostile.html")
+with open(hostile_page, "wb") as f:
+    f.write(p.stdout)
+
+
+class Shown(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.titles, self.text, self.tags, self.in_title = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.in_title = tag == "title"
+        if self.in_title:
+            self.titles.append("")
+
+    def handle_endtag(self, tag):
+        self.in_title = False
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.titles[-1] += data
+        self.text.append(data)
+
+
+rc, dom, bad = console_errors("file://" + hostile_page)
+check(rc == 0, f"chromium --dump-dom (hostile) exit {rc}")
+check(not bad, "hostile page: console messages (a script or a load from data?): " + " | ".join(bad))
+shown = Shown()
+shown.feed(dom)
+check(shown.titles[:1] == ["flopfit results"], f"hostile page: document title {shown.titles[:1]}")
+check("img" not in shown.tags and shown.tags.count("script") == 1,
+      f"hostile page: elements from data: {shown.tags.count('img')} img, "
+      f"{shown.tags.count('script')} script")
+body = "".join(shown.text)
+for i, s in enumerate(PWN):
+    check(f"{s} #{i}" in body, f"hostile page: device {s!r} not rendered as text")
 
 shutil.rmtree(tmp)
 if failures:
