@@ -67,7 +67,7 @@ void ff_pub_sb_json(struct ff_pub_sb *b, const char *text)
         while (*q == '\n' || *q == ' ' || *q == '\t')
             q++;
         if (*q == (*p == '[' ? ']' : '}')) {
-            put_n(b, from, (size_t)(p + 1 - from));
+            ff_pub_sb_putn(b, from, (size_t)(p + 1 - from));
             from = q;
             p = q;
         }
