@@ -3,6 +3,7 @@
  * window (test_signals.py). FF_SHIM picks one:
  *   kill-at-fsync    SIGKILL when one of our temp files (".<name>.tmp.<pid>.<seq>") is fsynced
  *   kill-at-place    SIGKILL just before such a temp file is renamed or linked into place
+ *                    (rename, link, and the folder-relative renameat, linkat)
  *   signal-in-write  SIGINT and SIGTERM to ourselves while the temp file is fsynced: the
  *                    second and third signal of a run, arriving in the middle of the write
  * Only our temp files trigger it: the drivers' own fsyncs (PoCL's kernel cache) pass through.
@@ -20,6 +21,8 @@
 int fsync(int fd);
 int rename(const char *from, const char *to);
 int link(const char *from, const char *to);
+int renameat(int fromfd, const char *from, int tofd, const char *to);
+int linkat(int fromfd, const char *from, int tofd, const char *to, int flags);
 
 static bool is_mode(const char *m)
 {
@@ -78,4 +81,22 @@ int link(const char *from, const char *to)
     int (*real)(const char *, const char *) =
         (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "link");
     return real(from, to);
+}
+
+int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+    if (is_mode("kill-at-place") && ours(from))
+        raise(SIGKILL);
+    int (*real)(int, const char *, int, const char *) =
+        (int (*)(int, const char *, int, const char *))dlsym(RTLD_NEXT, "renameat");
+    return real(fromfd, from, tofd, to);
+}
+
+int linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
+{
+    if (is_mode("kill-at-place") && ours(from))
+        raise(SIGKILL);
+    int (*real)(int, const char *, int, const char *, int) =
+        (int (*)(int, const char *, int, const char *, int))dlsym(RTLD_NEXT, "linkat");
+    return real(fromfd, from, tofd, to, flags);
 }
