@@ -72,8 +72,10 @@ static void put_safetensors(struct folder *f, const char *name, uint64_t tensor)
 
 static void make(struct folder *f)
 {
+    static const char tmpl[] = "/tmp/ff-model-folder-XXXXXX";
+    _Static_assert(sizeof(tmpl) <= sizeof(f->dir), "the template fits");
     memset(f, 0, sizeof(*f));
-    snprintf(f->dir, sizeof(f->dir), "/tmp/ff-model-folder-XXXXXX");
+    memcpy(f->dir, tmpl, sizeof(tmpl));
     cr_assert(mkdtemp(f->dir));
 }
 
