@@ -124,6 +124,24 @@ def expect(s):
 
 
 tmp = tempfile.mkdtemp(prefix="ff-hostile-")
+
+# Invalid UTF-8 inside a JSON string: json-c 0.16 (Debian 12) passes it to the writers, 0.18
+# (Debian 13) refuses the file. Either is right if a refusal names the file; where it is
+# refused, the rest of the corpus carries U+FFFD in its place so every writer is still tried.
+probe = os.path.join(tmp, "probe")
+bad_index = next(i for i, s in enumerate(hostile.STRINGS) if hostile.BAD_UTF8 in s)
+probe_path = hostile.write_profiles(probe, os.path.join(HERE, "data", "pocl.json"))[bad_index]
+for other in os.listdir(probe):
+    if os.path.join(probe, other) != probe_path:
+        os.remove(os.path.join(probe, other))
+pp = subprocess.run([FLOPFIT, "results", probe, "--format", "json"], capture_output=True,
+                    timeout=300)
+if b"not valid JSON" in pp.stderr:
+    check(os.path.basename(probe_path).encode() in pp.stderr,
+          f"a refused profile is named: {pp.stderr[-500:]!r}")
+    print("this json-c refuses invalid UTF-8 in a string: the corpus carries U+FFFD instead")
+    hostile.BAD_BYTES = "\ufffd".encode()
+
 prof = os.path.join(tmp, "profiles")
 paths = hostile.write_profiles(prof, os.path.join(HERE, "data", "pocl.json"))
 

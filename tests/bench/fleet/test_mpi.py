@@ -189,6 +189,20 @@ def validate_fleet(fleet_path, n, label, want_status):
     return fleet
 
 
+def mpmd_env(tmp):
+    """mpi_env for a job of two or more programs (`mpirun A : B`)."""
+    env = mpi_env(tmp)
+    if OMPI == 5:
+        # Open MPI 5.0.7 with PMIx 5.0.7, as Debian 13 packages them, crashes in mpirun on any
+        # job of two or more programs (`mpirun -n 1 date : -n 1 date`), in the environment that
+        # PMIx's Open MPI personality (pmdl ompi) prepares for each program
+        # (https://github.com/open-mpi/ompi/issues/13303). Without it the ranks start as they
+        # should: every rank is local and inherits mpirun's environment, and flopfit asks MPI
+        # itself for its ranks.
+        env["PMIX_MCA_pmdl"] = "^ompi"
+    return env
+
+
 def case_np(n, tmp, extra=()):
     label = f"-np {n}"
     out_dir = os.path.join(tmp, f"np{n}")
@@ -223,15 +237,7 @@ def case_failed_rank(tmp):
                                      "OCL_ICD_FILENAMES=/nonexistent",
                                      "VK_ICD_FILENAMES=/nonexistent", "VK_DRIVER_FILES=/nonexistent",
                                      FF] + args
-    env = mpi_env(tmp)
-    if OMPI == 5:
-        # Open MPI 5.0.7 with PMIx 5.0.7, as Debian 13 packages them, crashes in mpirun on any
-        # job of two or more programs (`mpirun -n 1 date : -n 1 date`), in the environment that
-        # PMIx's Open MPI personality (pmdl ompi) prepares for each program
-        # (https://github.com/open-mpi/ompi/issues/13303). Without it the ranks start as they
-        # should: every rank is local and inherits mpirun's environment, and flopfit asks MPI
-        # itself for its ranks.
-        env["PMIX_MCA_pmdl"] = "^ompi"
+    env = mpmd_env(tmp)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                        timeout=300)
     out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
@@ -296,7 +302,7 @@ def case_mismatched_options(tmp):
     t0 = time.monotonic()
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           env=mpi_env(tmp), timeout=120)
+                           env=mpmd_env(tmp), timeout=120)
     except subprocess.TimeoutExpired:
         check(False, f"{label}: the ranks still ran after 120 s")
         return
