@@ -15,6 +15,9 @@ import os
 # written as an escape.
 BAD_UTF8 = "@BADUTF8@"
 BAD_BYTES = b"\x80 \xc3( \xc0\xbc \xed\xa0\x80 \xff \\ud800"
+# True: every non-ASCII character written as a \u escape, for a reader that refuses raw
+# non-ASCII bytes in a string (json-c 0.18 in strict mode, Debian 13).
+ENSURE_ASCII = False
 
 STRINGS = [
     "<script>alert(1)</script>",
@@ -70,7 +73,7 @@ def profile_bytes(base, i, fields=None):
     if extra is not None:
         extra.update({"family": _rot(i, 7), "name": _rot(i, 8), "unit": _rot(i, 9)})
         p["tests"].append(extra)
-    text = json.dumps(p, ensure_ascii=False, indent=1).encode("utf-8")
+    text = json.dumps(p, ensure_ascii=ENSURE_ASCII, indent=1).encode("utf-8")
     return text.replace(BAD_UTF8.encode(), BAD_BYTES)
 
 

@@ -125,9 +125,10 @@ def expect(s):
 
 tmp = tempfile.mkdtemp(prefix="ff-hostile-")
 
-# Invalid UTF-8 inside a JSON string: json-c 0.16 (Debian 12) passes it to the writers, 0.18
-# (Debian 13) refuses the file. Either is right if a refusal names the file; where it is
-# refused, the rest of the corpus carries U+FFFD in its place so every writer is still tried.
+# Raw non-ASCII bytes inside a JSON string: json-c 0.16 (Debian 12) passes them to the writers,
+# 0.18 in strict mode (Debian 13) refuses the file, valid UTF-8 or not. A refusal must name the
+# file; where there is one, the corpus is written as ASCII with \u escapes so that every
+# writer still gets every string.
 probe = os.path.join(tmp, "probe")
 bad_index = next(i for i, s in enumerate(hostile.STRINGS) if hostile.BAD_UTF8 in s)
 probe_path = hostile.write_profiles(probe, os.path.join(HERE, "data", "pocl.json"))[bad_index]
@@ -139,8 +140,10 @@ pp = subprocess.run([FLOPFIT, "results", probe, "--format", "json"], capture_out
 if b"not valid JSON" in pp.stderr:
     check(os.path.basename(probe_path).encode() in pp.stderr,
           f"a refused profile is named: {pp.stderr[-500:]!r}")
-    print("this json-c refuses invalid UTF-8 in a string: the corpus carries U+FFFD instead")
-    hostile.BAD_BYTES = "\ufffd".encode()
+    print("this json-c refuses raw non-ASCII bytes in a string: the corpus is written in"
+          " ASCII, every other character (and U+FFFD for the invalid bytes) as a \\u escape")
+    hostile.BAD_BYTES = b"\\ufffd"
+    hostile.ENSURE_ASCII = True
 
 prof = os.path.join(tmp, "profiles")
 paths = hostile.write_profiles(prof, os.path.join(HERE, "data", "pocl.json"))
