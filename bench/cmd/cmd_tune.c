@@ -272,10 +272,7 @@ static int tune_device(const struct ff_bench_target *tg, const struct tune_opts 
     size_t na = select_kernels(o, all), n = 0;
     /* Which of them declare a space here: the budget is shared by those. */
     for (size_t i = 0; i < na; i++) {
-        struct ff_kernel_desc d = {
-            .id = all[i].id, .prec = all[i].prec, .m = 1024, .n = 1024, .k = 1024};
-        if (d.id != FF_KERNEL_MATMUL)
-            d.n = 1u << 20;
+        struct ff_kernel_desc d = ff_tune_space_desc(&all[i]);
         struct ff_tune_space s;
         char kl[48];
         kernel_label(&all[i], kl, sizeof(kl));

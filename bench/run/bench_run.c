@@ -266,10 +266,7 @@ static void prepare_tuning(struct ff_device *dev, const struct ff_run_config *rc
     struct ff_tune_target missing[FF_BENCH_MAX_TUNED];
     size_t nm = 0;
     for (size_t i = 0; i < nw; i++) {
-        struct ff_kernel_desc d = {
-            .id = want[i].id, .prec = want[i].prec, .m = 1024, .n = 1024, .k = 1024};
-        if (d.id != FF_KERNEL_MATMUL)
-            d.n = 1u << 20;
+        struct ff_kernel_desc d = ff_tune_space_desc(&want[i]);
         struct ff_tune_space space;
         char e[512];
         if (ff_kernel_space(dev, &d, &space, e, sizeof(e)) < 0)

@@ -324,6 +324,14 @@ int ff_tune_search(const struct ff_tune_search_cfg *cfg, const struct ff_tune_po
 
 /* ---- kernels ---------------------------------------------------------------------------- */
 
+struct ff_kernel_desc ff_tune_space_desc(const struct ff_tune_target *t)
+{
+    struct ff_kernel_desc d = {.id = t->id, .prec = t->prec, .m = 1024, .n = 1024, .k = 1024};
+    if (d.id != FF_KERNEL_MATMUL)
+        d.n = 1u << 20;
+    return d;
+}
+
 const char *ff_tune_kernel_name(enum ff_kernel_id id)
 {
     switch (id) {

@@ -110,6 +110,10 @@ struct ff_tune_target {
 /* "matmul", "read", "write", "copy", "triad". */
 const char *ff_tune_kernel_name(enum ff_kernel_id id);
 
+/* The shape a target's tuning space is asked at (ff_kernel_space): a 1024^3 matmul, or 2^20
+ * words for a bandwidth kernel. (tune.c) */
+struct ff_kernel_desc ff_tune_space_desc(const struct ff_tune_target *t);
+
 /* Every legal point of space at desc (ff_kernel_point_check, builds nothing) into a new array
  * *out (free()), *n points, the space's default first. *skipped counts illegal points. At most
  * max points are kept, spread evenly over the legal ones (0: no cap). */
