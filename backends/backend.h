@@ -146,6 +146,9 @@ struct ff_device_info {
     double timer_resolution_ns;
     size_t n_extra;
     struct ff_kv extra[FF_DEVICE_MAX_EXTRA];
+    /* The API's PCI vendor and device id, "0x10de:0x2335" (Vulkan vendorID:deviceID; OpenCL
+     * where cl_amd_device_attribute_query gives the device id); "" when the API has none. */
+    char device_id[32];
 };
 
 /* ---- registry ---------------------------------------------------------- *

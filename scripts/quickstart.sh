@@ -28,11 +28,13 @@ esac
 packages=(
     meson ninja-build pkg-config gcc python3 git
     libjson-c-dev                                   # JSON (profiles, configs)
+    libssl-dev                                      # SHA-256 of a profile's content hash
     ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
     libclblast-dev                                  # library reference on OpenCL
     libvulkan-dev mesa-vulkan-drivers vulkan-tools  # Vulkan loader + lavapipe
     glslc glslang-tools spirv-tools vulkan-validationlayers
     libcriterion-dev                                # tests
+    python3-jsonschema                              # cross-check of results/profile.schema.json
     libopenblas-dev                                 # CPU peer in the matmul benchmark
     openmpi-bin libopenmpi-dev                      # `flopfit bench --mpi` and its tests
     clang-format                                    # the format check in the test suite

@@ -187,6 +187,13 @@ static void fill_info(struct cl_dev *d)
     }
     const char *e = ext ? ext : "";
     info->fp16 = strstr(e, "cl_khr_fp16") != NULL;
+    /* CL_DEVICE_VENDOR_ID is the PCI vendor id on a GPU; only AMD's extension adds the device
+     * id (CL_DEVICE_PCIE_ID_AMD, 0x4034, of cl_amd_device_attribute_query). */
+    cl_uint vid = 0, pcie = 0;
+    if (strstr(e, "cl_amd_device_attribute_query") &&
+        clGetDeviceInfo(id, CL_DEVICE_VENDOR_ID, sizeof(vid), &vid, NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(id, (cl_device_info)0x4034, sizeof(pcie), &pcie, NULL) == CL_SUCCESS)
+        snprintf(info->device_id, sizeof(info->device_id), "0x%04x:0x%04x", vid, pcie);
     info->int8 = true; /* char arithmetic is core OpenCL C */
     const bool khr_dot = strstr(e, "cl_khr_integer_dot_product") != NULL;
     info->int8_dot = khr_dot;

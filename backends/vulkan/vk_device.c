@@ -131,6 +131,7 @@ static void describe(struct ffvk_device *d, const struct ffvk_caps *x)
         snprintf(info->vendor, sizeof(info->vendor), "%s", vn);
     else
         snprintf(info->vendor, sizeof(info->vendor), "0x%04x", p->vendorID);
+    snprintf(info->device_id, sizeof(info->device_id), "0x%04x:0x%04x", p->vendorID, p->deviceID);
     char ver[64];
     driver_version_str(p, ver, sizeof(ver));
     if (has_drv) {

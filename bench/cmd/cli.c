@@ -467,6 +467,12 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--standard is a fixed workload: it takes no --quick, --precision, "
                        "--only, --sizes, --reps, --time-budget, --no-library or --memory-limit");
+    /* "full" is a plain run: nothing --standard fixes is changed (README: `flopfit bench`) */
+    bool restricted = prec_given || families || cfg->sizes_given || reps_given || budget_given ||
+                      !cfg->library || cfg->memory_limit_bytes;
+    o->run.record.kind = ff_run_kind(quick, standard, restricted);
+    o->run.record.argv = (const char *const *)argv;
+    o->run.record.argc = argc > 0 ? (size_t)argc : 0;
     if (standard) {
         static const uint32_t std_sizes[] = {512, 1024, 2048, 4096, 8192};
         memset(prec, 0, sizeof(prec));

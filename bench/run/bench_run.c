@@ -414,7 +414,7 @@ void ff_bench_emit(const struct ff_run_config *rc, const struct ff_host *host,
 
     char iso[32], compact[32];
     ff_bench_utc_now(iso, sizeof(iso), compact, sizeof(compact));
-    struct json_object *js = ff_run_to_json(pp, host, iso);
+    struct json_object *js = ff_run_to_json(pp, host, iso, &rc->record);
     const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY |
                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
     out->json = strdup(text);

@@ -15,6 +15,7 @@
 #include "check/host.h"
 #include "check/result.h"
 #include "families/bench.h"
+#include "run/profile_json.h"
 
 /* Which backends and devices a run takes: --backend and --device (cmd/cli.c parses them). */
 struct ff_target_sel {
@@ -46,6 +47,8 @@ struct ff_run_config {
     /* Tuning overrides: the FF_* variables (ff_device_options_from_env), then each
      * --override NAME=VALUE; every device opens with them and records them in its profile. */
     struct ff_device_options dev_opts;
+    /* How the run was asked for (kind, the command line as typed), recorded in each profile. */
+    struct ff_run_record record;
 };
 
 /*

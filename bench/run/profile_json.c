@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ff_json.h"
 #include "profile_json.h"
 
 static void add_str(struct json_object *o, const char *k, const char *v)
@@ -110,14 +111,61 @@ struct json_object *ff_tool_json(void)
     return tool;
 }
 
+const char *ff_run_kind(bool quick, bool standard, bool restricted)
+{
+    if (quick)
+        return FF_PF_RUN_KIND_QUICK;
+    if (standard)
+        return FF_PF_RUN_KIND_STANDARD;
+    return restricted ? FF_PF_RUN_KIND_CUSTOM : FF_PF_RUN_KIND_FULL;
+}
+
+/* arg with $HOME written as "~" where it starts the argument or its value after '='. */
+static struct json_object *typed_arg(const char *arg, const char *home)
+{
+    size_t h = home ? strlen(home) : 0;
+    while (h > 1 && home[h - 1] == '/')
+        h--;
+    const char *eq = strchr(arg, '=');
+    const char *at = NULL;
+    if (h > 1 && strncmp(arg, home, h) == 0 && (arg[h] == '/' || arg[h] == 0))
+        at = arg;
+    else if (h > 1 && eq && strncmp(eq + 1, home, h) == 0 && (eq[h + 1] == '/' || eq[h + 1] == 0))
+        at = eq + 1;
+    if (!at)
+        return json_object_new_string(arg);
+    size_t pre = (size_t)(at - arg), len = strlen(arg);
+    char *buf = malloc(len + 2);
+    if (!buf)
+        return NULL;
+    snprintf(buf, len + 2, "%.*s~%s", (int)pre, arg, at + h);
+    struct json_object *o = json_object_new_string(buf);
+    free(buf);
+    return o;
+}
+
+static struct json_object *run_json(const struct ff_run_record *rec)
+{
+    struct json_object *r = json_object_new_object();
+    add_str(r, FF_PF_RUN_KIND, rec && rec->kind ? rec->kind : FF_PF_RUN_KIND_CUSTOM);
+    struct json_object *argv = json_object_new_array();
+    json_object_array_add(argv, json_object_new_string("flopfit"));
+    const char *home = getenv("HOME");
+    for (size_t i = 0; rec && i < rec->argc; i++)
+        json_object_array_add(argv, typed_arg(rec->argv[i], home));
+    json_object_object_add(r, FF_PF_RUN_ARGV, argv);
+    return r;
+}
+
 struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host *host,
-                                   const char *created_utc)
+                                   const char *created_utc, const struct ff_run_record *rec)
 {
     struct json_object *root = json_object_new_object();
     add_str(root, FF_PF_SCHEMA, FF_PROFILE_SCHEMA);
     add_str(root, FF_PF_SCHEMA_VERSION, FF_PROFILE_VERSION);
     json_object_object_add(root, FF_PF_TOOL, ff_tool_json());
     add_str(root, FF_PF_CREATED, created_utc);
+    json_object_object_add(root, FF_PF_RUN, run_json(rec));
 
     struct json_object *h = json_object_new_object();
     add_str(h, FF_PF_HOST_OS, host->os);
@@ -158,6 +206,8 @@ struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host 
         if (strncmp(i->extra[k].key, prefix, sizeof(prefix) - 1) == 0)
             add_str(ov, i->extra[k].key + sizeof(prefix) - 1, i->extra[k].value);
     json_object_object_add(d, FF_PF_DEVICE_OVERRIDES, ov);
+    if (i->device_id[0])
+        add_str(d, FF_PF_DEVICE_ID, i->device_id);
     json_object_object_add(root, FF_PF_DEVICE, d);
 
     json_object_object_add(root, FF_PF_COMPLETE, json_object_new_boolean(p->complete));
@@ -165,5 +215,9 @@ struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host 
     for (size_t k = 0; k < p->n_results; k++)
         json_object_array_add(tests, ff_result_to_json(&p->results[k]));
     json_object_object_add(root, FF_PF_TESTS, tests);
+    /* last, over what was just built: the reader recomputes it from the file (profile.c) */
+    char hash[FF_JSON_HASH_MAX];
+    if (ff_json_content_hash(d, tests, hash, sizeof(hash)) == FF_OK)
+        add_str(root, FF_PF_CONTENT_HASH, hash);
     return root;
 }

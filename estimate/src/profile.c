@@ -27,7 +27,9 @@ struct ff_profile_doc {
     struct ff_profile_info info;
     size_t n_tests;
     struct ff_profile_test *tests;
-    json_object **test_objs; /* the JSON object of each test, for ff_profile_test_number */
+    json_object **test_objs;        /* the JSON object of each test, for ff_profile_test_number */
+    const char **argv;              /* info.run_argv */
+    char hash[FF_PROFILE_HASH_MAX]; /* the content hash recomputed at open */
 };
 
 static int bad(const struct ff_json_ctx *c, const char *key, json_object *v, const char *expected)
@@ -372,6 +374,43 @@ static int read_header(struct ff_json_ctx *c, json_object *root, struct ff_profi
     TRY(ff_json_get_object(c, root, FF_PF_DEVICE, true, &o));
     TRY(read_device(c, o, &info->device));
     TRY(ff_json_get_bool(c, root, FF_PF_COMPLETE, false, &info->complete));
+    struct ff_json_ctx dc = *c;
+    dc.prefix = FF_PF_DEVICE ".";
+    TRY(ff_json_get_string(&dc, o, FF_PF_DEVICE_ID, false, NULL, &info->device_id));
+    TRY(ff_json_get_string(c, root, FF_PF_CONTENT_HASH, false, NULL, &info->content_hash));
+    return FF_OK;
+}
+
+/* "run" (1.1): its kind and the command line, each argument a string. */
+static int read_run(struct ff_json_ctx *c, json_object *root, struct ff_profile_doc *doc)
+{
+    json_object *run = NULL, *argv = NULL;
+    TRY(ff_json_get_object(c, root, FF_PF_RUN, false, &run));
+    if (!run)
+        return FF_OK;
+    struct ff_json_ctx rc = *c;
+    rc.prefix = FF_PF_RUN ".";
+    TRY(ff_json_get_string(&rc, run, FF_PF_RUN_KIND, false, NULL, &doc->info.run_kind));
+    TRY(ff_json_get_array(&rc, run, FF_PF_RUN_ARGV, false, "an array of strings", &argv));
+    size_t n = argv ? json_object_array_length(argv) : 0;
+    if (n == 0)
+        return FF_OK;
+    if (n > 4096)
+        return bad(&rc, FF_PF_RUN_ARGV, argv, "at most 4096 arguments");
+    doc->argv = calloc(n, sizeof(*doc->argv));
+    if (!doc->argv)
+        return ff_errf(c->err, c->errlen, FF_ERR_NO_MEMORY, "%s: out of memory", c->label);
+    for (size_t i = 0; i < n; i++) {
+        json_object *a = json_object_array_get_idx(argv, i);
+        if (!json_object_is_type(a, json_type_string)) {
+            char key[48];
+            snprintf(key, sizeof(key), FF_PF_RUN_ARGV "[%zu]", i);
+            return bad(&rc, key, a, "a string");
+        }
+        doc->argv[i] = json_object_get_string(a);
+    }
+    doc->info.run_argv = doc->argv;
+    doc->info.run_argc = n;
     return FF_OK;
 }
 
@@ -389,9 +428,16 @@ static int build(struct ff_profile_doc *doc, char *err, size_t errlen)
     TRY(read_header(&c, root, &doc->info));
     TRY(check_finite(doc->label, root, path, sizeof(path), 0, err, errlen));
 
+    TRY(read_run(&c, root, doc));
+
     json_object *tests = ff_json_member(root, FF_PF_TESTS);
     if (!tests || !json_object_is_type(tests, json_type_array))
         return bad(&c, FF_PF_TESTS, tests, "an array");
+    /* computed once, here: an open document is immutable and may be shared by threads */
+    int hrc = ff_json_content_hash(ff_json_member(root, FF_PF_DEVICE), tests, doc->hash,
+                                   sizeof(doc->hash));
+    if (hrc != FF_OK)
+        return ff_errf(err, errlen, hrc, "%s: out of memory for its content hash", doc->label);
     size_t n = json_object_array_length(tests);
     if (n > 0) {
         doc->tests = calloc(n, sizeof(*doc->tests));
@@ -483,6 +529,7 @@ void ff_profile_close(struct ff_profile_doc **prof)
     if (!prof || !*prof)
         return;
     struct ff_profile_doc *doc = *prof;
+    free(doc->argv);
     free(doc->test_objs);
     free(doc->tests);
     json_object_put(doc->root);
@@ -494,6 +541,14 @@ void ff_profile_close(struct ff_profile_doc **prof)
 const struct ff_profile_info *ff_profile_info(const struct ff_profile_doc *prof)
 {
     return prof ? &prof->info : NULL;
+}
+
+int ff_profile_content_hash(const struct ff_profile_doc *prof, char out[FF_PROFILE_HASH_MAX])
+{
+    if (!prof || !out)
+        return FF_ERR_INVALID;
+    memcpy(out, prof->hash, FF_PROFILE_HASH_MAX);
+    return FF_OK;
 }
 
 size_t ff_profile_test_count(const struct ff_profile_doc *prof)

@@ -108,4 +108,14 @@ int ff_json_get_object(const struct ff_json_ctx *c, json_object *o, const char *
 int ff_json_get_array(const struct ff_json_ctx *c, json_object *o, const char *key, bool required,
                       const char *expected, json_object **out);
 
+/* "sha256:" and 64 lowercase hex digits, and the NUL. */
+#define FF_JSON_HASH_MAX 72
+
+/*
+ * The content hash of a profile (results/SCHEMA.md): "sha256:<hex>" of the plain json-c text of
+ * {"device": device, "tests": tests} into out (n >= FF_JSON_HASH_MAX). Neither value is
+ * changed. FF_OK, FF_ERR_INVALID (n too small) or FF_ERR_NO_MEMORY. content_hash.c
+ */
+int ff_json_content_hash(json_object *device, json_object *tests, char *out, size_t n);
+
 #endif

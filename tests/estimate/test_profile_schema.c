@@ -3,7 +3,10 @@
  * (flopfit/profile.h) agree field for field, and results/SCHEMA.md documents every field
  * either of them knows: a profile with every field set is written, read back and compared,
  * and every key in the written JSON and in FF_PF_FOREACH_FIELD must appear in SCHEMA.md.
+ * Schema 1.1's run record and content hash round-trip: the hash read back is the one the
+ * reader recomputes, and changing one measured number changes it; a 1.0 profile still reads.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,7 @@ static struct ff_run every_field(void)
     snprintf(i->extra[0].value, sizeof(i->extra[0].value), "device-local 80 GiB");
     snprintf(i->extra[1].key, sizeof(i->extra[1].key), "override.vk_tiles");
     snprintf(i->extra[1].value, sizeof(i->extra[1].value), "4,2,8,1");
+    snprintf(i->device_id, sizeof(i->device_id), "0x10005:0x0000");
     p.complete = false;
 
     struct ff_result *r = ff_run_add(&p);
@@ -174,7 +178,11 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     snprintf(h.cpu, sizeof(h.cpu), "AMD EPYC 9R14");
     h.cpus = 16;
     h.ram_bytes = 137438953472ull;
-    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z");
+    static const char *const argv[] = {"bench",    "--standard",           "--output-dir",
+                                       "/h/u/out", "--output=/h/u/x.json", "/h/user"};
+    const struct ff_run_record rec = {FF_PF_RUN_KIND_STANDARD, argv, 6};
+    setenv("HOME", "/h/u/", 1);
+    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z", &rec);
     const char *text = json_object_to_json_string_ext(js, JSON_C_TO_STRING_PRETTY);
     struct ff_profile_doc *doc = NULL;
     char err[512] = "";
@@ -211,6 +219,20 @@ Test(profile_schema, writer_output_reads_back_field_for_field)
     cr_expect_str_eq(d->overrides[0].name, "vk_tiles");
     cr_expect_str_eq(d->overrides[0].value, "4,2,8,1");
     cr_expect(!i->complete);
+    cr_expect_str_eq(i->device_id, "0x10005:0x0000");
+    cr_expect_str_eq(i->run_kind, FF_PF_RUN_KIND_STANDARD);
+    /* "flopfit", then argv as typed; $HOME (/h/u) as "~" where it starts a path */
+    static const char *const want[] = {
+        "flopfit", "bench", "--standard", "--output-dir", "~/out", "--output=~/x.json", "/h/user"};
+    cr_assert_eq(i->run_argc, 7);
+    for (size_t k = 0; k < 7; k++)
+        cr_expect_str_eq(i->run_argv[k], want[k]);
+    cr_assert(i->content_hash);
+    char hash[FF_PROFILE_HASH_MAX];
+    cr_assert_eq(ff_profile_content_hash(doc, hash), FF_OK);
+    cr_expect_str_eq(i->content_hash, hash, "written %s, recomputed %s", i->content_hash, hash);
+    cr_expect_eq(strlen(hash), 71);
+    cr_expect_eq(strncmp(hash, "sha256:", 7), 0);
 
     cr_assert_eq(ff_profile_test_count(doc), 5);
     const struct ff_profile_test *t = ff_profile_test_at(doc, 0);
@@ -295,9 +317,97 @@ Test(profile_schema, schema_md_documents_every_field)
 #undef CHECK_FIELD
     struct ff_run p = every_field();
     struct ff_host h = {0};
-    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z");
+    static const char *const argv[] = {"bench"};
+    const struct ff_run_record rec = {FF_PF_RUN_KIND_FULL, argv, 1};
+    snprintf(p.info.device_id, sizeof(p.info.device_id), "0x10de:0x2335");
+    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z", &rec);
     check_keys(js, md, "");
     json_object_put(js);
     ff_run_finish(&p);
     cr_expect(strstr(md, "`" FF_PF_TEST_TIME_LIMITED "`"), "time_limited is read: document it");
+}
+
+/* Text of a written profile (compact or indented), for the hash tests below. */
+static char *written(int flags, double matmul_value)
+{
+    struct ff_run p = every_field();
+    p.results[0].value = matmul_value;
+    struct ff_host h = {0};
+    json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z", NULL);
+    char *text = strdup(json_object_to_json_string_ext(js, flags));
+    json_object_put(js);
+    ff_run_finish(&p);
+    return text;
+}
+
+static void hashes(const char *text, char recorded[FF_PROFILE_HASH_MAX],
+                   char recomputed[FF_PROFILE_HASH_MAX])
+{
+    struct ff_profile_doc *doc = NULL;
+    char err[512] = "";
+    cr_assert_eq(ff_profile_parse(text, strlen(text), "h.json", &doc, err, sizeof(err)), FF_OK,
+                 "%s", err);
+    const struct ff_profile_info *i = ff_profile_info(doc);
+    cr_assert(i->content_hash);
+    snprintf(recorded, FF_PROFILE_HASH_MAX, "%s", i->content_hash);
+    cr_assert_eq(ff_profile_content_hash(doc, recomputed), FF_OK);
+    cr_expect_str_eq(i->run_kind, FF_PF_RUN_KIND_CUSTOM, "no record: custom");
+    cr_expect_eq(i->run_argc, 1);
+    ff_profile_close(&doc);
+}
+
+Test(profile_schema, content_hash_is_reproducible_and_follows_the_numbers)
+{
+    char *pretty = written(JSON_C_TO_STRING_PRETTY, 1.5e14);
+    char *plain = written(JSON_C_TO_STRING_PLAIN, 1.5e14);
+    char rec1[FF_PROFILE_HASH_MAX], comp1[FF_PROFILE_HASH_MAX];
+    char rec2[FF_PROFILE_HASH_MAX], comp2[FF_PROFILE_HASH_MAX];
+    hashes(pretty, rec1, comp1);
+    hashes(plain, rec2, comp2);
+    cr_expect_str_eq(rec1, comp1, "written, read back, recomputed: the same hash");
+    cr_expect_str_eq(rec1, rec2, "the indentation is not part of the content");
+    cr_expect_str_eq(comp1, comp2);
+
+    /* one measured number edited in the text: the recomputed hash no longer matches */
+    char *edited = strdup(pretty);
+    char *at = strstr(edited, "150000000000000");
+    cr_assert(at, "the matmul figure is in the text: %s", edited);
+    at[1] = '6';
+    hashes(edited, rec2, comp2);
+    cr_expect_str_eq(rec2, rec1, "the recorded hash is the text's");
+    cr_expect_str_neq(comp2, comp1, "an edited figure changes the content hash");
+
+    /* the same edit made by the writer gives the hash of the edited text */
+    char *again = written(JSON_C_TO_STRING_PRETTY, 1.6e14);
+    hashes(again, rec1, comp1);
+    cr_expect_str_eq(rec1, comp2);
+    free(pretty);
+    free(plain);
+    free(edited);
+    free(again);
+}
+
+Test(profile_schema, schema_1_0_reads_without_the_new_fields)
+{
+    static const char text[] = "{\"schema\":\"flopfit.profile\",\"schema_version\":\"1.0\","
+                               "\"device\":{\"name\":\"x\"},\"tests\":[]}";
+    struct ff_profile_doc *doc = NULL;
+    char err[512] = "";
+    cr_assert_eq(ff_profile_parse(text, strlen(text), "old.json", &doc, err, sizeof(err)), FF_OK,
+                 "%s", err);
+    const struct ff_profile_info *i = ff_profile_info(doc);
+    cr_expect(i->struct_size > offsetof(struct ff_profile_info, device_id));
+    cr_expect(!i->run_kind && !i->run_argv && i->run_argc == 0 && !i->content_hash &&
+              !i->device_id);
+    char hash[FF_PROFILE_HASH_MAX];
+    cr_expect_eq(ff_profile_content_hash(doc, hash), FF_OK);
+    cr_expect_eq(strncmp(hash, "sha256:", 7), 0);
+    ff_profile_close(&doc);
+
+    static const char bad_argv[] = "{\"schema\":\"flopfit.profile\",\"schema_version\":\"1.1\","
+                                   "\"run\":{\"kind\":\"full\",\"argv\":[\"flopfit\",3]},"
+                                   "\"device\":{},\"tests\":[]}";
+    cr_expect_eq(ff_profile_parse(bad_argv, strlen(bad_argv), "b.json", &doc, err, sizeof(err)),
+                 FF_ERR_INVALID);
+    cr_expect(strstr(err, "run.argv[1]"), "%s", err);
 }

@@ -113,6 +113,16 @@ struct ff_profile_info {
     } host;
     struct ff_profile_device device;
     bool complete; /* false when the run was interrupted or stopped early (or absent) */
+    /* Schema 1.1 (NULL / 0 in a 1.0 profile, or when absent): "run"."kind" ("quick",
+     * "standard", "full", "custom" or a newer word), "run"."argv" (run_argc strings, the
+     * command line as typed with the home folder as "~"), "content_hash" as written
+     * ("sha256:<hex>"; ff_profile_content_hash recomputes it) and "device"."device_id" (the
+     * API's vendor and device id, "0x10005:0x0000"). */
+    const char *run_kind;
+    const char *const *run_argv;
+    size_t run_argc;
+    const char *content_hash;
+    const char *device_id;
 };
 
 /* Median/min/max over the timed repetitions, seconds; each 0 when absent. */
@@ -193,6 +203,18 @@ FF_API void ff_profile_close(struct ff_profile_doc **prof);
 
 /* Header fields of an open document; owned by it. Never NULL for a non-NULL prof. */
 FF_API const struct ff_profile_info *ff_profile_info(const struct ff_profile_doc *prof);
+
+/* "sha256:" + 64 hex digits + NUL. */
+#define FF_PROFILE_HASH_MAX 72
+
+/*
+ * The content hash of the document's measured part, recomputed from what was read: SHA-256 of
+ * the plain JSON text of {"device": <device>, "tests": <tests>} (results/SCHEMA.md), as
+ * "sha256:<64 lowercase hex>" into out. A 1.0 profile has one too (it records none). Returns 0,
+ * or FF_ERR_INVALID for a NULL prof or out.
+ */
+FF_API int ff_profile_content_hash(const struct ff_profile_doc *prof,
+                                   char out[FF_PROFILE_HASH_MAX]);
 
 /* Number of elements of "tests" (0 for a NULL prof). */
 FF_API size_t ff_profile_test_count(const struct ff_profile_doc *prof);

@@ -13,7 +13,7 @@
 
 /* ---- identity: the value of "schema" and the version this flopfit writes ---- */
 #define FF_PF_SCHEMA_ID       "flopfit.profile"
-#define FF_PF_VERSION_WRITTEN "1.0"
+#define FF_PF_VERSION_WRITTEN "1.1"
 #define FF_PF_VERSION_MAJOR   1 /* readers accept "1.<minor>"; another major is refused */
 
 /* ---- top level ---- */
@@ -25,6 +25,12 @@
 #define FF_PF_DEVICE         "device"
 #define FF_PF_COMPLETE       "complete"
 #define FF_PF_TESTS          "tests"
+#define FF_PF_RUN            "run"          /* 1.1: how the run was asked for */
+#define FF_PF_CONTENT_HASH   "content_hash" /* 1.1: "sha256:<hex>" of device and tests */
+
+/* ---- "run" (1.1) ---- */
+#define FF_PF_RUN_KIND "kind" /* FF_PF_RUN_KIND_* */
+#define FF_PF_RUN_ARGV "argv" /* the command line as typed, the home folder as "~" */
 
 /* ---- "tool" ---- */
 #define FF_PF_TOOL_NAME    "name"
@@ -54,6 +60,7 @@
 #define FF_PF_DEVICE_HOST_SHARED_MEMORY "host_shared_memory"
 #define FF_PF_DEVICE_FEATURES           "features"
 #define FF_PF_DEVICE_OVERRIDES          "overrides"
+#define FF_PF_DEVICE_ID                 "device_id" /* 1.1: Vulkan "0x10005:0x0000" */
 
 /* ---- "device"."features" ---- */
 #define FF_PF_FEATURE_FP16     "fp16"
@@ -132,6 +139,12 @@
 #define FF_PF_UNIT_BYTES          "B"
 #define FF_PF_UNIT_SECONDS        "s"
 
+/* values of "run"."kind" */
+#define FF_PF_RUN_KIND_QUICK    "quick"    /* bench --quick */
+#define FF_PF_RUN_KIND_STANDARD "standard" /* bench --standard */
+#define FF_PF_RUN_KIND_FULL     "full"     /* a plain bench: every family, size and format */
+#define FF_PF_RUN_KIND_CUSTOM   "custom"   /* anything else */
+
 /* values of "tuning"."source" */
 #define FF_PF_TUNING_SOURCE_TUNE     "tune"     /* tuned in this run */
 #define FF_PF_TUNING_SOURCE_CACHE    "cache"    /* the tuning cache's entry */
@@ -148,6 +161,10 @@
     X(FF_PF_DEVICE)                                                                                \
     X(FF_PF_COMPLETE)                                                                              \
     X(FF_PF_TESTS)                                                                                 \
+    X(FF_PF_RUN)                                                                                   \
+    X(FF_PF_CONTENT_HASH)                                                                          \
+    X(FF_PF_RUN_KIND)                                                                              \
+    X(FF_PF_RUN_ARGV)                                                                              \
     X(FF_PF_TOOL_NAME)                                                                             \
     X(FF_PF_TOOL_VERSION)                                                                          \
     X(FF_PF_TOOL_GIT)                                                                              \
@@ -171,6 +188,7 @@
     X(FF_PF_DEVICE_HOST_SHARED_MEMORY)                                                             \
     X(FF_PF_DEVICE_FEATURES)                                                                       \
     X(FF_PF_DEVICE_OVERRIDES)                                                                      \
+    X(FF_PF_DEVICE_ID)                                                                             \
     X(FF_PF_FEATURE_FP16)                                                                          \
     X(FF_PF_FEATURE_INT8)                                                                          \
     X(FF_PF_FEATURE_INT8_DOT)                                                                      \

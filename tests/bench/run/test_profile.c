@@ -41,7 +41,7 @@ Test(profile, json_has_schema_and_no_value_for_unsupported)
     struct ff_run p = sample();
     struct ff_host h;
     ff_host_read(&h);
-    struct json_object *js = ff_run_to_json(&p, &h, "2026-11-29T00:00:00Z");
+    struct json_object *js = ff_run_to_json(&p, &h, "2026-11-29T00:00:00Z", NULL);
     const char *text = json_object_to_json_string(js);
     struct json_object *back = json_tokener_parse(text);
     cr_assert(back, "not valid JSON: %s", text);
@@ -49,7 +49,7 @@ Test(profile, json_has_schema_and_no_value_for_unsupported)
     cr_assert(json_object_object_get_ex(back, "schema", &v));
     cr_assert_str_eq(json_object_get_string(v), FF_PROFILE_SCHEMA);
     cr_assert(json_object_object_get_ex(back, "schema_version", &v));
-    cr_assert_str_eq(json_object_get_string(v), "1.0");
+    cr_assert_str_eq(json_object_get_string(v), "1.1");
     cr_assert(json_object_object_get_ex(back, "device", &v));
     cr_assert(json_object_object_get_ex(v, "global_mem_bytes", &t));
     cr_assert_eq(json_object_get_int64(t), 1ll << 40);
