@@ -2,7 +2,7 @@
 # Fuzz flopfit's parsers with libFuzzer (clang, ASan+UBSan).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   each target SECONDS (default 600); targets:
 #                                           hf_config profile bench_options estimate_argv
-#                                           results_writers
+#                                           results_writers jschema
 # Builds build-fuzz (CC=clang, -Dfuzz=enabled) and runs the targets two at a time on the
 # checked-in corpus (tests/fuzz/corpus/<target>/, read only). A crash leaves crash-* in
 # build-fuzz/fuzz-findings/: once fixed, copy it into the corpus as found-<what> so every build
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hf_config profile bench_options estimate_argv results_writers)
+[ ${#targets[@]} -gt 0 ] || targets=(hf_config profile bench_options estimate_argv results_writers jschema)
 dir=build-fuzz
 if ! command -v clang >/dev/null; then
     echo "fuzz: clang not found (Debian: apt install clang libclang-rt-N-dev, N the major version of clang:" \

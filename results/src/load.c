@@ -296,8 +296,10 @@ static int add_dir(struct ff_pub_set *set, const char *dir, int depth, char *err
         /* lstat: a link to a folder is not followed (no loops); a link to a file is read */
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
             rc = add_dir(set, path, depth + 1, err, errlen);
-        else if (strlen(names[i]) > 5 && strcmp(names[i] + strlen(names[i]) - 5, ".json") == 0)
-            rc = add_file(set, path);
+        else if (strlen(names[i]) > 5 && strcmp(names[i] + strlen(names[i]) - 5, ".json") == 0 &&
+                 !(strlen(names[i]) > 12 &&
+                   strcmp(names[i] + strlen(names[i]) - 12, ".schema.json") == 0))
+            rc = add_file(set, path); /* results/profile.schema.json is no profile */
         free(path);
     }
     for (size_t i = 0; i < n; i++)
