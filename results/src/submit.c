@@ -12,18 +12,29 @@
  * anywhere in its text: in the raw text and in every string once its JSON escapes are decoded
  * (json-c), so "\/home\/" and "\u002fhome" are caught too.
  *
+ * Before those checks the profile must be valid against results/profile.schema.json (the
+ * embedded copy, jschema.h; the message names the field by its JSON pointer) and record a
+ * standard or full run (schema 1.1 "run"."kind": quick and custom runs, and 1.0 profiles that
+ * record no kind, do not compare with published ones). After them its content_hash must be the
+ * one its device and tests give (ff_profile_content_hash) and no profile under the results
+ * folder may have the same content: a second copy of one run would count as a second run.
+ *
  * Every name in the filed path is a slug (ff_pub_slug) and each folder below the results
  * folder is opened with O_NOFOLLOW (dest.c).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include <flopfit/status.h>
 
+#include "ff_json.h"
+#include "jschema.h"
 #include "results_impl.h"
 
 /* Is the word w in text with no letter, digit, '-' or '.' on either side? */
@@ -246,6 +257,109 @@ static int check_profile(const char *path, const char *text, size_t len,
     return FF_OK;
 }
 
+/* The profile against results/profile.schema.json. */
+static int check_schema(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    json_object *schema = json_tokener_parse(ff_profile_schema_text(NULL));
+    json_object *inst = NULL;
+    int rc = ff_json_parse_object(text, len, path, "a flopfit profile", true, &inst, err, errlen);
+    if (rc == FF_OK && !schema)
+        rc = ff_errf(err, errlen, FF_ERR_NO_MEMORY, "the embedded profile schema did not parse");
+    struct ff_jschema_error e;
+    if (rc == FF_OK && (rc = ff_jschema_validate(schema, inst, &e)) != FF_OK)
+        rc = ff_errf(err, errlen, rc == FF_ERR_INVALID ? FF_ERR_INVALID : FF_ERR_IO,
+                     "%s: field %s %s (results/profile.schema.json); a profile is filed only as "
+                     "`flopfit bench` writes it",
+                     path, e.pointer[0] ? e.pointer : "/ (the top level)", e.what);
+    json_object_put(inst);
+    json_object_put(schema);
+    return rc;
+}
+
+/* A standard or full run (schema 1.1 "run"."kind"). */
+static int check_kind(const char *path, const struct ff_profile_info *in, char *err, size_t errlen)
+{
+    const char *k = in->run_kind;
+    if (k && (!strcmp(k, FF_PF_RUN_KIND_STANDARD) || !strcmp(k, FF_PF_RUN_KIND_FULL)))
+        return FF_OK;
+    char what[160];
+    if (k)
+        snprintf(what, sizeof(what), "it is a %.32s run (\"run\": {\"kind\": \"%.32s\"})", k, k);
+    else
+        snprintf(what, sizeof(what), "it records no run kind (schema %.16s)", in->schema_version);
+    return ff_errf(err, errlen, FF_ERR_INVALID,
+                   "%s: not filed because %s; published results are standard (or full) runs, "
+                   "which compare: rerun `flopfit bench --standard` and submit that profile",
+                   path, what);
+}
+
+/* The recorded content hash is the one the device and tests give. */
+static int check_hash(const char *path, const struct ff_profile_doc *doc, char *err, size_t errlen)
+{
+    const char *rec = ff_profile_info(doc)->content_hash;
+    char now[FF_PROFILE_HASH_MAX];
+    ff_profile_content_hash(doc, now);
+    if (!rec)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s: no \"content_hash\"; rerun `flopfit bench --standard`, which records "
+                       "it",
+                       path);
+    if (strcmp(rec, now) != 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s: field /content_hash is %.80s but its device and tests hash to %s: the "
+                       "measured part was edited after the run; submit the profile as written",
+                       path, rec, now);
+    return FF_OK;
+}
+
+/* A profile under dir (depth-first, links not followed) whose content hash is `hash`: its path
+ * into found, left "" when there is none. */
+static void find_hash(const char *dir, const char *hash, int depth, char *found, size_t n)
+{
+    DIR *d = depth > 16 ? NULL : opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; !found[0] && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t len = strlen(e->d_name);
+        char path[4352];
+        if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+            continue;
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            find_hash(path, hash, depth + 1, found, n);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0 ||
+            (len > 12 && strcmp(e->d_name + len - 12, ".schema.json") == 0))
+            continue;
+        struct ff_profile_doc *doc = NULL;
+        char h[FF_PROFILE_HASH_MAX], ignored[256];
+        if (ff_profile_open(path, &doc, ignored, sizeof(ignored)) == FF_OK &&
+            ff_profile_content_hash(doc, h) == FF_OK && strcmp(h, hash) == 0)
+            snprintf(found, n, "%s", path);
+        ff_profile_close(&doc);
+    }
+    closedir(d);
+}
+
+static int check_new(const char *path, const struct ff_profile_doc *doc, const char *results_dir,
+                     char *err, size_t errlen)
+{
+    char hash[FF_PROFILE_HASH_MAX], found[4352] = "";
+    ff_profile_content_hash(doc, hash);
+    find_hash(results_dir, hash, 0, found, sizeof(found));
+    if (found[0])
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s: already filed as %s (the same content_hash, %.20s...): one run is "
+                       "published once",
+                       path, found, hash);
+    return FF_OK;
+}
+
 /* results_dir/<vendor>/<device>/<backend>-<driver>-<date>.json, each part a slug, each folder
  * below results_dir opened without following a link. */
 static int file_profile(const struct ff_profile_info *in, const char *results_dir, const char *text,
@@ -295,7 +409,15 @@ int ff_pub_submit(const char *profile, const char *results_dir, char *used, size
     rc = ff_profile_parse(text, len, profile, &doc, err, errlen);
     if (rc)
         goto error_text;
-    rc = check_profile(profile, text, len, doc, err, errlen);
+    rc = check_schema(profile, text, len, err, errlen);
+    if (!rc)
+        rc = check_kind(profile, ff_profile_info(doc), err, errlen);
+    if (!rc)
+        rc = check_profile(profile, text, len, doc, err, errlen);
+    if (!rc)
+        rc = check_hash(profile, doc, err, errlen);
+    if (!rc)
+        rc = check_new(profile, doc, results_dir, err, errlen);
     if (rc)
         goto error_doc;
     rc = file_profile(ff_profile_info(doc), results_dir, text, used, usedlen, err, errlen);

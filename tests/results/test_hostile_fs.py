@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/results/test_hostile_fs.py — the publisher's file system and submit under attack.
 
-usage: test_hostile_fs.py FLOPFIT TESTS_RESULTS_DIR
+usage: test_hostile_fs.py FLOPFIT TESTS_RESULTS_DIR PROFILE_HASH
 
 Each case is planted in a fresh folder inside a sandbox; after every run nothing may exist
 outside the destination but what the case put there itself. Profile names holding ../, a
@@ -18,10 +18,12 @@ import subprocess
 import sys
 import tempfile
 
-from results_harness import check, finish, runner
+from results_harness import check, finish, runner, write_profile
 
 FLOPFIT, HERE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-POCL = os.path.join(HERE, "data", "pocl.json")
+HASHER = os.path.abspath(sys.argv[3])
+# a standard run (submit files no other kind); each edit below gets its content's hash
+POCL = os.path.join(HERE, "submit", "pocl-standard.json")
 SLUG = re.compile(r"^[a-z0-9._-]{1,64}$")  # one name from a profile: a folder
 NAME = re.compile(r"^[a-z0-9._-]{1,255}$")  # a file name joined from slugs
 run = runner(FLOPFIT, HERE)
@@ -44,9 +46,7 @@ def profile(**device):
 
 
 def write(path, prof):
-    with open(path, "w") as f:
-        json.dump(prof, f)
-    return path
+    return write_profile(path, prof, HASHER)
 
 
 class Sandbox:

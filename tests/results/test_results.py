@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/results/test_results.py — `flopfit results` end to end on the profiles in data/.
 
-usage: test_results.py FLOPFIT TESTS_RESULTS_DIR   (FF_UPDATE_GOLDEN=1 rewrites golden/)
+usage: test_results.py FLOPFIT TESTS_RESULTS_DIR PROFILE_HASH   (FF_UPDATE_GOLDEN=1 rewrites golden/)
 
 Golden md/csv/json tables (--no-estimate: the table's own logic; the estimator's column is
 checked against `flopfit estimate` itself), the CSV through Python's csv module, the JSON
@@ -17,9 +17,10 @@ import subprocess
 import sys
 import tempfile
 
-from results_harness import check, finish, runner
+from results_harness import check, finish, runner, write_profile
 
 FLOPFIT, HERE = os.path.abspath(sys.argv[1]), sys.argv[2]
+HASHER = os.path.abspath(sys.argv[3])
 DATA = os.path.join(HERE, "data")
 run = runner(FLOPFIT, HERE)
 
@@ -176,33 +177,67 @@ same = json.loads(out)
 check(rc == 0 and all(t["verdict"] in ("within noise", "unsupported in both")
                       for t in same["tests"]), "compare: a profile against itself")
 
-# ---- submit: the layout, byte for byte, never replacing; private text refused
+# ---- submit: the layout, byte for byte, never twice; private text, other run kinds, schema
+# violations and edited figures refused (exit 2, the reason named)
 tmp = tempfile.mkdtemp()
 res = os.path.join(tmp, "results")
 os.mkdir(res)
-rc, out, err = run("results", "submit", "data/pocl.json", "--results", res)
+STD = os.path.join(HERE, "submit", "pocl-standard.json")
+rc, out, err = run("results", "submit", STD, "--results", res)
 want = os.path.join(res, "amd", "pthread-haswell-amd-epyc", "opencl-3.1-debian-2026-11-29.json")
 check(rc == 0 and os.path.isfile(want), f"submit: exit {rc} {err}; {os.listdir(res)}")
 if os.path.isfile(want):
-    with open(want, "rb") as a, open(os.path.join(DATA, "pocl.json"), "rb") as b:
+    with open(want, "rb") as a, open(STD, "rb") as b:
         check(a.read() == b.read(), "submit: the filed copy differs from the profile")
 check("| pthread-haswell-AMD EPYC |" in out and "--publish" in out, f"submit: row: {out}")
-rc, out, err = run("results", "submit", "data/pocl.json", "--results", res)
-check(rc == 0 and os.path.isfile(want[:-5] + "-2.json"), "submit: a second copy replaced the first")
-with open(os.path.join(DATA, "pocl.json")) as f:
-    prof = json.load(f)
-prof["tests"][0]["variant"] = "kernel cache in /home/alice/.cache/pocl"
-private = os.path.join(tmp, "private.json")
-with open(private, "w") as f:
-    json.dump(prof, f)
-rc, out, err = run("results", "submit", private, "--results", res)
+rc, out, err = run("results", "submit", STD, "--results", res)
+check(rc == 2 and "already filed as" in err and want in err and
+      not os.path.isfile(want[:-5] + "-2.json"), f"submit: the same run filed twice: {rc} {err}")
+with open(STD) as f:
+    std = json.load(f)
+
+
+def submit_edit(name, edit, rehash=True):
+    prof = json.loads(json.dumps(std))
+    edit(prof)
+    path = os.path.join(tmp, name)
+    if rehash:
+        write_profile(path, prof, HASHER)
+    else:
+        with open(path, "w") as f:
+            json.dump(prof, f)
+    return run("results", "submit", path, "--results", res)
+
+
+# a copy with its figures untouched but its indentation changed is still the same run
+rc, out, err = submit_edit("reindented.json", lambda p: None, rehash=False)
+check(rc == 2 and "already filed as" in err, f"submit: a re-indented copy was filed: {rc} {err}")
+rc, out, err = submit_edit("private.json", lambda p: p["tests"][0].update(
+    variant="kernel cache in /home/alice/.cache/pocl"))
 check(rc == 2 and "home-folder path" in err, f"submit: a home path was accepted: {err}")
-prof["tests"][0]["variant"] = "empty kernel"
-prof["complete"] = False
-with open(private, "w") as f:
-    json.dump(prof, f)
-rc, out, err = run("results", "submit", private, "--results", res)
+rc, out, err = submit_edit("incomplete.json", lambda p: p.update(complete=False))
 check(rc == 2 and "cut short" in err, f"submit: an incomplete run was accepted: {err}")
+for kind in ("quick", "custom"):
+    rc, out, err = submit_edit(kind + ".json", lambda p: p["run"].update(kind=kind))
+    check(rc == 2 and f"a {kind} run" in err and "flopfit bench --standard" in err,
+          f"submit: a {kind} run was accepted: {rc} {err}")
+rc, out, err = run("results", "submit", "data/pocl.json", "--results", res)
+check(rc == 2 and "records no run kind (schema 1.0)" in err and "--standard" in err,
+      f"submit: a 1.0 profile was accepted: {rc} {err}")
+rc, out, err = submit_edit("full.json", lambda p: (p["run"].update(kind="full"),
+                                                  p["tests"][0].update(repetitions=6)))
+check(rc == 0, f"submit: a full run was refused: {rc} {err}")
+rc, out, err = submit_edit("badstatus.json", lambda p: p["tests"][3].update(status="fine"))
+check(rc == 2 and "badstatus.json: field /tests/3/status" in err and "one of" in err and
+      "profile.schema.json" in err, f"submit: a schema violation: {rc} {err}")
+rc, out, err = submit_edit("extra.json", lambda p: p["device"].update(colour="blue"))
+check(rc == 2 and "field /device/colour" in err, f"submit: an unknown field: {rc} {err}")
+rc, out, err = submit_edit("edited.json", lambda p: p["tests"][1].update(value=p["tests"][1]["value"] * 2)
+                           if "value" in p["tests"][1] else None, rehash=False)
+check(rc == 2 and "field /content_hash" in err and "edited" in err,
+      f"submit: an edited figure with the old hash: {rc} {err}")
+rc, out, err = submit_edit("nohash.json", lambda p: p.pop("content_hash"), rehash=False)
+check(rc == 2 and "no \"content_hash\"" in err, f"submit: no hash: {rc} {err}")
 rc, out, err = run("results", "submit", "data/v2.json", "--results", res)
 check(rc == 2 and "2.0" in err, f"submit: v2 accepted: {err}")
 
