@@ -53,7 +53,7 @@ static void usage(FILE *f)
         "  -h, --help         this text\n"
         "\n"
         "submit PROFILE checks a profile (valid against results/profile.schema.json, a\n"
-        "--standard or full run, complete, verified tests with their proof, figures within\n"
+        "standard or full bench run, complete, verified tests with their proof, figures within\n"
         "the device's physical limits, no host name or home path, its content_hash that of\n"
         "its device and tests and found in no profile under DIR yet) and copies it to\n"
         "DIR/<vendor>/<device>/<backend>-<driver>-<date>.json (DIR: --results, default\n"
