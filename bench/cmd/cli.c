@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
 #include "families/families.h"
 #include "run/paths.h"
@@ -117,6 +119,36 @@ void ff_bench_list_formats(FILE *f)
 {
     for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++)
         fprintf(f, "%-10s %s\n", w->name, w->description);
+}
+
+void ff_bench_list_json(FILE *f, bool families, bool formats)
+{
+    struct json_object *root = json_object_new_object();
+    if (families) {
+        struct json_object *a = json_object_new_array();
+        for (const struct ff_family *fam = ff_families(); fam->name; fam++) {
+            struct json_object *o = json_object_new_object();
+            json_object_object_add(o, "name", json_object_new_string(fam->name));
+            json_object_object_add(o, "description", json_object_new_string(fam->description));
+            json_object_object_add(o, "needs", json_object_new_string(fam->needs));
+            json_object_array_add(a, o);
+        }
+        json_object_object_add(root, "families", a);
+    }
+    if (formats) {
+        struct json_object *a = json_object_new_array();
+        for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++) {
+            struct json_object *o = json_object_new_object();
+            json_object_object_add(o, "name", json_object_new_string(w->name));
+            json_object_object_add(o, "description", json_object_new_string(w->description));
+            json_object_array_add(a, o);
+        }
+        json_object_object_add(root, "formats", a);
+    }
+    fprintf(f, "%s\n",
+            json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(root);
 }
 
 /* Calls fn on each comma-separated item of list. */

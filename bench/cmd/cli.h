@@ -30,6 +30,9 @@ void ff_bench_usage(FILE *f);
 /* `--list-families` / `--list-formats`: one line a row of the registry. */
 void ff_bench_list_families(FILE *f);
 void ff_bench_list_formats(FILE *f);
+/* The same as one JSON object ({"families": [...], "formats": [...]}, what was asked), for
+ * --json / --format json. */
+void ff_bench_list_json(FILE *f, bool families, bool formats);
 /* --backend NAME|all and --device N|API:N into sel (shared with `flopfit tune`). */
 int ff_bench_parse_backend(const char *s, struct ff_target_sel *sel, char *err, size_t errlen);
 int ff_bench_parse_device(const char *s, struct ff_target_sel *sel, char *err, size_t errlen);

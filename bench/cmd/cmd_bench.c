@@ -46,6 +46,10 @@ int ff_cmd_bench(int argc, char **argv)
         fprintf(stderr, "flopfit bench: %s\n", err);
         return 2;
     }
+    if ((o.list_families || o.list_formats) && strcmp(o.run.writer->name, "json") == 0) {
+        ff_bench_list_json(stdout, o.list_families, o.list_formats);
+        return 0;
+    }
     if (o.list_families || o.list_formats) {
         if (o.list_families)
             ff_bench_list_families(stdout);

@@ -1,20 +1,27 @@
 /* bench/cmd/cmd_devices.c — `flopfit devices`: what every backend sees. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include <json-c/json.h>
+
 #include "backend.h"
 #include "cli.h"
 #include "commands.h"
+#include "run/profile_json.h"
 
 static void usage(FILE *f)
 {
     char names[256];
     ff_bench_backend_names(names, sizeof(names), "|", "");
     fprintf(f,
-            "usage: flopfit devices [--backend %s|all]\n"
+            "usage: flopfit devices [--backend %s|all] [--json]\n"
             "\nLists every device each backend sees, with what the driver reports.\n"
+            "  --json   one JSON object: \"devices\" (each as a profile's \"device\", with its\n"
+            "           \"device\" label and every driver fact as \"details\") and\n"
+            "           \"unavailable\" (backends and devices that could not be read, and why)\n"
             "Exit status: 0 at least one device; 1 none; 2 bad usage.\n",
             names);
 }
@@ -45,8 +52,18 @@ static void print_device(const char *label, const struct ff_device_info *i)
         printf("    %-34s %s\n", i->extra[k].key, i->extra[k].value);
 }
 
+/* {"what": "vulkan:1", "error": "..."}: a backend or device that could not be read. */
+static struct json_object *unavailable_json(const char *what, const char *error)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "what", json_object_new_string(what));
+    json_object_object_add(o, "error", json_object_new_string(error));
+    return o;
+}
+
 static const struct option devices_opts[] = {
     {"backend", required_argument, NULL, 'b'},
+    {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -59,6 +76,7 @@ const struct option *ff_devices_options(void)
 int ff_cmd_devices(int argc, char **argv)
 {
     const char *only = NULL;
+    bool json = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -76,6 +94,7 @@ int ff_cmd_devices(int argc, char **argv)
             }
             only = strcmp(optarg, "all") ? optarg : NULL;
             break;
+        case 'j': json = true; break;
         case 'h': usage(stdout); return 0;
         case ':':
             fprintf(stderr, "flopfit devices: option %s needs a value (see --help)\n",
@@ -94,6 +113,8 @@ int ff_cmd_devices(int argc, char **argv)
         return 2;
     }
     int found = 0;
+    struct json_object *devs = json ? json_object_new_array() : NULL;
+    struct json_object *unavailable = json ? json_object_new_array() : NULL;
     for (const struct ff_backend *const *b = ff_backends(); *b; b++) {
         const char *name = ff_backend_name(*b);
         if (only && strcasecmp(only, name) != 0)
@@ -101,26 +122,54 @@ int ff_cmd_devices(int argc, char **argv)
         char err[512] = "";
         uint32_t n = 0;
         int ret = ff_backend_device_count(*b, &n, err, sizeof(err));
-        if (ret < 0) {
-            printf("%s: no devices: %s\n\n", name, err);
+        if (ret >= 0 && n == 0)
+            snprintf(err, sizeof(err), "no devices (install %s)", ff_backend_hint(*b));
+        if (ret < 0 || n == 0) {
+            if (json)
+                json_object_array_add(unavailable, unavailable_json(name, err));
+            else if (ret < 0)
+                printf("%s: no devices: %s\n\n", name, err);
+            else
+                printf("%s: %s\n\n", name, err);
             continue;
         }
-        if (n == 0)
-            printf("%s: no devices (install %s)\n\n", name, ff_backend_hint(*b));
         for (uint32_t i = 0; i < n; i++) {
             char label[48];
             snprintf(label, sizeof(label), "%s:%u", name, i);
             struct ff_device *dev = NULL;
             ret = ff_device_open(*b, i, &dev, err, sizeof(err));
             if (ret < 0) {
-                printf("%s  cannot be opened: %s\n\n", label, err);
+                if (json)
+                    json_object_array_add(unavailable, unavailable_json(label, err));
+                else
+                    printf("%s  cannot be opened: %s\n\n", label, err);
                 continue;
             }
-            print_device(label, ff_device_info(dev));
-            printf("\n");
+            if (json) {
+                struct json_object *d = json_object_new_object();
+                json_object_object_add(d, "device", json_object_new_string(label));
+                struct json_object *facts = ff_device_to_json(ff_device_info(dev), true);
+                json_object_object_foreach(facts, k, v)
+                {
+                    json_object_object_add(d, k, json_object_get(v));
+                }
+                json_object_put(facts);
+                json_object_array_add(devs, d);
+            } else {
+                print_device(label, ff_device_info(dev));
+                printf("\n");
+            }
             ff_device_destroy(&dev);
             found++;
         }
+    }
+    if (json) {
+        struct json_object *root = json_object_new_object();
+        json_object_object_add(root, "devices", devs);
+        json_object_object_add(root, "unavailable", unavailable);
+        printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
     }
     if (!ff_backends()[0]) {
         fprintf(stderr, "flopfit devices: this flopfit was built without any backend\n");

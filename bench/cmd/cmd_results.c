@@ -4,10 +4,15 @@
  * The work is the publisher's (results/src/results.h); this file parses options, prints and
  * picks the exit code.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
 
 #include "commands.h"
 #include "results.h"
@@ -38,6 +43,7 @@ static void usage(FILE *f)
         "  --output PATH      write there instead of stdout, atomically; with html a folder:\n"
         "                     PATH/index.html and each chart as PATH/<chart>.svg\n"
         "  --html DIR         --format html --output DIR\n"
+        "  --json             --format json (--list-columns too)\n"
         "  --sort COLUMN      sort rows by a column (default: fp32, the best first);\n"
         "                     --list-columns shows them\n"
         "  --reverse          the other order\n"
@@ -105,6 +111,15 @@ static int load(char *const *paths, size_t n, const char *base, const struct ff_
     if (base)
         snprintf(set->base, sizeof(set->base), "%s", base);
     for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+            /* a path the user named that is not there is bad usage, not a bad profile */
+            fprintf(stderr,
+                    "flopfit results: %s: no such file or folder (expected a profile or "
+                    "a folder of profiles)\n",
+                    paths[i]);
+            return EXIT_USAGE;
+        }
         if ((rc = ff_pub_set_add(set, paths[i], err, sizeof(err))) != 0) {
             fprintf(stderr, "flopfit results: %s\n",
                     rc == FF_ERR_NO_MEMORY ? "out of memory" : err);
@@ -210,6 +225,7 @@ enum {
     OPT_PUBLISH,
     OPT_CHECK,
     OPT_LIST_COLUMNS,
+    OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -224,6 +240,7 @@ static const struct option long_opts[] = {
     {"publish", required_argument, NULL, OPT_PUBLISH},
     {"check", no_argument, NULL, OPT_CHECK},
     {"list-columns", no_argument, NULL, OPT_LIST_COLUMNS},
+    {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -295,6 +312,7 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
             break;
         case OPT_CHECK: o->check = true; break;
         case OPT_LIST_COLUMNS: o->list_columns = true; break;
+        case OPT_JSON: o->writer = ff_pub_writer_find("json"); break;
         case 'h': usage(stdout); return -1;
         case ':':
             fprintf(stderr, "flopfit results: option %s needs a value (see --help)\n", opt);
@@ -438,8 +456,25 @@ int ff_cmd_results(int argc, char **argv)
     if (o.list_columns) {
         size_t n;
         const struct ff_pub_column *cols = ff_pub_columns(&n);
-        for (size_t i = 0; i < n; i++)
-            printf("%-16s %s\n", cols[i].id, cols[i].title);
+        bool json = strcmp(o.writer->name, "json") == 0;
+        struct json_object *a = json ? json_object_new_array() : NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (!json) {
+                printf("%-16s %s\n", cols[i].id, cols[i].title);
+                continue;
+            }
+            struct json_object *c = json_object_new_object();
+            json_object_object_add(c, "id", json_object_new_string(cols[i].id));
+            json_object_object_add(c, "title", json_object_new_string(cols[i].title));
+            json_object_array_add(a, c);
+        }
+        if (json) {
+            struct json_object *root = json_object_new_object();
+            json_object_object_add(root, "columns", a);
+            printf("%s\n", json_object_to_json_string_ext(
+                               root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+            json_object_put(root);
+        }
         return 0;
     }
     if (o.compare[0])

@@ -102,6 +102,49 @@ struct json_object *ff_result_to_json(const struct ff_result *r)
     return o;
 }
 
+struct json_object *ff_device_to_json(const struct ff_device_info *i, bool all_extras)
+{
+    struct json_object *d = json_object_new_object();
+    add_str(d, FF_PF_DEVICE_BACKEND, i->backend);
+    add_str(d, FF_PF_DEVICE_PLATFORM, i->platform);
+    add_str(d, FF_PF_DEVICE_NAME, i->name);
+    add_str(d, FF_PF_DEVICE_VENDOR, i->vendor);
+    add_str(d, FF_PF_DEVICE_DRIVER_VERSION, i->driver_version);
+    add_str(d, FF_PF_DEVICE_API_VERSION, i->api_version);
+    add_str(d, FF_PF_DEVICE_TYPE, i->type);
+    add_u64(d, FF_PF_DEVICE_COMPUTE_UNITS, i->compute_units);
+    if (i->clock_mhz)
+        add_u64(d, FF_PF_DEVICE_CLOCK_MHZ, i->clock_mhz);
+    add_u64(d, FF_PF_DEVICE_GLOBAL_MEM_BYTES, i->global_mem_bytes);
+    add_u64(d, FF_PF_DEVICE_MAX_ALLOC_BYTES, i->max_alloc_bytes);
+    if (i->budget_bytes)
+        add_u64(d, FF_PF_DEVICE_BUDGET_BYTES, i->budget_bytes);
+    json_object_object_add(d, FF_PF_DEVICE_HOST_SHARED_MEMORY,
+                           json_object_new_boolean(i->host_shared_memory));
+    struct json_object *f = json_object_new_object();
+    json_object_object_add(f, FF_PF_FEATURE_FP16, json_object_new_boolean(i->fp16));
+    json_object_object_add(f, FF_PF_FEATURE_INT8, json_object_new_boolean(i->int8));
+    json_object_object_add(f, FF_PF_FEATURE_INT8_DOT, json_object_new_boolean(i->int8_dot));
+    json_object_object_add(f, FF_PF_FEATURE_COOPMAT, json_object_new_boolean(i->coopmat));
+    json_object_object_add(d, FF_PF_DEVICE_FEATURES, f);
+    /* The backends record each tuning override in effect as "override.<name>". */
+    struct json_object *ov = json_object_new_object();
+    static const char prefix[] = "override.";
+    for (size_t k = 0; k < i->n_extra; k++)
+        if (strncmp(i->extra[k].key, prefix, sizeof(prefix) - 1) == 0)
+            add_str(ov, i->extra[k].key + sizeof(prefix) - 1, i->extra[k].value);
+    json_object_object_add(d, FF_PF_DEVICE_OVERRIDES, ov);
+    if (i->device_id[0])
+        add_str(d, FF_PF_DEVICE_ID, i->device_id);
+    if (all_extras) {
+        struct json_object *all = json_object_new_object();
+        for (size_t k = 0; k < i->n_extra; k++)
+            add_str(all, i->extra[k].key, i->extra[k].value);
+        json_object_object_add(d, "details", all);
+    }
+    return d;
+}
+
 struct json_object *ff_tool_json(void)
 {
     struct json_object *tool = json_object_new_object();
@@ -175,39 +218,7 @@ struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host 
     add_u64(h, FF_PF_HOST_RAM_BYTES, host->ram_bytes);
     json_object_object_add(root, FF_PF_HOST, h);
 
-    const struct ff_device_info *i = &p->info;
-    struct json_object *d = json_object_new_object();
-    add_str(d, FF_PF_DEVICE_BACKEND, i->backend);
-    add_str(d, FF_PF_DEVICE_PLATFORM, i->platform);
-    add_str(d, FF_PF_DEVICE_NAME, i->name);
-    add_str(d, FF_PF_DEVICE_VENDOR, i->vendor);
-    add_str(d, FF_PF_DEVICE_DRIVER_VERSION, i->driver_version);
-    add_str(d, FF_PF_DEVICE_API_VERSION, i->api_version);
-    add_str(d, FF_PF_DEVICE_TYPE, i->type);
-    add_u64(d, FF_PF_DEVICE_COMPUTE_UNITS, i->compute_units);
-    if (i->clock_mhz)
-        add_u64(d, FF_PF_DEVICE_CLOCK_MHZ, i->clock_mhz);
-    add_u64(d, FF_PF_DEVICE_GLOBAL_MEM_BYTES, i->global_mem_bytes);
-    add_u64(d, FF_PF_DEVICE_MAX_ALLOC_BYTES, i->max_alloc_bytes);
-    if (i->budget_bytes)
-        add_u64(d, FF_PF_DEVICE_BUDGET_BYTES, i->budget_bytes);
-    json_object_object_add(d, FF_PF_DEVICE_HOST_SHARED_MEMORY,
-                           json_object_new_boolean(i->host_shared_memory));
-    struct json_object *f = json_object_new_object();
-    json_object_object_add(f, FF_PF_FEATURE_FP16, json_object_new_boolean(i->fp16));
-    json_object_object_add(f, FF_PF_FEATURE_INT8, json_object_new_boolean(i->int8));
-    json_object_object_add(f, FF_PF_FEATURE_INT8_DOT, json_object_new_boolean(i->int8_dot));
-    json_object_object_add(f, FF_PF_FEATURE_COOPMAT, json_object_new_boolean(i->coopmat));
-    json_object_object_add(d, FF_PF_DEVICE_FEATURES, f);
-    /* The backends record each tuning override in effect as "override.<name>". */
-    struct json_object *ov = json_object_new_object();
-    static const char prefix[] = "override.";
-    for (size_t k = 0; k < i->n_extra; k++)
-        if (strncmp(i->extra[k].key, prefix, sizeof(prefix) - 1) == 0)
-            add_str(ov, i->extra[k].key + sizeof(prefix) - 1, i->extra[k].value);
-    json_object_object_add(d, FF_PF_DEVICE_OVERRIDES, ov);
-    if (i->device_id[0])
-        add_str(d, FF_PF_DEVICE_ID, i->device_id);
+    struct json_object *d = ff_device_to_json(&p->info, false);
     json_object_object_add(root, FF_PF_DEVICE, d);
 
     json_object_object_add(root, FF_PF_COMPLETE, json_object_new_boolean(p->complete));

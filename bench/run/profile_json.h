@@ -40,6 +40,10 @@ struct json_object *ff_run_to_json(const struct ff_run *p, const struct ff_host 
 /* One test as it appears in "tests" (a new reference). */
 struct json_object *ff_result_to_json(const struct ff_result *r);
 
+/* "device" of a profile (a new reference): the driver's facts, the "override.*" extras as
+ * "overrides"; all_extras adds every extra, in order, as "details" (`flopfit devices --json`). */
+struct json_object *ff_device_to_json(const struct ff_device_info *i, bool all_extras);
+
 /* The "tool" object every file bench writes carries: name, version, git revision. */
 struct json_object *ff_tool_json(void);
 

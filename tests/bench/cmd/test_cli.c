@@ -255,6 +255,8 @@ Test(cli_binary, did_you_mean_in_every_command)
                                    "'--precision'?\n"},
         {"devices --backnd opencl", "flopfit devices: unknown option '--backnd'; did you mean "
                                     "'--backend'?\n"},
+        {"devices --jsno", "flopfit devices: unknown option '--jsno'; did you mean '--json'?\n"},
+        {"results --jsn", "flopfit results: unknown option '--jsn'; did you mean '--json'?\n"},
         {"tune --budgte 5", "flopfit tune: unknown option '--budgte'; did you mean '--budget'?\n"},
         {"estimate --modle llama-2-7b", "flopfit estimate: unknown option '--modle'; did you "
                                         "mean '--model'?\n"},
@@ -543,4 +545,96 @@ Test(cli, mpi_and_concurrent)
     cr_expect(o.concurrent && !o.mpi);
     cr_assert_eq(PARSE(&o, err, "--mpi", "--concurrent"), FF_ERR_INVALID);
     cr_expect(strstr(err, "--mpi and --concurrent"), "%s", err);
+}
+
+/* The run kind each profile records (schema 1.1 "run"): from the options, with argv as typed. */
+Test(cli, run_kind_and_argv_are_recorded)
+{
+    static const struct {
+        const char *arg, *kind;
+    } cases[] = {
+        {"--quick", "quick"},           {"--standard", "standard"},
+        {"--backend=opencl", "full"},   {"--no-tune", "full"},
+        {"--seed=7", "full"},           {"--sizes=512", "custom"},
+        {"--precision=fp32", "custom"}, {"--only=latency", "custom"},
+        {"--reps=9", "custom"},         {"--time-budget=2", "custom"},
+        {"--no-library", "custom"},     {"--memory-limit=1G", "custom"},
+    };
+    struct ff_bench_opts o;
+    char err[256];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *argv[] = {"bench", (char *)cases[i].arg, NULL};
+        cr_assert_eq(ff_bench_parse(2, argv, &o, err, sizeof(err)), FF_OK, "%s", err);
+        cr_expect_str_eq(o.run.record.kind, cases[i].kind, "%s", cases[i].arg);
+        cr_expect_eq(o.run.record.argc, 2);
+        cr_expect_str_eq(o.run.record.argv[1], cases[i].arg);
+    }
+    char *plain[] = {"bench", NULL};
+    cr_assert_eq(ff_bench_parse(1, plain, &o, err, sizeof(err)), FF_OK);
+    cr_expect_str_eq(o.run.record.kind, "full", "a plain `flopfit bench` is a full run");
+}
+
+static json_object *json_of(const char *args, int *rc)
+{
+    static char out[1 << 16];
+    *rc = run(args, out, sizeof(out));
+    json_object *o = json_tokener_parse(out);
+    cr_assert(o, "%s: not JSON: %s", args, out);
+    return o;
+}
+
+/* Every listing honours --json: one JSON object on stdout. */
+Test(cli_binary, listings_as_json)
+{
+    int rc;
+    json_object *o = json_of("bench --list-families --json", &rc), *a;
+    cr_expect_eq(rc, 0);
+    cr_assert(json_object_object_get_ex(o, "families", &a));
+    cr_expect_eq(json_object_array_length(a), ff_family_count());
+    json_object *first = json_object_array_get_idx(a, 0);
+    cr_expect_str_eq(json_object_get_string(json_object_object_get(first, "name")),
+                     ff_families()[0].name);
+    json_object_put(o);
+    o = json_of("bench --list-formats --format json", &rc);
+    cr_assert(json_object_object_get_ex(o, "formats", &a));
+    cr_expect_gt(json_object_array_length(a), 1);
+    json_object_put(o);
+    o = json_of("results --list-columns --json", &rc);
+    cr_expect_eq(rc, 0);
+    cr_assert(json_object_object_get_ex(o, "columns", &a));
+    cr_expect_gt(json_object_array_length(a), 10);
+    json_object_put(o);
+    o = json_of("estimate --list-devices --json", &rc);
+    cr_expect_eq(rc, 0);
+    json_object_put(o);
+}
+
+Test(cli_binary, devices_as_json, .timeout = 300)
+{
+    int rc;
+    json_object *o = json_of("devices --json", &rc), *devs, *un;
+    cr_assert(json_object_object_get_ex(o, "devices", &devs));
+    cr_assert(json_object_object_get_ex(o, "unavailable", &un));
+    cr_expect_eq(rc, json_object_array_length(devs) ? 0 : 1);
+    for (size_t i = 0; i < json_object_array_length(devs); i++) {
+        json_object *d = json_object_array_get_idx(devs, i), *v;
+        cr_expect(json_object_object_get_ex(d, "device", &v) &&
+                      strchr(json_object_get_string(v), ':'),
+                  "device %zu has no label", i);
+        cr_expect(json_object_object_get_ex(d, "name", &v));
+        cr_expect(json_object_object_get_ex(d, "global_mem_bytes", &v));
+        cr_expect(json_object_object_get_ex(d, "details", &v));
+        json_object *b = json_object_object_get(d, "backend");
+        if (b && strcmp(json_object_get_string(b), "vulkan") == 0)
+            cr_expect(json_object_object_get_ex(d, "device_id", &v),
+                      "Vulkan has vendorID:deviceID");
+    }
+    json_object_put(o);
+}
+
+Test(cli_binary, results_of_a_missing_path_is_bad_usage)
+{
+    char out[4096];
+    cr_expect_eq(run("results /no/such/path", out, sizeof(out)), 2, "%s", out);
+    cr_expect(strstr(out, "/no/such/path: no such file or folder"), "%s", out);
 }
