@@ -121,28 +121,30 @@ void ff_bench_list_formats(FILE *f)
         fprintf(f, "%-10s %s\n", w->name, w->description);
 }
 
+/* {"name": ..., "description": ...[, "needs": ...]}: one row of a listing. */
+static struct json_object *listed(const char *name, const char *description, const char *needs)
+{
+    struct json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "description", json_object_new_string(description));
+    if (needs)
+        json_object_object_add(o, "needs", json_object_new_string(needs));
+    return o;
+}
+
 void ff_bench_list_json(FILE *f, bool families, bool formats)
 {
     struct json_object *root = json_object_new_object();
     if (families) {
         struct json_object *a = json_object_new_array();
-        for (const struct ff_family *fam = ff_families(); fam->name; fam++) {
-            struct json_object *o = json_object_new_object();
-            json_object_object_add(o, "name", json_object_new_string(fam->name));
-            json_object_object_add(o, "description", json_object_new_string(fam->description));
-            json_object_object_add(o, "needs", json_object_new_string(fam->needs));
-            json_object_array_add(a, o);
-        }
+        for (const struct ff_family *fam = ff_families(); fam->name; fam++)
+            json_object_array_add(a, listed(fam->name, fam->description, fam->needs));
         json_object_object_add(root, "families", a);
     }
     if (formats) {
         struct json_object *a = json_object_new_array();
-        for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++) {
-            struct json_object *o = json_object_new_object();
-            json_object_object_add(o, "name", json_object_new_string(w->name));
-            json_object_object_add(o, "description", json_object_new_string(w->description));
-            json_object_array_add(a, o);
-        }
+        for (const struct ff_bench_writer *w = ff_bench_writers(); w->name; w++)
+            json_object_array_add(a, listed(w->name, w->description, NULL));
         json_object_object_add(root, "formats", a);
     }
     fprintf(f, "%s\n",
