@@ -58,6 +58,7 @@
 #include "estimate/util/ff_json.h"
 #include "estimate/util/ff_util.h"
 #include "results/src/escape.h"
+#include "results/src/jschema.h"
 #include "results/src/results.h"
 #include "results/src/results_impl.h"
 #include "results/src/sb.h"
