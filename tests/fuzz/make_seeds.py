@@ -237,9 +237,27 @@ def results_writers():
         write("results_writers", f"hostile-{i:02d}.json", hostile.profile_bytes(base, i))
 
 
+def jschema():
+    """The validator of `flopfit results submit`: a 1.0 and a 1.1 profile, the schema itself,
+    a schema that refers to itself, and one of every keyword it implements."""
+    with open(os.path.join(ROOT, "tests/results/data/pocl.json"), "rb") as f:
+        write("jschema", "pocl.json", f.read())
+    with open(os.path.join(ROOT, "tests/results/submit/pocl-standard.json"), "rb") as f:
+        write("jschema", "pocl-standard.json", f.read())
+    with open(os.path.join(ROOT, "results/profile.schema.json"), "rb") as f:
+        write("jschema", "schema.json", f.read())
+    write("jschema", "selfref.json", {"$ref": "#"})
+    write("jschema", "keywords.json", {
+        "type": ["object", "null"], "required": ["a"], "additionalProperties": False,
+        "properties": {"a": {"const": {"b": [1]}}, "c~/d": {"$ref": "#/$defs/x"}},
+        "$defs": {"x": {"type": "array", "minItems": 2, "items": {"enum": [1, "a", None]}}},
+        "pattern": "^[a-z]+$", "minimum": 0, "maximum": 9})
+
+
 if __name__ == "__main__":
     hf_config()
     profile()
     options()
     model_folder()
     results_writers()
+    jschema()
