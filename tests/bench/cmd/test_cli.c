@@ -9,6 +9,8 @@
 #include <criterion/criterion.h>
 #include <json-c/json.h>
 
+#include <flopfit/profile.h>
+
 #include "cmd/cli.h"
 #include "families/families.h"
 
@@ -468,6 +470,22 @@ static void end_to_end(const char *backend)
     }
     cr_assert_geq(ok, 6, "fp32 and int8 at two sizes plus latency must be ok (%d)", ok);
     json_object_put(js);
+    /* schema 1.1: the run as typed, and a content hash the reader recomputes from the text */
+    struct ff_profile_doc *doc = NULL;
+    char err[512] = "", hash[FF_PROFILE_HASH_MAX];
+    cr_assert_eq(ff_profile_parse(out, n, "stdout", &doc, err, sizeof(err)), FF_OK, "%s", err);
+    const struct ff_profile_info *i = ff_profile_info(doc);
+    cr_expect_str_eq(i->run_kind, "custom");
+    cr_expect_eq(i->run_argc, 12, "flopfit and the 11 arguments");
+    if (i->run_argc == 12)
+        cr_expect(!strcmp(i->run_argv[0], "flopfit") && !strcmp(i->run_argv[1], "bench") &&
+                  !strcmp(i->run_argv[3], backend) && !strcmp(i->run_argv[11], "--no-save"));
+    cr_expect_eq(ff_profile_content_hash(doc, hash), FF_OK);
+    cr_expect(i->content_hash && !strcmp(i->content_hash, hash),
+              "the hash bench wrote is the one its text gives (%s, %s)", i->content_hash, hash);
+    if (strcmp(backend, "vulkan") == 0)
+        cr_expect(i->device_id && strchr(i->device_id, ':'), "Vulkan: vendorID:deviceID");
+    ff_profile_close(&doc);
 }
 
 Test(cli_binary, end_to_end_opencl, .timeout = 120)
