@@ -3,8 +3,9 @@
  * (flopfit/profile.h) agree field for field, and results/SCHEMA.md documents every field
  * either of them knows: a profile with every field set is written, read back and compared,
  * and every key in the written JSON and in FF_PF_FOREACH_FIELD must appear in SCHEMA.md.
- * Schema 1.1's run record and content hash round-trip: the hash read back is the one the
- * reader recomputes, and changing one measured number changes it; a 1.0 profile still reads.
+ * The same output is valid against results/profile.schema.json. Schema 1.1's run record and
+ * content hash round-trip: the hash read back is the one the reader recomputes, and changing
+ * one measured number changes it; a 1.0 profile still reads.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "flopfit/precision.h"
 #include "flopfit/profile.h"
+#include "jschema.h"
 #include "run/profile_json.h"
 
 #ifndef FF_SCHEMA_MD
@@ -322,6 +324,13 @@ Test(profile_schema, schema_md_documents_every_field)
     snprintf(p.info.device_id, sizeof(p.info.device_id), "0x10de:0x2335");
     json_object *js = ff_run_to_json(&p, &h, "2026-11-29T22:40:11Z", &rec);
     check_keys(js, md, "");
+    /* results/profile.schema.json (as embedded in flopfit) knows every field written too */
+    json_object *schema = json_tokener_parse(ff_profile_schema_text(NULL));
+    struct ff_jschema_error e;
+    cr_expect_eq(ff_jschema_validate(schema, js, &e), FF_OK,
+                 "the writer's output fails results/profile.schema.json at %s: %s", e.pointer,
+                 e.what);
+    json_object_put(schema);
     json_object_put(js);
     ff_run_finish(&p);
     cr_expect(strstr(md, "`" FF_PF_TEST_TIME_LIMITED "`"), "time_limited is read: document it");
