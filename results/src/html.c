@@ -448,9 +448,10 @@ static void page_at_init(struct page_at *at, const struct ff_pub_set *set, const
     if (!home || !*home || !realpath(home, at->home))
         at->home[0] = 0;
     bool first = true;
-    for (size_t i = 0; i < set->n_runs; i++) {
+    for (size_t i = 0; i < set->n_runs + set->n_skipped; i++) {
         char p[PATH_MAX];
-        if (abs_path(set->runs[i].path, p, sizeof(p)) != 0)
+        const char *path = i < set->n_runs ? set->runs[i].path : set->skipped[i - set->n_runs].path;
+        if (abs_path(path, p, sizeof(p)) != 0)
             continue;
         if (first) {
             snprintf(at->common, sizeof(at->common), "%s", p);
@@ -466,19 +467,33 @@ static void page_at_init(struct page_at *at, const struct ff_pub_set *set, const
     }
 }
 
+/* A folder whose paths below would name a user: /, /home, /Users, or one above this user's
+ * home folder. */
+static bool above_home(const struct page_at *at, const char *dir, size_t len)
+{
+    static const char *const homes[] = {"/", "/home", "/Users"};
+    for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
+        if (len == strlen(homes[i]) && strncmp(dir, homes[i], len) == 0)
+            return true;
+    size_t hl = strlen(at->home);
+    return hl > 1 && len < hl && strncmp(dir, at->home, len) == 0 && at->home[len] == '/';
+}
+
 /* The path a reader sees for run r: relative to the published folder, else to the folder that
- * holds every profile; never absolute. */
+ * holds every profile (its name alone when that folder lies above a home folder); never
+ * absolute. */
 static void run_name(const struct page_at *at, const struct ff_pub_set *set,
                      const struct ff_pub_run *r, char *out, size_t n)
 {
     const char *p = ff_pub_run_path(set, r);
     char full[PATH_MAX];
-    if (set->base[0] && p != r->path && p[0] != '/') {
+    size_t c = strlen(at->common);
+    if (set->base[0] && p != r->path && p[0] != '/')
         snprintf(out, n, "%s", p);
-    } else if (at->common[0] && abs_path(r->path, full, sizeof(full)) == 0) {
-        size_t c = strlen(at->common);
-        snprintf(out, n, "%s", full + c + (strcmp(at->common, "/") != 0));
-    } else {
+    else if (c && !above_home(at, at->common, c) && abs_path(r->path, full, sizeof(full)) == 0 &&
+             strncmp(full, at->common, c) == 0 && full[c] == '/')
+        snprintf(out, n, "%s", full + c + 1);
+    else {
         const char *slash = strrchr(r->path, '/');
         snprintf(out, n, "%s", slash ? slash + 1 : r->path);
     }
