@@ -408,7 +408,7 @@ class Browser:
             elif e["method"] == "Runtime.exceptionThrown":
                 d = p.get("exceptionDetails", {})
                 out.append("exception: " + str(d.get("exception", {}).get("description", d.get("text"))))
-            elif e["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") in ("error", "warning"):
+            elif e["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
                 out.append(f"log {p['entry'].get('source')}: {p['entry'].get('text')}")
         return out
 
