@@ -404,9 +404,11 @@ static int abs_path(const char *path, char *out, size_t n)
             return -1;
         return (size_t)snprintf(out, n, "%s", real) < n ? 0 : -1;
     }
+    if (slash)
+        *slash = 0; /* dir: the folder part, "" for "/name" */
     if (slash == dir)
         snprintf(real, sizeof(real), "/");
-    else if (!realpath(slash ? (*slash = 0, dir) : ".", real))
+    else if (!realpath(slash ? dir : ".", real))
         return -1;
     return (size_t)snprintf(out, n, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base) < n ? 0
                                                                                             : -1;
@@ -443,7 +445,9 @@ struct page_at {
 static void page_at_init(struct page_at *at, const struct ff_pub_set *set, const char *page_dir)
 {
     memset(at, 0, sizeof(*at));
-    at->known = abs_path(page_dir ? page_dir : ".", at->dir, sizeof(at->dir)) == 0;
+    /* the folder itself resolved where it exists (--html made it), else its parent */
+    const char *where = page_dir ? page_dir : ".";
+    at->known = realpath(where, at->dir) || abs_path(where, at->dir, sizeof(at->dir)) == 0;
     const char *home = getenv("HOME");
     if (!home || !*home || !realpath(home, at->home))
         at->home[0] = 0;
