@@ -518,18 +518,29 @@ try:
              f"s.value = {json.dumps(value)};"
              "s.dispatchEvent(new Event('change', {bubbles: true})); })()")
 
-    choose("backend", "opencl")
-    rows = visible_rows(b)
-    check(rows == ["opencl-pthread-haswell-amd-epyc"], f"backend opencl shows {rows}")
-    check(b.js("document.getElementById('shown').textContent") == f"1 of {devices} rows shown",
-          "the count after filtering")
-    choose("backend", "")
-    choose("vendor", "NVIDIA")
-    rows = visible_rows(b)
-    check(len(rows) == 1 and "h200" in rows[0], f"vendor NVIDIA shows {rows}")
-    choose("vendor", "")
-    kinds = b.js("Array.prototype.map.call(document.querySelectorAll('select[data-filter=kind] "
-                 "option'), function (o) { return o.value; })")
+    def options(key):
+        return b.js(f"Array.prototype.map.call(document.querySelectorAll("
+                    f"'select[data-filter={key}] option'), function (o) {{ return o.value; }})")
+
+    slugs = b.js("Array.prototype.map.call(document.querySelectorAll('#results tbody tr'),"
+                 "function (r) { return r.getAttribute('data-device'); })")
+    narrowed = False
+    for key in ("vendor", "backend"):  # each value shows exactly the rows whose cell reads it
+        texts = first_cells(b, key)
+        values = options(key)
+        check(values[0] == "" and sorted(set(texts)) == values[1:],
+              f"{key} filter options {values} for cells {texts}")
+        for v in values[1:]:
+            choose(key, v)
+            rows = visible_rows(b)
+            want = [s for s, x in zip(slugs, texts) if x == v]
+            check(rows == want, f"{key} {v!r} shows {rows}, expected {want}")
+            check(b.js("document.getElementById('shown').textContent") ==
+                  f"{len(want)} of {devices} rows shown", f"the count with {key} {v!r}")
+            narrowed = narrowed or 0 < len(rows) < devices
+        choose(key, "")
+    check(narrowed, "no filter value narrowed the rows")
+    kinds = options("kind")
     check(kinds[0] == "" and len(kinds) >= 2, f"run kind options {kinds}")
     choose("kind", kinds[1])
     rows = visible_rows(b)
@@ -567,8 +578,20 @@ try:
     shot_check(b, "page-1400-sorted", False)
 
     # the footer: schema version and the newest profile's date
+    # the footer: the schema versions and the newest "created" of the profiles read
+    read = []
+    for f in sorted(os.listdir(os.path.join(HERE, "data"))):
+        try:
+            with open(os.path.join(HERE, "data", f)) as fh:
+                doc = json.load(fh)
+        except ValueError:
+            continue
+        if str(doc.get("schema_version", "")).startswith("1."):
+            read.append(doc)
     foot = b.js("document.querySelector('footer').textContent")
-    check("schema 1.0" in foot and "2026-12-02T10:00:00Z" in foot, f"footer: {foot!r}")
+    newest = max(d["created"] for d in read)
+    check(all(d["schema_version"] in foot for d in read) and newest in foot,
+          f"footer: {foot!r}, newest {newest}")
 
     b.open(url, 390, 900)
     check(not b.console(), f"console at 390 px: {b.console()}")
