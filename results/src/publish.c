@@ -90,36 +90,14 @@ static void readme(const struct ff_pub_set *set, const char *dir, struct ff_pub_
         base, base);
 }
 
-int ff_pub_html_put(const struct ff_pub_set *set, const struct ff_pub_dir *d, bool check, char *err,
-                    size_t errlen)
+/* DIR/page/index.html and its charts into the open folder d (page/ or the new page's temp
+ * folder): the page links the profiles relative to DIR/page, where it will be read. */
+static int page_put(const struct ff_pub_set *set, const char *root, const struct ff_pub_dir *d,
+                    bool check, char *err, size_t errlen)
 {
-    struct ff_pub_sb text;
-    char name[300];
-    ff_pub_sb_init(&text);
-    int rc = ff_pub_write_html(set, &text);
-    if (!rc)
-        rc = ff_pub_dir_put(d, "index.html", ff_pub_sb_str(&text), check, err, errlen);
-    for (size_t i = 0; i < ff_pub_chart_count(set) && !rc; i++) {
-        ff_pub_sb_finish(&text);
-        rc = ff_pub_chart(set, i, name, sizeof(name), &text);
-        if (!rc)
-            rc = ff_pub_dir_put(d, name, ff_pub_sb_str(&text), check, err, errlen);
-    }
-    ff_pub_sb_finish(&text);
-    if (rc == FF_ERR_NO_MEMORY)
-        ff_errf(err, errlen, rc, "out of memory");
-    return rc;
-}
-
-int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, char *err,
-                    size_t errlen)
-{
-    struct ff_pub_dir d;
-    int rc = ff_pub_dir_open(&d, dir, !check, err, errlen);
-    if (!rc)
-        rc = ff_pub_html_put(set, &d, check, err, errlen);
-    ff_pub_dir_finish(&d);
-    return rc;
+    char at[sizeof(((struct ff_pub_dir *)0)->path) + 8];
+    snprintf(at, sizeof(at), "%s/page", root);
+    return ff_pub_html_put(set, d, at, check, err, errlen);
 }
 
 /* Puts the folder `fresh` in place of page/ (both in root): 0 or an errno. *old receives the
@@ -212,7 +190,7 @@ static int publish_check(const struct ff_pub_set *set, const struct ff_pub_dir *
             rc = ff_errf(err, errlen, FF_ERR_VERIFY, "%s/page/ is missing", root->path);
     }
     if (!rc)
-        rc = ff_pub_html_put(set, &page, true, err, errlen);
+        rc = page_put(set, root->path, &page, true, err, errlen);
     ff_pub_dir_finish(&page);
     return rc;
 }
@@ -251,7 +229,7 @@ int ff_pub_publish(const struct ff_pub_set *set, const char *dir, bool check, ch
     }
     rc = ff_pub_dir_sub(&page, &root, fresh, false, err, errlen);
     if (!rc)
-        rc = ff_pub_html_put(set, &page, false, err, errlen);
+        rc = page_put(set, dir, &page, false, err, errlen);
     if (!rc)
         rc = ff_write_temp_at(root.fd, "README.md", ff_pub_sb_str(&text), readme_tmp,
                               sizeof(readme_tmp), err, errlen);

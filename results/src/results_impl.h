@@ -60,9 +60,11 @@ int ff_pub_check_name(const char *name, char *err, size_t errlen);
  * (FF_ERR_VERIFY: differs or missing; a link is not read). */
 int ff_pub_dir_put(const struct ff_pub_dir *d, const char *name, const char *text, bool check,
                    char *err, size_t errlen);
-/* index.html and the charts into the open folder d (ff_pub_html_dir's work). */
-int ff_pub_html_put(const struct ff_pub_set *set, const struct ff_pub_dir *d, bool check, char *err,
-                    size_t errlen);
+/* index.html and the charts into the open folder d (ff_pub_html_dir's work); the page links the
+ * profiles relative to page_dir, the folder it will be read from (d's path, or where d is
+ * swapped in). */
+int ff_pub_html_put(const struct ff_pub_set *set, const struct ff_pub_dir *d, const char *page_dir,
+                    bool check, char *err, size_t errlen);
 
 /* ---- SVG helpers (svg.c) ---- */
 
