@@ -23,6 +23,7 @@ extern "C" {
 #endif
 
 #define FF_DEVICE_NOTE_MAX 512
+#define FF_SPEC_TEST_MAX   64
 
 struct ff_spec {
     size_t struct_size;           /* sizeof(struct ff_spec), set by ff_spec_init */
@@ -59,6 +60,23 @@ struct ff_spec {
     double intra_busbw_bytes_per_s, inter_busbw_bytes_per_s;
     double intra_latency_s, inter_latency_s;
     int intra_ranks, inter_ranks; /* ranks those figures were measured with; 0 = unknown */
+    /* How a profile's figures were taken (spec_profile.c); zero/false in the catalog. */
+    bool host_shared;        /* device memory is host RAM (a CPU device, an iGPU): no GPU driver
+                             context and no NCCL buffers are charged, and copies of it cannot
+                             be pooled into one plan */
+    bool mem_lower_bound;    /* mem_bytes is a lower bound: the usable-memory probe was stopped by
+                             its cap or time limit before the device ran out */
+    double mem_driver_bytes; /* the driver's global_mem_bytes when above a lower bound, else 0 */
+    bool no_fp16;            /* the profile says the device lacks fp16 arithmetic */
+    bool int8_dot;           /* the device has byte dot products (VNNI, dp4a) */
+    /* The measured test each figure came from ("matmul fp32 flopfit 2048x2048x2048", "bandwidth
+     * read flopfit"), "" for a datasheet figure or none. */
+    char rate_test[FF_PREC_COUNT][FF_SPEC_TEST_MAX];
+    char bandwidth_test[FF_SPEC_TEST_MAX];
+    /* Measured weight-streaming fraction of a decode step per weight format (a profile's
+     * "op" test weight_stream, over the read bandwidth); 0 = not measured: the format's
+     * sourced default applies (FF_QUANT_* in flopfit/estimate.h). */
+    double weight_stream_fraction[FF_PREC_COUNT];
 };
 
 /* Zero *d and set its struct_size. Returns 0, or FF_ERR_UNSUPPORTED for a size this library
@@ -99,11 +117,18 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
 FF_API int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen);
 
 /*
- * The matrix rate (FLOP/s) used for compute in `p`: int4, mxfp4, nvfp4, q4_0, q4_k_m and
- * q8_0 -> fp16, nf4 -> bf16 (weight-only: dequantised into 16-bit matmuls), int8 -> the
- * int8 rate, fp4 -> the fp4 rate. 0 when the device lacks it (or d has no struct_size).
+ * The matrix rate (FLOP/s) used for compute in `p`; ff_spec_rate_arith also says whose rate
+ * it is (*arith, may be NULL). Weight-only formats take the arithmetic their kernels run:
+ * int4, mxfp4 and nvfp4 dequantise into fp16 matmuls (GPTQ/AWQ/Marlin kernels), nf4 into
+ * bf16 (bitsandbytes), each falling back to fp32 on a device without 16-bit arithmetic (CPU
+ * runtimes dequantise to fp32); the GGUF formats q4_0, q4_k_m and q8_0 run int8 dot products
+ * against activations quantised to 8 bits (llama.cpp's CPU vec_dot_q*_q8 and CUDA MMQ
+ * kernels) where the device has an int8 rate, else fp16, else fp32. int8 -> the int8 rate,
+ * fp4 -> the fp4 rate. 0 when the device has none of them (or d has no struct_size).
  */
 FF_API double ff_spec_rate(const struct ff_spec *d, enum ff_precision p);
+FF_API double ff_spec_rate_arith(const struct ff_spec *d, enum ff_precision p,
+                                 enum ff_precision *arith);
 
 #ifdef __cplusplus
 }
