@@ -153,6 +153,7 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     json_object *params = json_object_new_object();
     ADD(params, "total", json_object_new_int64((int64_t)e->params.total));
     ADD(params, "active", json_object_new_int64((int64_t)e->params.active));
+    ADD(params, "active_non_embedding", json_object_new_int64((int64_t)e->active_non_embedding));
     ADD(params, "embedding", json_object_new_int64((int64_t)e->params.embedding));
     ADD(o, "params", params);
 

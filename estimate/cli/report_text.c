@@ -163,9 +163,13 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
     char b1[64], b2[64], b3[64], origin[160];
-    fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token\n", m->name,
+    fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token", m->name,
             (double)e->params.total / 1e9, (unsigned long long)e->params.total,
             (double)e->params.active / 1e9);
+    if (m->experts > 0)
+        fprintf(out, " (%.4g B without the input embedding)",
+                (double)e->active_non_embedding / 1e9);
+    fputc('\n', out);
     fprintf(out, "         source: %s\n", m->source);
     fprintf(out, "device:  %s (%s)\n         source: %s\n", d->slug, d->name, d->source);
     if (d->notes[0])

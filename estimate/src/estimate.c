@@ -74,6 +74,9 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     rc = ff_model_params(m, &e->params);
     if (rc != FF_OK)
         return ff_errf(err, errlen, rc, "%s: parameter count out of range", m->name);
+    e->active_non_embedding = e->params.active > e->params.embedding
+                                  ? e->params.active - e->params.embedding
+                                  : e->params.active;
 
     e->compute_precision = ff_plan_compute_precision(p);
     e->kv_precision = ff_plan_kv_precision(p);

@@ -15,8 +15,7 @@ static struct ff_spec quick_cpu(void)
     struct ff_spec d;
     ff_spec_init(&d);
     char err[512] = "";
-    cr_assert_eq(ff_spec_from_profile(FF_TEST_DATA "/profile-cpu-quick.json", &d, err,
-                                      sizeof(err)),
+    cr_assert_eq(ff_spec_from_profile(FF_TEST_DATA "/profile-cpu-quick.json", &d, err, sizeof(err)),
                  FF_OK, "%s", err);
     return d;
 }
@@ -197,8 +196,8 @@ Test(rates, quantized_decode_streams_at_its_format_fraction)
      * context 512 + 128 = 640: 2 x 32 layers x 32 heads x 128 x 640 x 2 B = 335,544,320 B at
      * 0.8e12: 0.41943 ms. Plus 0.3 ms per step: 8.37335 ms. */
     cr_expect_float_eq(e.weight_bw_fraction, FF_QUANT_GGUF4_BW_REL, 1e-12);
-    cr_expect_float_eq(e.decode_seconds_per_token, 3750422784.0 / 4.9e11 + 335544320.0 / 0.8e12 + 3e-4,
-                       1e-6);
+    cr_expect_float_eq(e.decode_seconds_per_token,
+                       3750422784.0 / 4.9e11 + 335544320.0 / 0.8e12 + 3e-4, 1e-6);
     /* int4 (GPTQ): 4.156-bit blocks, 16-bit head, at 0.70 x 0.80: compute at 0.80. */
     p.precision = FF_PREC_INT4;
     e = run(&m, &d, &p);
@@ -209,10 +208,9 @@ Test(rates, quantized_decode_streams_at_its_format_fraction)
     p.precision = FF_PREC_BF16;
     e = run(&m, &d, &p);
     cr_expect_eq(e.weight_bw_fraction, 1.0);
-    cr_expect_float_eq(e.decode_seconds_per_token,
-                       6738415616.0 * 2.0 / 7e11 - 131072000.0 * 2.0 / 7e11 +
-                           335544320.0 / 0.8e12 + 3e-4,
-                       1e-6);
+    cr_expect_float_eq(
+        e.decode_seconds_per_token,
+        6738415616.0 * 2.0 / 7e11 - 131072000.0 * 2.0 / 7e11 + 335544320.0 / 0.8e12 + 3e-4, 1e-6);
 }
 
 Test(rates, measured_weight_stream_replaces_the_default)

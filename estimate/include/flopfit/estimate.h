@@ -361,6 +361,10 @@ struct ff_estimate {
     bool host_shared;           /* the device's memory is host RAM: no GPU driver overheads */
     bool hypothetical;          /* more than one copy of a device that cannot be pooled
                                       into one plan (a CPU device): not advice */
+    /* params.active less the input embedding (a lookup, no FLOPs): the convention of
+     * DeepSeek's and OpenAI's cards (DeepSeek-V2-Lite 2.4B, gpt-oss-20b 3.61B), where
+     * Mistral's and Qwen's count it (Mixtral 12.9B, Qwen3-30B-A3B 3.3B). */
+    uint64_t active_non_embedding;
 };
 
 /* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)
