@@ -20,6 +20,8 @@ const char ff_estcli_usage_text[] =
     "                         model folder (config.json + model.safetensors[.index.json]:\n"
     "                         the exact stored size); a preset name wins over a folder of\n"
     "                         that name here: write ./NAME for the folder\n"
+    "  --gguf FILE            serve the weights a GGUF file stores (its tensors' exact sizes\n"
+    "                         and file type; the architecture from --model)\n"
     "  --params N             rough: N parameters, shape guessed (e.g. 7e9)\n"
     "task (default --train):\n"
     "  --train                full training\n"
@@ -115,6 +117,7 @@ enum {
     OPT_PLAN,
     OPT_GLOBAL_BATCH,
     OPT_COMPUTE_EFF,
+    OPT_GGUF,
 };
 
 static const struct option long_opts[] = {
@@ -163,6 +166,7 @@ static const struct option long_opts[] = {
     {"plan", required_argument, NULL, OPT_PLAN},
     {"global-batch", required_argument, NULL, OPT_GLOBAL_BATCH},
     {"compute-efficiency", required_argument, NULL, OPT_COMPUTE_EFF},
+    {"gguf", required_argument, NULL, OPT_GGUF},
     {NULL, 0, NULL, 0},
 };
 
@@ -450,6 +454,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             rc = ff_parse_i64("--generate", optarg, 1, (int64_t)1 << 34, &p->generate, err, errlen);
             break;
         case OPT_DEVICE: o->device_arg = optarg; break;
+        case OPT_GGUF: o->gguf = optarg; break;
         case OPT_PROFILE:
             if (o->n_profiles == FF_ESTCLI_MAX_PROFILES)
                 rc = ff_errf(err, errlen, FF_ERR_INVALID, "at most %d profiles",
