@@ -20,6 +20,17 @@ static struct ff_spec quick_cpu(void)
     return d;
 }
 
+/* A plan of `gpus` GPUs (0: the fewest) in precision `prec`, serving when `serve`. */
+static struct ff_plan plan_of(bool serve, enum ff_precision prec, int64_t gpus)
+{
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = serve ? FF_TASK_SERVE : FF_TASK_TRAIN;
+    p.precision = prec;
+    p.gpus = gpus;
+    return p;
+}
+
 Test(rates, profile_names_the_figures_it_takes)
 {
     struct ff_spec d = quick_cpu();
@@ -58,10 +69,7 @@ Test(rates, weight_only_formats_take_their_kernels_arithmetic)
 
     /* The estimate runs and names the arithmetic and the measured test. */
     struct ff_model m = preset("llama-2-7b");
-    struct ff_plan p;
-    ff_plan_init(&p);
-    p.task = FF_TASK_SERVE;
-    p.precision = FF_PREC_Q4_0;
+    struct ff_plan p = plan_of(true, FF_PREC_Q4_0, 0);
     struct ff_estimate e = run(&m, &d, &p);
     cr_expect_eq(e.rate_precision, FF_PREC_INT8);
     cr_expect_str_eq(e.rate_test, "matmul int8 flopfit 1024x1024x1024");
@@ -107,10 +115,7 @@ Test(rates, host_shared_device_has_no_gpu_overheads_and_copies_are_hypothetical)
 {
     struct ff_spec d = quick_cpu();
     struct ff_model m = preset("gpt2");
-    struct ff_plan p;
-    ff_plan_init(&p);
-    p.precision = FF_PREC_FP32;
-    p.gpus = 2;
+    struct ff_plan p = plan_of(false, FF_PREC_FP32, 2);
     struct ff_estimate e = run(&m, &d, &p);
     cr_expect_eq(e.mem.overhead_runtime, 0.0, "no CUDA context on a CPU");
     cr_expect_eq(e.mem.overhead_nccl, 0.0, "no NCCL buffers on a CPU");
@@ -124,8 +129,7 @@ Test(rates, host_shared_device_has_no_gpu_overheads_and_copies_are_hypothetical)
     cr_expect_eq(e.mem.overhead_runtime, 1073741824.0);
     /* A GPU keeps both. */
     struct ff_spec h = device("h100-sxm");
-    ff_plan_init(&p);
-    p.gpus = 2;
+    p = plan_of(false, FF_PREC_BF16, 2);
     e = run(&m, &h, &p);
     cr_expect_eq(e.mem.overhead_runtime, FF_DEFAULT_OVERHEAD_BYTES);
     cr_expect_eq(e.mem.overhead_nccl, FF_DEFAULT_NCCL_BYTES);
@@ -136,11 +140,7 @@ Test(rates, capped_probe_stays_a_lower_bound_in_the_verdict)
 {
     struct ff_spec d = quick_cpu();
     struct ff_model m = preset("llama-2-7b");
-    struct ff_plan p;
-    ff_plan_init(&p);
-    p.task = FF_TASK_SERVE;
-    p.gpus = 1;
-    p.precision = FF_PREC_Q4_0; /* ~3.8 GB: fits in at least 4.2 GiB */
+    struct ff_plan p = plan_of(true, FF_PREC_Q4_0, 1); /* ~3.8 GB: fits in at least 4.2 GiB */
     struct ff_estimate e = run(&m, &d, &p);
     cr_expect(e.fits && e.usable_lower_bound && !e.fit_unknown);
     cr_expect_eq(e.usable_bytes, 4509715660.0);
@@ -181,13 +181,7 @@ Test(rates, quantized_decode_streams_at_its_format_fraction)
 {
     struct ff_spec d = bandwidth_only();
     struct ff_model m = preset("llama-2-7b");
-    struct ff_plan p;
-    ff_plan_init(&p);
-    p.task = FF_TASK_SERVE;
-    p.gpus = 1;
-    p.prompt = 512;
-    p.generate = 256;
-    p.precision = FF_PREC_Q4_0;
+    struct ff_plan p = plan_of(true, FF_PREC_Q4_0, 1); /* prompt 512, generate 256 */
     struct ff_estimate e = run(&m, &d, &p);
     /* Llama-2-7B: 6,738,415,616 parameters, embedding and head 32000 x 4096 = 131,072,000
      * each. Decode reads the blocks (6,476,271,616 at 18/32 B) and the head (at Q6_K's
@@ -217,11 +211,7 @@ Test(rates, measured_weight_stream_replaces_the_default)
 {
     struct ff_spec d = quick_cpu();
     struct ff_model m = preset("gpt2");
-    struct ff_plan p;
-    ff_plan_init(&p);
-    p.task = FF_TASK_SERVE;
-    p.gpus = 1;
-    p.precision = FF_PREC_Q8_0;
+    struct ff_plan p = plan_of(true, FF_PREC_Q8_0, 1);
     struct ff_estimate e = run(&m, &d, &p);
     cr_expect(e.weight_stream_measured);
     cr_expect_float_eq(e.weight_bw_fraction, 0.75, 1e-12);

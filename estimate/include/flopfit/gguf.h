@@ -26,19 +26,19 @@
 extern "C" {
 #endif
 
-#define FF_GGUF_MAX_HEADER (64u * 1024u * 1024u) /* bytes of header read at most */
-#define FF_GGUF_MAX_TENSORS 65536u               /* tensors (DeepSeek-V3: ~1,100) */
-#define FF_GGUF_TYPE_MAX 16
+#define FF_GGUF_MAX_HEADER  (64u * 1024u * 1024u) /* bytes of header read at most */
+#define FF_GGUF_MAX_TENSORS 65536u                /* tensors (DeepSeek-V3: ~1,100) */
+#define FF_GGUF_TYPE_MAX    16
 
 struct ff_gguf_info {
-    uint32_t version;            /* 2 or 3 */
-    char architecture[64];       /* general.architecture, "" when absent */
-    int32_t file_type;           /* general.file_type (llama_ftype), -1 when absent */
-    char format[FF_GGUF_TYPE_MAX]; /* flopfit's name of file_type ("q4_0", "q8_0", "q4_k_m",
+    uint32_t version;                  /* 2 or 3 */
+    char architecture[64];             /* general.architecture, "" when absent */
+    int32_t file_type;                 /* general.file_type (llama_ftype), -1 when absent */
+    char format[FF_GGUF_TYPE_MAX];     /* flopfit's name of file_type ("q4_0", "q8_0", "q4_k_m",
                                       "fp16", "bf16", "fp32"), "" when it has none */
-    uint64_t tensors;            /* tensor count */
-    uint64_t params;             /* elements over every tensor */
-    double tensor_bytes;         /* bytes of tensor data, each tensor at its own type */
+    uint64_t tensors;                  /* tensor count */
+    uint64_t params;                   /* elements over every tensor */
+    double tensor_bytes;               /* bytes of tensor data, each tensor at its own type */
     char head_type[FF_GGUF_TYPE_MAX];  /* ggml type of output.weight ("q6_K"), "" absent */
     char embed_type[FF_GGUF_TYPE_MAX]; /* ggml type of token_embd.weight, "" absent */
     double head_bytes, embed_bytes;    /* their sizes, bytes (0 absent) */
