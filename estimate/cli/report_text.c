@@ -334,6 +334,17 @@ static const char *ge_duration(char *buf, size_t n, const struct ff_estimate *e)
     return buf;
 }
 
+/* The fits column: "?" when a capped probe leaves it open, "yes*" on hypothetical copies of a
+ * host-shared device. */
+static const char *fits_word(const struct ff_estimate *e)
+{
+    if (e->fit_unknown)
+        return "?";
+    if (!e->fits)
+        return "no";
+    return e->hypothetical ? "yes*" : "yes";
+}
+
 void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                          const struct ff_rank_row *rows, size_t n)
 {
@@ -360,7 +371,7 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
             if (e->cost_per_million_tokens >= 0)
                 ff_fmt_money(cost, sizeof(cost), e->cost_per_million_tokens);
             fprintf(out, "%-4zu %-14s %-5s %5lld %14s %14s %12s\n", i + 1, r->device.slug,
-                    e->fits ? "yes" : "no", (long long)e->min_gpus,
+                    fits_word(e), (long long)e->min_gpus,
                     ff_fmt_count(t1, sizeof(t1), e->tokens_per_second),
                     ff_fmt_count(t2, sizeof(t2), e->max_tokens_per_second), cost);
         } else {
@@ -370,10 +381,17 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
             if (e->fits)
                 ff_fmt_count(hours, sizeof(hours), e->gpu_hours);
             fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %14s %16s\n", i + 1, r->device.slug,
-                    e->fits ? "yes" : "no", (long long)e->min_gpus, (long long)e->gpus,
+                    fits_word(e), (long long)e->min_gpus, (long long)e->gpus,
                     e->fits ? ge_duration(b1, sizeof(b1), e) : "-", hours, e->fits ? cost : "-");
         }
     }
+    bool marked = false;
+    for (size_t i = 0; i < n; i++)
+        marked = marked ||
+                 (rows[i].status == 0 && (rows[i].est.hypothetical || rows[i].est.fit_unknown));
+    if (marked)
+        fprintf(out, "yes*: copies of a host-shared (CPU) device, hypothetical; ?: more than a "
+                     "capped memory probe proved, within the driver's figure\n");
     if (!serve)
         fprintf(out,
                 "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "
