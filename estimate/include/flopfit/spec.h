@@ -34,8 +34,8 @@ struct ff_spec {
     double bandwidth_bytes_per_s; /* memory bandwidth, bytes/s (datasheet peak or measured) */
     /* Dense matrix-multiply rate per precision, FLOP/s (OP/s for int8); 0 = not available.
      * fp32 is the non-tensor rate (PyTorch leaves TF32 matmul off by default). int4, nf4,
-     * mxfp4, nvfp4 and the GGUF formats are weight-only: they compute at the 16-bit rate
-     * (see ff_spec_rate); fp4 holds a device's own FP4 rate. */
+     * mxfp4, nvfp4 and the GGUF formats are weight-only: they compute in the arithmetic
+     * their kernels run (see ff_spec_rate_arith); fp4 holds a device's own FP4 rate. */
     double flops_per_s[FF_PREC_COUNT];
     double link_bytes_per_s;        /* GPU-to-GPU, per direction, bytes/s; 0 = unknown */
     double price_per_hour;          /* USD per GPU-hour, typical cloud rate; 0 = unknown */
@@ -103,11 +103,13 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
  * Read a profile written by `flopfit bench` (results/SCHEMA.md) through the profile reader
  * (flopfit/profile.h: regular files of at most 16 MiB, strict JSON, finite and physically
  * plausible figures only). Only tests with status "ok", verified true and the family's unit
- * count: per precision the best matmul value (FLOP/s, int8 OP/s) over all impls; usable
- * memory from the memory/usable test (B; the driver's global_mem_bytes when larger and the
- * probe was stopped by its cap or time limit, which makes the measured figure a lower
- * bound), else device.global_mem_bytes; bandwidth from the best bandwidth read/copy test
- * (B/s). bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
+ * count: per precision the best matmul value (FLOP/s, int8 OP/s) over all impls, its test
+ * named in rate_test; usable memory from the memory/usable test (B; a probe stopped by its
+ * cap or time limit is a lower bound: mem_lower_bound, the driver's larger figure in
+ * mem_driver_bytes), else device.global_mem_bytes; bandwidth from the best bandwidth read
+ * test (B/s; the copy test only without one), named in bandwidth_test; host_shared from the
+ * device's type "cpu" or host_shared_memory; op/weight_stream tests into
+ * weight_stream_fraction. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
  * are listed in out->notes; they are never invented. *out (struct_size set by ff_spec_init)
  * is written only on success.
  * Returns 0, FF_ERR_IO (cannot read; not a regular file), FF_ERR_INVALID (too large,
