@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hf_config profile bench_options estimate_argv results_writers jschema)
+[ ${#targets[@]} -gt 0 ] || targets=(hf_config profile bench_options estimate_argv results_writers jschema gguf)
 dir=build-fuzz
 if ! command -v clang >/dev/null; then
     echo "fuzz: clang not found (Debian: apt install clang libclang-rt-N-dev, N the major version of clang:" \

@@ -27,9 +27,10 @@ struct ff_estcli_opts {
     int tasks; /* task options seen (more than one is an error) */
     bool lora_rank_set, serve_opts_set, tokens_set, precision_set, tp_set, pp_set;
     /* multi-GPU plans */
-    bool plan_best; /* --plan best */
-    int64_t nodes;  /* --nodes; 0 = not given */
-    bool gpus_set;  /* --gpus given */
+    bool plan_best;   /* --plan best */
+    int64_t nodes;    /* --nodes; 0 = not given */
+    bool gpus_set;    /* --gpus given */
+    const char *gguf; /* --gguf FILE; NULL = not given */
 };
 
 /* ---- options.c ---- */

@@ -144,6 +144,35 @@ error_run:
     return code;
 }
 
+/* --gguf FILE: the weights a GGUF file stores, tensor by tensor (flopfit/gguf.h), for the
+ * architecture --model gives; the file type sets the format unless --precision does. */
+static int apply_gguf(const struct ff_estcli_opts *o, struct ff_model *m, struct ff_plan *p)
+{
+    char err[512];
+    struct ff_gguf_info g;
+    if (p->task != FF_TASK_SERVE)
+        return ff_estcli_usage_error("--gguf applies to --serve (a GGUF file is an inference "
+                                     "checkpoint)");
+    int rc = ff_gguf_read(o->gguf, &g, err, sizeof(err));
+    if (rc != FF_OK)
+        return ff_estcli_fail(rc, err);
+    if (!g.format[0] && !o->precision_set)
+        return ff_estcli_usage_error(
+            "%s: file type %d has no flopfit format (known: fp32 fp16 bf16 q4_0 q8_0 q4_k_m); "
+            "give --precision",
+            o->gguf, (int)g.file_type);
+    m->stored_bytes = g.tensor_bytes;
+    snprintf(m->stored_format, sizeof(m->stored_format), "%s", g.format);
+    size_t used = strlen(m->source);
+    snprintf(m->source + used, sizeof(m->source) - used,
+             "; weights as stored in %s (GGUF v%u, %s, %llu tensors, %.4g GB%s%s%s%s)", o->gguf,
+             g.version, g.architecture[0] ? g.architecture : "no architecture",
+             (unsigned long long)g.tensors, g.tensor_bytes / 1e9,
+             g.head_type[0] ? ", output.weight " : "", g.head_type,
+             g.embed_type[0] ? ", token_embd " : "", g.embed_type);
+    return 0;
+}
+
 int ff_cmd_estimate(int argc, char **argv)
 {
     struct ff_estcli_opts o;
@@ -172,6 +201,8 @@ int ff_cmd_estimate(int argc, char **argv)
     if ((rc = ff_estcli_model(&o, &model)) != 0)
         return rc;
 
+    if (o.gguf && (rc = apply_gguf(&o, &model, &plan)) != 0)
+        return rc;
     /* A model folder states its exact stored size: serve it as stored unless --precision
      * says otherwise (the stored format sets the compute rate; unknown: bf16). */
     if (model.stored_bytes > 0 && !o.precision_set && plan.task == FF_TASK_SERVE) {

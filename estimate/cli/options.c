@@ -20,6 +20,8 @@ const char ff_estcli_usage_text[] =
     "                         model folder (config.json + model.safetensors[.index.json]:\n"
     "                         the exact stored size); a preset name wins over a folder of\n"
     "                         that name here: write ./NAME for the folder\n"
+    "  --gguf FILE            serve the weights a GGUF file stores (its tensors' exact sizes\n"
+    "                         and file type; the architecture from --model)\n"
     "  --params N             rough: N parameters, shape guessed (e.g. 7e9)\n"
     "task (default --train):\n"
     "  --train                full training\n"
@@ -53,18 +55,21 @@ const char ff_estcli_usage_text[] =
     "  --plan best            search tp x pp x dp x ZeRO x micro-batch x recompute for the\n"
     "                         fastest plan on the GPUs; --global-batch N sequences per step\n"
     "                         (4M tokens / seq)\n"
-    "  --compute-efficiency F the compute alone, fraction of peak (0.55)\n"
+    "  --compute-efficiency F the compute alone, fraction of peak (0.55; of a profile's\n"
+    "                         measured matmul 1.0)\n"
     "device:\n"
     "  --device NAME|all      catalog device (see --list-devices); all = rank every one\n"
     "  --profile FILE         measured profile from `flopfit bench` (repeatable)\n"
     "run:\n"
     "  --tokens N             training tokens (20 x params; fine-tuning 1e8)\n"
-    "  --mfu F                model FLOPs utilisation (train 0.40, serve prefill 0.60)\n"
+    "  --mfu F                model FLOPs utilisation (train 0.40, serve prefill 0.60;\n"
+    "                         a profile's measured matmul 1.0)\n"
     "  --achieved-tflops X    achieved hardware TFLOP/s per GPU instead of --mfu\n"
-    "  --bw-fraction F        achieved fraction of memory bandwidth (0.70; profile 1.0)\n"
+    "  --bw-fraction F        achieved fraction of memory bandwidth (0.70; a profile's read\n"
+    "                         test 1.0)\n"
     "  --price USD            $ per GPU-hour (the catalog's typical rate)\n"
     "  --overhead-gib G       fixed runtime overhead per GPU: context, kernels, workspaces,\n"
-    "                         NCCL (1, +0.5 with more than one GPU)\n"
+    "                         NCCL (1, +0.5 with more than one GPU; 0 on a CPU/iGPU)\n"
     "output:\n"
     "  --json                 machine-readable\n"
     "  --list-models, --list-devices, --help\n";
@@ -115,6 +120,7 @@ enum {
     OPT_PLAN,
     OPT_GLOBAL_BATCH,
     OPT_COMPUTE_EFF,
+    OPT_GGUF,
 };
 
 static const struct option long_opts[] = {
@@ -163,6 +169,7 @@ static const struct option long_opts[] = {
     {"plan", required_argument, NULL, OPT_PLAN},
     {"global-batch", required_argument, NULL, OPT_GLOBAL_BATCH},
     {"compute-efficiency", required_argument, NULL, OPT_COMPUTE_EFF},
+    {"gguf", required_argument, NULL, OPT_GGUF},
     {NULL, 0, NULL, 0},
 };
 
@@ -450,6 +457,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             rc = ff_parse_i64("--generate", optarg, 1, (int64_t)1 << 34, &p->generate, err, errlen);
             break;
         case OPT_DEVICE: o->device_arg = optarg; break;
+        case OPT_GGUF: o->gguf = optarg; break;
         case OPT_PROFILE:
             if (o->n_profiles == FF_ESTCLI_MAX_PROFILES)
                 rc = ff_errf(err, errlen, FF_ERR_INVALID, "at most %d profiles",

@@ -153,6 +153,7 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     json_object *params = json_object_new_object();
     ADD(params, "total", json_object_new_int64((int64_t)e->params.total));
     ADD(params, "active", json_object_new_int64((int64_t)e->params.active));
+    ADD(params, "active_non_embedding", json_object_new_int64((int64_t)e->active_non_embedding));
     ADD(params, "embedding", json_object_new_int64((int64_t)e->params.embedding));
     ADD(o, "params", params);
 
@@ -169,10 +170,16 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     ADD(mem, "overhead_bytes", ov);
     ADD(mem, "usable_bytes", num(e->usable_bytes));
     ADD(mem, "margin_bytes", num(e->margin_bytes));
+    ADD(mem, "usable_lower_bound", json_object_new_boolean(e->usable_lower_bound));
+    ADD(mem, "usable_driver_bytes",
+        e->usable_driver_bytes > 0 ? num(e->usable_driver_bytes) : NULL);
+    ADD(mem, "host_shared", json_object_new_boolean(e->host_shared));
     ADD(o, "memory", mem);
     ADD(mem, "margin_fraction", num(e->margin_fraction));
     ADD(o, "fits", json_object_new_boolean(e->fits));
     ADD(o, "tight", json_object_new_boolean(e->tight));
+    ADD(o, "fit_unknown", json_object_new_boolean(e->fit_unknown));
+    ADD(o, "hypothetical", json_object_new_boolean(e->hypothetical));
     json_object *ctx = json_object_new_object();
     ADD(ctx, "model_tokens",
         e->context_tokens > 0 ? json_object_new_int64(e->context_tokens) : NULL);
@@ -211,6 +218,12 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     ADD(a, "compute_precision", json_object_new_string(ff_precision_name(e->compute_precision)));
     ADD(a, "kv_precision", json_object_new_string(ff_precision_name(e->kv_precision)));
     ADD(a, "rate_flops_per_s", num(e->rate_flops_per_s));
+    ADD(a, "rate_precision", json_object_new_string(ff_precision_name(e->rate_precision)));
+    ADD(a, "rate_measured", json_object_new_boolean(e->rate_measured));
+    ADD(a, "rate_test", e->rate_test[0] ? json_object_new_string(e->rate_test) : NULL);
+    ADD(a, "bandwidth_test",
+        e->bandwidth_test[0] ? json_object_new_string(e->bandwidth_test) : NULL);
+    ADD(a, "compute_efficiency", num(e->compute_efficiency));
     ADD(a, "mfu", num(e->mfu));
     ADD(a, "hfu", num(e->hfu));
     ADD(a, "mfu_default", json_object_new_boolean(e->mfu_default));
@@ -222,6 +235,9 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     if (p->task == FF_TASK_SERVE) {
         json_object *s = json_object_new_object();
         ADD(s, "batch", json_object_new_int64(e->serve_batch));
+        ADD(s, "weight_bw_fraction", num(e->weight_bw_fraction));
+        ADD(s, "weight_compute_fraction", num(e->weight_compute_fraction));
+        ADD(s, "weight_stream_measured", json_object_new_boolean(e->weight_stream_measured));
         ADD(s, "prefill_seconds", num(e->prefill_seconds));
         ADD(s, "decode_seconds_per_token", num(e->decode_seconds_per_token));
         ADD(s, "tokens_per_second", num(e->tokens_per_second));

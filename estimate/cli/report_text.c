@@ -1,5 +1,6 @@
 /* estimate/cli/report_text.c — the human-readable report. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -148,13 +149,27 @@ void ff_report_best_text(FILE *out, const struct ff_plan_choice *c, size_t n)
     }
 }
 
+/* "measured: matmul fp32 flopfit 2048x2048x2048" or "datasheet dense". */
+static const char *rate_origin(char *buf, size_t n, const struct ff_estimate *e)
+{
+    if (e->rate_measured && e->rate_test[0])
+        snprintf(buf, n, "measured: %s; a measured rate, not discounted as a peak", e->rate_test);
+    else
+        snprintf(buf, n, "%s", e->rate_measured ? "measured" : "datasheet dense");
+    return buf;
+}
+
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
-    char b1[64], b2[64];
-    fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token\n", m->name,
+    char b1[64], b2[64], b3[64], origin[160];
+    fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token", m->name,
             (double)e->params.total / 1e9, (unsigned long long)e->params.total,
             (double)e->params.active / 1e9);
+    if (m->experts > 0)
+        fprintf(out, " (%.4g B without the input embedding)",
+                (double)e->active_non_embedding / 1e9);
+    fputc('\n', out);
     fprintf(out, "         source: %s\n", m->source);
     fprintf(out, "device:  %s (%s)\n         source: %s\n", d->slug, d->name, d->source);
     if (d->notes[0])
@@ -165,14 +180,34 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     for (size_t i = 0; i < ff_report_n_mem_terms; i++) {
         const struct ff_report_mem_term *t = &ff_report_mem_terms[i];
         const char *why = p->task == FF_TASK_SERVE && t->why_serve ? t->why_serve : t->why;
+        if (t->offset == offsetof(struct ff_memory, overhead) && e->host_shared &&
+            p->overhead_bytes < 0)
+            why = "host-shared memory: no GPU context or NCCL buffers; 10% of activations "
+                  "(--overhead-gib adds a framework's own)";
         row(out, t->label, ff_report_mem_bytes(&e->mem, t), why);
     }
     if (e->mem.paged > 0)
         fprintf(out, "  (of the optimizer, %s of states are paged to host: not in the total)\n",
                 ff_fmt_bytes(b1, sizeof(b1), e->mem.paged));
     row(out, "usable", e->usable_bytes,
-        d->measured ? "measured" : "datasheet less 1% the driver keeps");
-    if (e->fits && e->tight)
+        e->usable_lower_bound ? "at least: the probe stopped at its cap (a lower bound)"
+        : d->measured         ? "measured"
+                              : "datasheet less 1% the driver keeps");
+    if (e->usable_lower_bound && e->usable_driver_bytes > 0)
+        fprintf(out, "  (the driver reports %s; what of it is usable was not measured)\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->usable_driver_bytes));
+    if (e->fits && e->usable_lower_bound)
+        fprintf(out, "verdict: FITS in at least %s, margin at least %s\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->usable_bytes),
+                ff_fmt_bytes(b2, sizeof(b2), e->margin_bytes));
+    else if (e->fit_unknown)
+        fprintf(out,
+                "verdict: UNKNOWN: needs %s, more than the %s the probe reached (a lower "
+                "bound) and within the driver's %s; measure usable memory without --quick\n",
+                ff_fmt_bytes(b1, sizeof(b1), e->mem.total),
+                ff_fmt_bytes(b2, sizeof(b2), e->usable_bytes),
+                ff_fmt_bytes(b3, sizeof(b3), e->usable_driver_bytes));
+    else if (e->fits && e->tight)
         fprintf(out,
                 "verdict: FITS, TIGHT: margin %s, %.1f%% of usable (under %.0f%%: the "
                 "overheads estimated are of that size; measure before relying on it)\n",
@@ -190,12 +225,21 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     else
         fprintf(out, "largest micro-batch that fits: %lld\n", (long long)e->max_batch);
     if (e->min_gpus > 0)
-        fprintf(out, "fewest GPUs under this plan: %lld (tp %lld x pp %lld x dp %lld)\n",
+        fprintf(out, "fewest GPUs under this plan: %lld (tp %lld x pp %lld x dp %lld)%s\n",
                 (long long)e->min_gpus, (long long)e->min_tp, (long long)e->min_pp,
-                (long long)e->min_dp);
+                (long long)e->min_dp,
+                e->host_shared && e->min_gpus > 1 ? " -- hypothetical: copies of a host-shared "
+                                                    "device cannot be pooled"
+                                                  : "");
     else
         fprintf(out, "fewest GPUs under this plan: none (no layout up to tp 8 x pp %lld fits)\n",
                 (long long)m->layers);
+    if (e->hypothetical)
+        fprintf(out,
+                "HYPOTHETICAL: %lld copies of %s, a device whose memory is the host's (a "
+                "CPU or iGPU): they are not one machine a plan can pool; the figures are "
+                "not advice\n",
+                (long long)(e->gpus > 1 ? e->gpus : e->min_gpus), d->slug);
     if (!e->fits && e->n_suggestions) {
         fprintf(out, "what would make it fit (per-GPU total with the change):\n");
         for (size_t i = 0; i < e->n_suggestions; i++)
@@ -217,9 +261,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 e->flops_model, p->task == FF_TASK_TRAIN ? "" : ", frozen base: 4N/token");
         fprintf(out, "  with recompute: %.4g FLOP (hardware)\n", e->flops_hardware);
         fprintf(out, "  rate:           %.4g %s %s per GPU (%s) x MFU %.1f%% (HFU %.1f%%)%s\n",
-                rate / 1e12, rate_unit(e->compute_precision),
-                ff_precision_name(e->compute_precision),
-                d->measured ? "measured" : "datasheet dense", e->mfu * 100.0, e->hfu * 100.0,
+                rate / 1e12, rate_unit(e->rate_precision), ff_precision_name(e->rate_precision),
+                rate_origin(origin, sizeof(origin), e), e->mfu * 100.0, e->hfu * 100.0,
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
                 : e->step.modelled          ? " implied by the step below"
                                             : "");
@@ -234,11 +277,24 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         else
             fprintf(out, "  cost:           unknown (no price for %s; pass --price)\n", d->slug);
     } else {
-        const enum ff_precision serve_prec =
-            e->compute_precision == FF_PREC_INT4 ? FF_PREC_FP16 : e->compute_precision;
+        const enum ff_precision serve_prec = e->rate_precision;
         fprintf(out, "\nserving (rate %.4g %s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
                 rate / 1e12, rate_unit(serve_prec), ff_precision_name(serve_prec), e->mfu * 100.0,
                 e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
+        fprintf(out, "  rate: %s%s%s%s\n", rate_origin(origin, sizeof(origin), e),
+                serve_prec != e->compute_precision ? "; " : "",
+                serve_prec != e->compute_precision ? ff_precision_name(e->compute_precision) : "",
+                serve_prec != e->compute_precision ? " weights multiply in this arithmetic" : "");
+        if (e->bandwidth_test[0])
+            fprintf(out, "  bandwidth: measured: %s\n", e->bandwidth_test);
+        if (e->weight_bw_fraction != 1.0 || e->weight_compute_fraction != 1.0)
+            fprintf(out,
+                    "  %s weights: streamed at %.0f%% of %s, compute at %.0f%% of the rate "
+                    "(dequantisation)\n",
+                    ff_precision_name(p->precision), e->weight_bw_fraction * 100.0,
+                    e->weight_stream_measured ? "the read bandwidth (measured)"
+                                              : "the 16-bit fraction (sourced default)",
+                    e->weight_compute_fraction * 100.0);
         fprintf(out, "  time to first token (prefill, batch %lld): %s\n", (long long)e->serve_batch,
                 ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
         fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
@@ -278,6 +334,17 @@ static const char *ge_duration(char *buf, size_t n, const struct ff_estimate *e)
     return buf;
 }
 
+/* The fits column: "?" when a capped probe leaves it open, "yes*" on hypothetical copies of a
+ * host-shared device. */
+static const char *fits_word(const struct ff_estimate *e)
+{
+    if (e->fit_unknown)
+        return "?";
+    if (!e->fits)
+        return "no";
+    return e->hypothetical ? "yes*" : "yes";
+}
+
 void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
                          const struct ff_rank_row *rows, size_t n)
 {
@@ -304,7 +371,7 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
             if (e->cost_per_million_tokens >= 0)
                 ff_fmt_money(cost, sizeof(cost), e->cost_per_million_tokens);
             fprintf(out, "%-4zu %-14s %-5s %5lld %14s %14s %12s\n", i + 1, r->device.slug,
-                    e->fits ? "yes" : "no", (long long)e->min_gpus,
+                    fits_word(e), (long long)e->min_gpus,
                     ff_fmt_count(t1, sizeof(t1), e->tokens_per_second),
                     ff_fmt_count(t2, sizeof(t2), e->max_tokens_per_second), cost);
         } else {
@@ -314,10 +381,17 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
             if (e->fits)
                 ff_fmt_count(hours, sizeof(hours), e->gpu_hours);
             fprintf(out, "%-4zu %-14s %-5s %11lld %6lld %14s %14s %16s\n", i + 1, r->device.slug,
-                    e->fits ? "yes" : "no", (long long)e->min_gpus, (long long)e->gpus,
+                    fits_word(e), (long long)e->min_gpus, (long long)e->gpus,
                     e->fits ? ge_duration(b1, sizeof(b1), e) : "-", hours, e->fits ? cost : "-");
         }
     }
+    bool marked = false;
+    for (size_t i = 0; i < n; i++)
+        marked = marked ||
+                 (rows[i].status == 0 && (rows[i].est.hypothetical || rows[i].est.fit_unknown));
+    if (marked)
+        fprintf(out, "yes*: copies of a host-shared (CPU) device, hypothetical; ?: more than a "
+                     "capped memory probe proved, within the driver's figure\n");
     if (!serve)
         fprintf(out,
                 "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "

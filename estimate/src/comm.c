@@ -182,7 +182,7 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     if (!(rate > 0.0))
         return FF_ERR_UNSUPPORTED;
     double eff =
-        p->compute_efficiency > 0.0 ? p->compute_efficiency : FF_DEFAULT_COMPUTE_EFFICIENCY;
+        p->compute_efficiency > 0.0 ? p->compute_efficiency : ff_default_compute_efficiency(d);
     if (ff_plan_compute_precision(p) == FF_PREC_FP8 && p->compute_efficiency <= 0.0) {
         /* FP8 runs nowhere near twice BF16 (FF_DEFAULT_FP8_SPEEDUP over the BF16 rate). */
         double bf16 = d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16] : rate / 2.0;
@@ -218,8 +218,8 @@ int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct
     struct ff_step_part *T = out->term;
     T[FF_TERM_COMPUTE].applies = T[FF_TERM_COMPUTE].known = true;
     T[FF_TERM_COMPUTE].seconds = T[FF_TERM_COMPUTE].total_seconds = mb * t_mb;
-    snprintf(T[FF_TERM_COMPUTE].note, sizeof(T[0].note), "%.0f%% of peak, %lld micro-batch(es)",
-             eff * 100.0, (long long)p->accum);
+    snprintf(T[FF_TERM_COMPUTE].note, sizeof(T[0].note), "%.0f%% of %s, %lld micro-batch(es)",
+             eff * 100.0, d->measured ? "the measured matmul" : "peak", (long long)p->accum);
 
     /* Tensor parallel: 4 collectives per layer (6 with full recompute), on the critical path. */
     double t_tp_mb = 0.0;

@@ -46,21 +46,46 @@ static double layout_rate(const struct ff_plan *q, int64_t dp, void *ctx)
     return pt.tokens_per_s * (double)dp;
 }
 
-static int run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+double ff_default_compute_efficiency(const struct ff_spec *d)
+{
+    return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_COMPUTE_EFFICIENCY;
+}
+
+double ff_default_serve_mfu(const struct ff_spec *d)
+{
+    return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_MFU_SERVE;
+}
+
+static int run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p_in,
                struct ff_estimate *e, char *err, size_t errlen)
 {
     memset(e, 0, sizeof(*e));
     e->struct_size = sizeof(*e);
-    int rc = ff_plan_check(m, p, err, errlen);
+    int rc = ff_plan_check(m, p_in, err, errlen);
     if (rc != FF_OK)
         return rc;
+    /* A host-shared device (CPU, iGPU) has no GPU driver context and no NCCL buffers: the
+     * fixed overhead is FF_DEFAULT_HOST_OVERHEAD_BYTES unless --overhead-gib gives one. */
+    struct ff_plan pl = *p_in;
+    const struct ff_plan *p = &pl;
+    e->host_shared = d->host_shared;
+    if (d->host_shared && pl.overhead_bytes < 0.0)
+        pl.overhead_bytes = FF_DEFAULT_HOST_OVERHEAD_BYTES;
     rc = ff_model_params(m, &e->params);
     if (rc != FF_OK)
         return ff_errf(err, errlen, rc, "%s: parameter count out of range", m->name);
+    e->active_non_embedding = e->params.active > e->params.embedding
+                                  ? e->params.active - e->params.embedding
+                                  : e->params.active;
 
     e->compute_precision = ff_plan_compute_precision(p);
     e->kv_precision = ff_plan_kv_precision(p);
-    e->rate_flops_per_s = ff_spec_rate(d, e->compute_precision);
+    e->rate_flops_per_s = ff_spec_rate_arith(d, e->compute_precision, &e->rate_precision);
+    e->rate_measured = d->measured;
+    ff_strlcpy(e->rate_test, d->rate_test[e->rate_precision], sizeof(e->rate_test));
+    ff_strlcpy(e->bandwidth_test, d->bandwidth_test, sizeof(e->bandwidth_test));
+    e->usable_lower_bound = d->mem_lower_bound;
+    e->usable_driver_bytes = d->mem_driver_bytes;
     char what[96];
     snprintf(what, sizeof(what), "%s matrix rate", ff_precision_name(e->compute_precision));
     if ((rc = need_figure(d, e->rate_flops_per_s, what, err, errlen)) != FF_OK)
@@ -89,7 +114,7 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     struct ff_plan q = *p;
     if (p->gpus > 0 && p->auto_layout) {
         struct serve_ctx sc = {m, d, &e->params, e->bw_fraction,
-                               p->mfu > 0.0 ? p->mfu : FF_DEFAULT_MFU_SERVE};
+                               p->mfu > 0.0 ? p->mfu : ff_default_serve_mfu(d)};
         int64_t tp = 1, pp = 1;
         if (ff_layout_for_gpus(&c, p, layout_rate, &sc, &tp, &pp)) {
             q.tp = tp;
@@ -117,6 +142,10 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     e->margin_bytes = e->usable_bytes - e->mem.total;
     e->margin_fraction = e->usable_bytes > 0.0 ? e->margin_bytes / e->usable_bytes : 0.0;
     e->tight = e->fits && e->margin_fraction < FF_TIGHT_FRACTION;
+    e->fit_unknown = !e->fits && d->mem_lower_bound && d->mem_driver_bytes >= e->mem.total;
+    /* Copies of a host-shared device are not a cluster one plan can pool (no GPU links, one
+     * host's RAM): such a plan is hypothetical. */
+    e->hypothetical = d->host_shared && (e->gpus > 1 || (e->gpus_chosen && e->min_gpus > 1));
     e->context_tokens = m->rough ? 0 : ff_model_context(m);
     int64_t want_ctx = p->task == FF_TASK_SERVE ? p->prompt + p->generate : ff_plan_seq(m, p);
     e->context_exceeded = e->context_tokens > 0 && want_ctx > e->context_tokens;
@@ -142,6 +171,7 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
         rc = ff_comm_step(m, d, &q, &e->params, e->dp, &e->step);
         if (rc != FF_OK)
             return ff_errf(err, errlen, rc, "step model failed");
+        e->compute_efficiency = e->step.compute_efficiency;
         double seq = (double)ff_plan_seq(m, &q);
         e->step.steps = e->step.sequences > 0.0 ? e->tokens / (e->step.sequences * seq) : 0.0;
         if (p->achieved_flops_per_s > 0.0) {
@@ -161,7 +191,10 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
         e->cost_usd = e->price_per_hour > 0.0 ? e->gpu_hours * e->price_per_hour : -1.0;
     } else {
         e->mfu_default = p->mfu <= 0.0;
-        e->mfu = p->mfu > 0.0 ? p->mfu : FF_DEFAULT_MFU_SERVE;
+        e->mfu = p->mfu > 0.0 ? p->mfu : ff_default_serve_mfu(d);
+        e->compute_efficiency = e->mfu;
+        ff_serve_weight_factors(d, q.precision, &e->weight_bw_fraction, &e->weight_compute_fraction,
+                                &e->weight_stream_measured);
         e->hfu = e->mfu;
         struct ff_serve_point one, at;
         rc = ff_serve_at(m, d, &q, &e->params, e->mfu, e->bw_fraction, 1, &one);

@@ -33,6 +33,16 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
                 const struct ff_param_count *pc, double mfu, double bw_fraction, int64_t batch,
                 struct ff_serve_point *out);
 
+/* The compute efficiency applied when none is given: FF_DEFAULT_COMPUTE_EFFICIENCY of a
+ * datasheet peak, FF_DEFAULT_MEASURED_EFFICIENCY of a profile's measured matmul; serving's
+ * MFU likewise (FF_DEFAULT_MFU_SERVE) (estimate.c). */
+double ff_default_compute_efficiency(const struct ff_spec *d);
+double ff_default_serve_mfu(const struct ff_spec *d);
+
+/* A weight format's decode-streaming and compute factors (serve.c). */
+void ff_serve_weight_factors(const struct ff_spec *d, enum ff_precision f, double *bw_rel,
+                             double *compute_rel, bool *measured);
+
 /* Compute precision of a plan (whose matrix rate applies). */
 enum ff_precision ff_plan_compute_precision(const struct ff_plan *p);
 enum ff_precision ff_plan_kv_precision(const struct ff_plan *p);

@@ -114,8 +114,9 @@ static void weight_bytes(const struct ff_plan *p, double *block, double *other)
          * bitsandbytes, MX/NVFP4 modules_to_not_convert); GGUF quantises them too
          * (token_embd and output are Q4_K/Q6_K or Q8_0 tensors in the file). */
         if (p->precision == FF_PREC_Q4_0 || p->precision == FF_PREC_Q4_K_M ||
-            p->precision == FF_PREC_Q8_0)
-            *other = *block;
+            p->precision == FF_PREC_Q8_0) /* an untied pair: half embedding, half head */
+            *other = 0.5 * (ff_precision_embed_bytes(p->precision) +
+                            ff_precision_head_bytes(p->precision));
         else
             *other = *block < 2.0 ? 2.0 : *block;
         return;

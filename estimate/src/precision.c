@@ -37,6 +37,43 @@ double ff_precision_bytes(enum ff_precision p)
     return 0.0;
 }
 
+/* block_q6_k: 256 weights in 128 + 64 + 16 bytes of quants and scales + fp16 d = 210. */
+#define Q6_K_BYTES (210.0 / 256.0)
+/* block_q4_k: 256 weights in 128 bytes of nibbles + 12 of scales + two fp16 = 144. */
+#define Q4_K_BYTES (144.0 / 256.0)
+
+/*
+ * llama.cpp's quantize (src/llama-quant.cpp, llama_tensor_get_type) stores output.weight in
+ * Q6_K for every k-quant and legacy 4/5-bit file type (Q8_0 files keep Q8_0), and
+ * token_embd.weight in the file's base type; a model with a tied head has no output.weight
+ * and its token_embd takes the output's type. TheBloke's Llama-2-7B Q4_0 GGUF lists
+ * output.weight as Q6_K (the llama.cpp loader's per-type tensor counts: "q6_K: 1 tensors").
+ * Other weight-only checkpoints keep both in 16 bits: GPTQ/AWQ leave lm_head unquantised,
+ * bitsandbytes and the MX/NVFP4 exports list it in modules_to_not_convert / ignore.
+ */
+double ff_precision_head_bytes(enum ff_precision p)
+{
+    switch (p) {
+    case FF_PREC_Q4_0:
+    case FF_PREC_Q4_K_M: return Q6_K_BYTES;
+    case FF_PREC_Q8_0: return ff_precision_bytes(p);
+    default: {
+        double b = ff_precision_bytes(p);
+        return b > 0.0 && b < 2.0 ? 2.0 : b;
+    }
+    }
+}
+
+double ff_precision_embed_bytes(enum ff_precision p)
+{
+    switch (p) {
+    case FF_PREC_Q4_0:
+    case FF_PREC_Q8_0: return ff_precision_bytes(p);
+    case FF_PREC_Q4_K_M: return Q4_K_BYTES;
+    default: return ff_precision_head_bytes(p);
+    }
+}
+
 static const char *const names[FF_PREC_COUNT] = {
     "fp32", "bf16",  "fp16",  "fp8",  "int8",   "int4", "nf4",
     "fp4",  "mxfp4", "nvfp4", "q4_0", "q4_k_m", "q8_0",

@@ -31,7 +31,8 @@ static double block_bytes(const struct ff_plan *p)
 static double weights_read(const struct ff_model *m, const struct ff_param_count *pc,
                            const struct ff_plan *p, double tokens)
 {
-    double wb = block_bytes(p), ob = wb < 2.0 ? 2.0 : wb;
+    /* The LM head in the format's real layout (GGUF: Q6_K or Q8_0; others 16-bit). */
+    double wb = block_bytes(p), ob = ff_precision_head_bytes(p->precision);
     double head = (double)m->vocab * (double)(m->embed_proj > 0 ? m->embed_proj : m->hidden);
     double blocks = (double)pc->total - (double)pc->embedding - (double)pc->head;
     if (m->rough) {
@@ -46,6 +47,34 @@ static double weights_read(const struct ff_model *m, const struct ff_param_count
         blocks = blocks - all + n_moe * touched * (double)pc->expert;
     }
     return (blocks * wb + head * ob) * ff_stored_scale(m, pc, p);
+}
+
+/* A weight format's decode streaming over the 16-bit one's and its compute over its
+ * arithmetic's rate (FF_QUANT_* in flopfit/estimate.h, their sources there). A profile's
+ * measured "op weight_stream" figure replaces the streaming share (*measured true). */
+void ff_serve_weight_factors(const struct ff_spec *d, enum ff_precision f, double *bw_rel,
+                             double *compute_rel, bool *measured)
+{
+    *bw_rel = 1.0;
+    *compute_rel = 1.0;
+    *measured = false;
+    switch (f) {
+    case FF_PREC_Q8_0: *bw_rel = FF_QUANT_GGUF8_BW_REL; break;
+    case FF_PREC_Q4_0:
+    case FF_PREC_Q4_K_M: *bw_rel = FF_QUANT_GGUF4_BW_REL; break;
+    case FF_PREC_INT4:
+    case FF_PREC_NF4:
+    case FF_PREC_MXFP4:
+    case FF_PREC_NVFP4:
+        *bw_rel = FF_QUANT_W4_BW_REL;
+        *compute_rel = FF_QUANT_W4_COMPUTE_REL;
+        break;
+    default: break;
+    }
+    if ((int)f >= 0 && f < FF_PREC_COUNT && d->weight_stream_fraction[f] > 0.0) {
+        *bw_rel = d->weight_stream_fraction[f];
+        *measured = true;
+    }
 }
 
 static double comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,
@@ -78,6 +107,11 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     double bw = d->bandwidth_bytes_per_s * bw_fraction;
     if (rate <= 0.0 || bw <= 0.0)
         return FF_ERR_UNSUPPORTED;
+    double w_bw_rel, w_compute_rel;
+    bool w_measured;
+    ff_serve_weight_factors(d, p->precision, &w_bw_rel, &w_compute_rel, &w_measured);
+    /* Weight streaming in this format; a measured fraction is of the read bandwidth itself. */
+    double bw_w = w_measured ? d->bandwidth_bytes_per_s * w_bw_rel : bw * w_bw_rel;
     /* KV reads: their own fraction of a datasheet bandwidth; a measured bandwidth or an
      * explicit --bw-fraction applies to them as to the weights. */
     double bw_kv = p->bw_fraction > 0.0 || d->measured
@@ -89,12 +123,13 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     double matmul = (double)pc->matmul_active;
     double act_bytes = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     double compute = tp * rate * mfu;
+    double compute_w = compute * w_compute_rel; /* the GEMMs over dequantised weights */
 
     /* Prefill: every prompt token through the blocks, the LM head for the last one only. */
     double attn_p = m->rough ? 0.0 : ff_attn_flops_per_token(m, P);
     double flops_p = B * (P * (2.0 * (matmul - head) + attn_p) + 2.0 * head);
     double bytes_p = weights_read(m, pc, p, B * P);
-    double t_p = fmax(flops_p / compute, bytes_p / (tp * bw)) + FF_DEFAULT_STEP_OVERHEAD_S +
+    double t_p = fmax(flops_p / compute_w, bytes_p / (tp * bw_w)) + FF_DEFAULT_STEP_OVERHEAD_S +
                  comm_seconds(m, d, tp, B * P, act_bytes);
 
     /* Decode: one token per sequence at the mean context of the generation. GEMMs (weights
@@ -105,7 +140,7 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     double kv = ff_model_kv_bytes(m, ctx, B, kv_b);
     /* SSM blocks read their state once per step, whatever the context. */
     kv += ff_model_ssm_state_elems(m) * B * kv_b;
-    double t_gemm = fmax(B * 2.0 * matmul / compute, weights_read(m, pc, p, B) / (tp * bw));
+    double t_gemm = fmax(B * 2.0 * matmul / compute_w, weights_read(m, pc, p, B) / (tp * bw_w));
     double t_attn = fmax(B * attn_d / compute, kv / (tp * bw_kv));
     double t_d =
         t_gemm + t_attn + FF_DEFAULT_STEP_OVERHEAD_S + comm_seconds(m, d, tp, B, act_bytes);

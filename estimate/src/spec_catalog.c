@@ -475,22 +475,59 @@ int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max)
     return ff_suggest_from(name, names, targets, N_CATALOG + N_ALIASES, buf, buflen, max);
 }
 
-double ff_spec_rate(const struct ff_spec *d, enum ff_precision p)
+/* The first of `order` (n precisions) the device has a rate for; *arith names it. */
+static double first_rate(const struct ff_spec *d, const enum ff_precision *order, size_t n,
+                         enum ff_precision *arith)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (order[i] == FF_PREC_FP16 && d->no_fp16)
+            continue;
+        if (d->flops_per_s[order[i]] > 0.0) {
+            *arith = order[i];
+            return d->flops_per_s[order[i]];
+        }
+    }
+    return 0.0;
+}
+
+/*
+ * Weight-only formats compute in the arithmetic their kernels really run:
+ * - GPTQ/AWQ int4, MXFP4, NVFP4 (weight-only use): dequantised in registers into fp16
+ *   tensor-core matmuls (Marlin, Frantar et al. 2024 §3; TensorRT-LLM's weight-only
+ *   "W4A16" kernels); on a device with no 16-bit arithmetic the CPU runtimes dequantise to
+ *   fp32 (PyTorch's CPU int4 path, ONNX Runtime MatMulNBits' fp32 accumulation).
+ * - NF4: bitsandbytes dequantises into the bf16 compute dtype (QLoRA §3), else fp16, fp32.
+ * - GGUF q4_0 / q4_k_m / q8_0: llama.cpp quantises the activations to 8 bits and multiplies
+ *   with int8 dot products, on CPUs (ggml-cpu's ggml_vec_dot_q4_0_q8_0 and its kin, AVX2 /
+ *   VNNI / NEON dotprod) and on GPUs (the CUDA MMQ kernels, dp4a or int8 mma); where a device
+ *   has no int8 rate they dequantise to fp16 (cuBLAS path), else fp32.
+ */
+double ff_spec_rate_arith(const struct ff_spec *d, enum ff_precision p, enum ff_precision *arith)
 {
     struct ff_spec dv;
+    enum ff_precision dummy;
+    if (!arith)
+        arith = &dummy;
+    *arith = p;
     if (!d || ff_spec_view(&d, &dv, NULL, 0) != FF_OK)
         return 0.0;
+    static const enum ff_precision half[] = {FF_PREC_FP16, FF_PREC_FP32};
+    static const enum ff_precision brain[] = {FF_PREC_BF16, FF_PREC_FP16, FF_PREC_FP32};
+    static const enum ff_precision gguf[] = {FF_PREC_INT8, FF_PREC_FP16, FF_PREC_FP32};
     switch (p) {
     case FF_PREC_INT4:
     case FF_PREC_MXFP4:
-    case FF_PREC_NVFP4:
+    case FF_PREC_NVFP4: return first_rate(d, half, 2, arith);
     case FF_PREC_Q4_0:
     case FF_PREC_Q4_K_M:
-    case FF_PREC_Q8_0: return d->flops_per_s[FF_PREC_FP16]; /* weight-only: fp16 matmuls */
-    case FF_PREC_NF4: /* QLoRA computes in bf16 (fp16 where the device has no bf16: T4, V100) */
-        return d->flops_per_s[FF_PREC_BF16] > 0 ? d->flops_per_s[FF_PREC_BF16]
-                                                : d->flops_per_s[FF_PREC_FP16];
+    case FF_PREC_Q8_0: return first_rate(d, gguf, 3, arith);
+    case FF_PREC_NF4: return first_rate(d, brain, 3, arith);
     case FF_PREC_COUNT: return 0.0;
-    default: return d->flops_per_s[p];
+    default: return (int)p >= 0 && p < FF_PREC_COUNT ? d->flops_per_s[p] : 0.0;
     }
+}
+
+double ff_spec_rate(const struct ff_spec *d, enum ff_precision p)
+{
+    return ff_spec_rate_arith(d, p, NULL);
 }

@@ -39,6 +39,19 @@ static bool usable_figure(const struct ff_profile_test *t, const char *unit, con
            (is(t->unit, unit) || (unit2 && is(t->unit, unit2)));
 }
 
+/* "matmul fp32 flopfit 2048x2048x2048": the test a figure came from, for the report. */
+static void name_test(char *out, const struct ff_profile_test *t)
+{
+    char shape[72] = "";
+    if (t->m && t->n && t->k)
+        snprintf(shape, sizeof(shape), " %llux%llux%llu", (unsigned long long)t->m,
+                 (unsigned long long)t->n, (unsigned long long)t->k);
+    char full[256];
+    snprintf(full, sizeof(full), "%s %s%s%s%s", t->family, t->precision ? t->precision : t->name,
+             t->impl ? " " : "", t->impl ? t->impl : "", shape);
+    ff_strlcpy(out, full, FF_SPEC_TEST_MAX);
+}
+
 /* ---- interconnect (family "interconnect", written by `flopfit bench --mpi`) ---- */
 
 /* Physical ceilings of a bus bandwidth, B/s: inside a node the fastest GPU link today is
@@ -139,25 +152,42 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
              backend ? " (" : "", backend ? backend : "", backend ? ")" : "");
     snprintf(d.source, sizeof(d.source), "measured profile %s", path);
 
-    double usable = 0.0, bw = 0.0;
+    double usable = 0.0, bw_read = 0.0, bw_copy = 0.0;
+    double stream[FF_PREC_COUNT] = {0};
+    char bw_read_test[FF_SPEC_TEST_MAX] = "", bw_copy_test[FF_SPEC_TEST_MAX] = "";
     struct link_pick intra = {0}, inter = {0};
     bool usable_stopped = false; /* the probe hit its cap or time limit: a lower bound */
     size_t n = ff_profile_test_count(prof);
     for (size_t i = 0; i < n; i++) {
         const struct ff_profile_test *t = ff_profile_test_at(prof, i);
         if (is(t->family, FF_PF_FAMILY_MATMUL)) {
-            if (t->prec >= 0 && usable_figure(t, FF_PF_UNIT_FLOPS, FF_PF_UNIT_OPS) &&
-                t->value > d.flops_per_s[t->prec])
+            if (t->prec >= 0 && t->prec < FF_PREC_COUNT &&
+                usable_figure(t, FF_PF_UNIT_FLOPS, FF_PF_UNIT_OPS) &&
+                t->value > d.flops_per_s[t->prec]) {
                 d.flops_per_s[t->prec] = t->value;
+                name_test(d.rate_test[t->prec], t);
+            }
         } else if (is(t->family, FF_PF_FAMILY_MEMORY) && is(t->name, "usable")) {
             if (usable_figure(t, FF_PF_UNIT_BYTES, NULL) && t->value > usable) {
                 usable = t->value;
                 usable_stopped = t->capped || t->time_limited;
             }
-        } else if (is(t->family, FF_PF_FAMILY_BANDWIDTH) &&
-                   (is(t->name, "read") || is(t->name, "copy"))) {
-            if (usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > bw)
-                bw = t->value;
+        } else if (is(t->family, FF_PF_FAMILY_BANDWIDTH) && is(t->name, "read")) {
+            if (usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > bw_read) {
+                bw_read = t->value;
+                name_test(bw_read_test, t);
+            }
+        } else if (is(t->family, FF_PF_FAMILY_BANDWIDTH) && is(t->name, "copy")) {
+            if (usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > bw_copy) {
+                bw_copy = t->value;
+                name_test(bw_copy_test, t);
+            }
+        } else if (is(t->family, FF_PF_FAMILY_OP) && is(t->name, FF_PF_OP_WEIGHT_STREAM)) {
+            /* Decode's weight streaming in one format, over the read bandwidth measured in
+             * the same run: the hook for per-format kernels measured on the device. */
+            if (t->prec >= 0 && t->prec < FF_PREC_COUNT &&
+                usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > stream[t->prec])
+                stream[t->prec] = t->value;
         } else if (is(t->family, FF_PF_FAMILY_INTERCONNECT)) {
             if (is(t->scope, FF_PF_SCOPE_INTRA_NODE))
                 pick_link(&intra, t, false);
@@ -166,15 +196,24 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
         }
     }
     double global = (double)info->device.global_mem_bytes;
-    if (usable > 0.0 && usable_stopped && global > usable) {
-        /* A probe stopped by its cap or time limit (e.g. bench --quick) proved only a lower
-         * bound; the driver's figure is the better plan, and the note says so. */
-        char text[200];
+    /* Memory is the host's on a CPU device, or where the driver says it is shared (iGPUs). */
+    d.host_shared = info->device.host_shared_memory || is(info->device.type, "cpu");
+    d.no_fp16 = !info->device.features.fp16 && d.flops_per_s[FF_PREC_FP16] <= 0.0;
+    d.int8_dot = info->device.features.int8_dot;
+    if (usable > 0.0 && usable_stopped) {
+        /* A probe stopped by its cap or time limit (e.g. bench --quick) proved only that
+         * much: the plan is made with it and every verdict says "at least"; the driver's
+         * figure, when larger, is kept beside it (a CPU device's driver reports all of the
+         * host's RAM, most of which other processes may hold). */
+        char text[200], drv[64] = "";
+        if (global > usable)
+            snprintf(drv, sizeof(drv), " (the driver reports %.2f GiB)", global / 1073741824.0);
         snprintf(text, sizeof(text),
-                 "usable-memory probe stopped by its limit at %.2f GiB (a lower bound): "
-                 "using the driver's %.2f GiB",
-                 usable / 1073741824.0, global / 1073741824.0);
-        d.mem_bytes = global;
+                 "usable-memory probe stopped by its limit at %.2f GiB: a lower bound%s",
+                 usable / 1073741824.0, drv);
+        d.mem_bytes = usable;
+        d.mem_lower_bound = true;
+        d.mem_driver_bytes = global > usable ? global : 0.0;
         note(&d, text);
     } else if (usable > 0.0) {
         d.mem_bytes = usable;
@@ -185,11 +224,25 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
         note(&d, "missing: usable memory (no verified ok memory/usable test, no "
                  "device.global_mem_bytes)");
     }
-    d.bandwidth_bytes_per_s = bw;
-    if (bw <= 0.0)
+    /* Decode streams weights and the KV cache: reads. The copy test moves twice its bytes
+     * and on a CPU reads can overlap the writes it counts (STREAM's Copy counts both), so a
+     * copy figure can exceed what reading alone reaches; it is used only without a read. */
+    if (bw_read > 0.0) {
+        d.bandwidth_bytes_per_s = bw_read;
+        ff_strlcpy(d.bandwidth_test, bw_read_test, sizeof(d.bandwidth_test));
+    } else if (bw_copy > 0.0) {
+        d.bandwidth_bytes_per_s = bw_copy;
+        ff_strlcpy(d.bandwidth_test, bw_copy_test, sizeof(d.bandwidth_test));
+        note(&d, "bandwidth from the copy test (no verified ok bandwidth read test)");
+    } else {
         note(&d, "missing: bandwidth (no verified ok bandwidth read/copy test)");
+    }
+    for (int i = 0; i < FF_PREC_COUNT; i++)
+        if (stream[i] > 0.0 && bw_read > 0.0)
+            d.weight_stream_fraction[i] = stream[i] / bw_read > 1.0 ? 1.0 : stream[i] / bw_read;
     if (d.flops_per_s[FF_PREC_BF16] <= 0.0 && d.flops_per_s[FF_PREC_FP16] > 0.0) {
         d.flops_per_s[FF_PREC_BF16] = d.flops_per_s[FF_PREC_FP16];
+        memcpy(d.rate_test[FF_PREC_BF16], d.rate_test[FF_PREC_FP16], sizeof(d.rate_test[0]));
         note(&d, "bf16 rate taken from the measured fp16 matmul");
     }
     if (d.flops_per_s[FF_PREC_FP32] <= 0.0)

@@ -487,3 +487,33 @@ Test(cli, gpu_counts_past_the_cap_are_refused)
     o = cli("--help", NULL);
     cr_expect(strstr(o->out, "at most 1000000 (10^6) GPUs"), "%s", o->out);
 }
+
+/* A quick CPU profile: the measured figures named, the capped probe an "at least", several
+ * copies hypothetical, q4_0 served at the int8 rate; the JSON carries each. */
+Test(cli, cpu_profile_reports_what_it_measured)
+{
+    struct out *o = cli("--model", "llama-2-7b", "--serve", "--precision", "q4_0", "--gpus", "1",
+                        "--profile", DATA("profile-cpu-quick.json"), NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "FITS in at least 4.20 GiB"), "%s", o->out);
+    cr_expect(strstr(o->out, "measured: matmul int8 flopfit 1024x1024x1024"), "%s", o->out);
+    cr_expect(strstr(o->out, "q4_0 weights multiply in this arithmetic"), "%s", o->out);
+    cr_expect(strstr(o->out, "measured: bandwidth read flopfit"), "%s", o->out);
+    cr_expect(strstr(o->out, "no GPU context or NCCL"), "%s", o->out);
+    o = cli("--model", "llama-2-7b", "--serve", "--precision", "fp32", "--profile",
+            DATA("profile-cpu-quick.json"), NULL);
+    cr_expect(strstr(o->out, "HYPOTHETICAL"), "%s", o->out);
+    o = cli("--model", "llama-2-7b", "--serve", "--precision", "q8_0", "--gpus", "1", "--profile",
+            DATA("profile-cpu-quick.json"), "--json", NULL);
+    json_object *j = json_tokener_parse(o->out);
+    cr_assert(j, "%s", o->out);
+    cr_expect(json_object_get_boolean(path(j, "fit_unknown", NULL)));
+    cr_expect(json_object_get_boolean(path(j, "memory", "usable_lower_bound")));
+    cr_expect_str_eq(json_object_get_string(path(j, "assumptions", "rate_precision")), "int8");
+    cr_expect(json_object_get_boolean(path(j, "serve", "weight_stream_measured")));
+    json_object_put(j);
+    o = cli("--model", "gpt2", "--gguf", DATA("profile-cpu.json"), "--serve", "--device", "h100",
+            NULL);
+    cr_expect_neq(o->code, 0);
+    cr_expect(strstr(o->err, "not a GGUF file"), "%s", o->err);
+}

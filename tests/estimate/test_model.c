@@ -85,7 +85,7 @@ Test(model, presets_case_insensitive_and_aliases)
 
 #define HF_SUPPORTED                                                                               \
     "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, "         \
-    "gemma3_text, phi3, olmo2, cohere, gpt_oss, gpt2, gptj, opt, gpt_neox, falcon (and "           \
+    "gemma3_text, phi3, olmo2, cohere, gpt_oss, smollm3, gpt2, gptj, opt, gpt_neox, falcon (and "  \
     "RefinedWeb, RefinedWebModel), bloom, mpt, starcoder2, deepseek_v2, deepseek_v3, jamba, "      \
     "mamba, falcon_mamba"
 
@@ -434,4 +434,48 @@ Test(model, hf_folder_reads_the_stored_size)
     cr_expect_eq(ff_model_from_hf_dir(FF_TEST_DATA "/no-such-folder", &m, err, sizeof(err)),
                  FF_ERR_IO);
     cr_expect(strstr(err, "no-such-folder/config.json"), "%s", err);
+}
+
+/* SmolLM3: llama with NoPE layers (no_rope_layers, 1 = RoPE) and a tied head. HF
+ * HuggingFaceTB/SmolLM3-3B: 3.08B parameters. By hand: embedding 128256 x 2048 = 262,668,288;
+ * per block q,o 2048^2 each + k,v 2048 x 512 each = 10,485,760, SwiGLU 3 x 2048 x 11008 =
+ * 67,633,152, two norms 4,096: 78,123,008 x 36 = 2,812,428,288; final norm 2,048: total
+ * 3,075,098,624. */
+Test(model, smollm3_nope_layers_read)
+{
+    struct ff_model m = load("smollm3-3b.json");
+    cr_expect(m.tied_embeddings);
+    cr_expect_eq(m.sliding_layers, 0, "use_sliding_window false: no window");
+    struct ff_param_count pc = params_of(&m);
+    cr_expect_eq(pc.total, 3075098624ULL, "total %llu", (unsigned long long)pc.total);
+    expect_within(pc.total, 3.08e9, 0.005, "HuggingFaceTB/SmolLM3-3B");
+    cr_expect_eq(ff_model_kv_elems_per_token(&m), 2.0 * 36 * 4 * 128, "NoPE changes no cache");
+}
+
+/* Active parameters with and without the input embedding, against the cards of both
+ * conventions: Mistral (Mixtral 8x7B: 12.9B active of 46.7B) and Qwen (Qwen3-30B-A3B: 3.3B)
+ * count it; DeepSeek (V2-Lite: 2.4B; V3: 37B of 671B) and OpenAI (gpt-oss-20b: 3.61B) do not. */
+Test(model, moe_active_with_and_without_the_embedding)
+{
+    struct ff_model m = load("mixtral-8x7b.json");
+    struct ff_param_count pc = params_of(&m);
+    expect_within(pc.active, 12.9e9, 0.005, "Mixtral active (embedding counted)");
+    m = load("qwen3-30b-a3b.json");
+    pc = params_of(&m);
+    expect_within(pc.active, 3.3e9, 0.02, "Qwen3-30B-A3B active (embedding counted)");
+    m = load("deepseek-v2-lite.json");
+    pc = params_of(&m);
+    expect_within(pc.active - pc.embedding, 2.4e9, 0.025, "DeepSeek-V2-Lite active");
+    m = preset("deepseek-v3");
+    pc = params_of(&m);
+    expect_within(pc.active - pc.embedding, 37e9, 0.015, "DeepSeek-V3 active");
+    /* The estimate reports it. */
+    struct ff_spec d = device("h100-sxm");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_SERVE;
+    p.gpus = 8;
+    p.tp = 8;
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect_eq(e.active_non_embedding, pc.active - pc.embedding);
 }

@@ -66,6 +66,14 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
  * channels (NCCL environment-variable docs: NCCL_BUFFSIZE, NCCL_MAX_NCHANNELS): about
  * 2 x 2 x 32 x 4 MiB = 512 MiB per process. */
 #define FF_DEFAULT_NCCL_BYTES          536870912.0
+/* The fixed overhead on a host-shared device (a CPU, an iGPU: the profile's device type or
+ * host_shared_memory): no GPU context and no NCCL buffers exist there (the two terms
+ * above are device memory a CUDA/ROCm driver and NCCL take: HF "Model training anatomy",
+ * NCCL's NCCL_BUFFSIZE docs), and a profile's usable-memory probe allocated beside its own
+ * runtime, so what it measured is already net of a process's libraries and heap (the
+ * OpenCL/PoCL runtime included). 0; a framework's own libraries (a few hundred MB of RSS
+ * for PyTorch) are the user's to add with --overhead-gib. */
+#define FF_DEFAULT_HOST_OVERHEAD_BYTES 0.0
 /* Datasheet memory the driver keeps (ECC, page tables, reserved regions): what PyTorch
  * reports as a GPU's "total capacity" is 79.25 GiB on an A100 80GB, 39.59 GiB on an A100
  * 40GB and 23.68 GiB on an RTX 4090 24GB (their CUDA out-of-memory messages in
@@ -94,6 +102,35 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
  *   the low end, Python schedulers pay more (vLLM v0.6.0 release blog: the CPU overhead it
  *   removed had left the GPU idle much of each step). */
 #define FF_DEFAULT_KV_BW_FRACTION      0.80
+/* On a measured profile the rate divided by is the best verified matmul of the profile, an
+ * achieved rate, not a datasheet peak: the kernel's own efficiency at a large GEMM, the
+ * largest part of the datasheet discounts above, is in it (vendor GEMMs reach 80-86% of
+ * A100/H100 peak: Bekman, ml-engineering "Maximum Achievable Matmul FLOPS"; so 0.55 of
+ * peak is 0.64-0.69 of such a matmul). What it lacks, the kernels outside the matmuls
+ * (about a third of a BERT step in PyTorch: Ivanov et al. 2021, "Data Movement Is All You
+ * Need") and smaller GEMM shapes, is offset by the framework's BLAS beating a portable bench
+ * kernel (PyTorch fp32 MKL trains 35M-374M Llama shapes 1.3-1.9x faster than 0.55 of a PoCL
+ * matmul predicts on that CPU, 0.72-1.03 of the prediction at 1.0: doc/measurements
+ * 2026-12-03-estimate-profiles.md). No factor is applied: 1.0 of the measured matmul, for
+ * training compute, prefill and decode GEMMs alike; --compute-efficiency / --mfu override. */
+#define FF_DEFAULT_MEASURED_EFFICIENCY 1.0
+/* Quantized decode (serve.c): at small batch a weight-only kernel streams its packed weights
+ * at a lower fraction of bandwidth than a 16-bit GEMV, relative to the 16-bit fraction:
+ * - GGUF (llama.cpp discussion #4167, LLaMA-7B tg128 on Apple M-series GPUs: Q8_0 streams
+ *   0.86-0.89 and Q4_0 0.65-0.77 of F16's bytes per second; Q4_K like Q4_0); 0.87 and 0.70.
+ * - GPTQ/AWQ int4: Marlin (Frantar et al. 2024) stays near the ideal 3.9x over fp16 up to
+ *   batch 16-32, i.e. ~1.0; ExLlamaV2 and the AWQ/GPTQ kernels before it reach ~2.5-3x at
+ *   batch 1 (Marlin's Fig. 1 comparisons; TensorRT-LLM's weight-only docs report 2-3x for
+ *   W4A16 at low batch): 0.65-0.8. 0.80 is taken, for nf4, mxfp4 and nvfp4 weight-only too.
+ * At larger batch the GEMMs turn compute-bound and pay the dequantisation: W4A16 kernels
+ * fall to or below fp16 speed (Marlin Fig. 1 beyond batch 64; TensorRT-LLM: weight-only
+ * helps "at small batch sizes", FP16 wins when compute-bound): their compute runs at 0.80
+ * of the 16-bit rate. GGUF int8-dot kernels carry their scales in the dot product: 1.0.
+ * A profile's "op weight_stream" test, when present, replaces the bandwidth fraction. */
+#define FF_QUANT_GGUF8_BW_REL          0.87
+#define FF_QUANT_GGUF4_BW_REL          0.70
+#define FF_QUANT_W4_BW_REL             0.80
+#define FF_QUANT_W4_COMPUTE_REL        0.80
 #define FF_DEFAULT_STEP_OVERHEAD_S     3e-4
 /* A plan that fits with less than this fraction of usable memory to spare is reported as
  * tight: the terms the estimate approximates (runtime overhead, allocator fragmentation,
@@ -305,6 +342,29 @@ struct ff_estimate {
 
     /* Added for multi-GPU plans: one training step broken down (ff_est_step). */
     struct ff_step step;
+
+    /* How the device's figures became rates (a profile's measured figures are not peaks). */
+    enum ff_precision rate_precision;      /* arithmetic whose rate is used (int8 for q4_0 on a
+                                         device with int8 dot products, fp32 without fp16) */
+    char rate_test[FF_SPEC_TEST_MAX];      /* measured test the rate came from; "" datasheet */
+    char bandwidth_test[FF_SPEC_TEST_MAX]; /* measured bandwidth test; "" datasheet */
+    double compute_efficiency;             /* applied to rate_flops_per_s for compute (training's
+                                      compute term, serving's MFU when defaulted) */
+    bool rate_measured;                    /* the rate is a measured one (no datasheet discount) */
+    double weight_bw_fraction;             /* serving: weight streaming's share of bw_fraction for
+                                      the format (1 for 16-bit weights) */
+    double weight_compute_fraction;        /* serving: the format's compute over its arithmetic's */
+    bool weight_stream_measured;           /* weight_bw_fraction from the profile's op test */
+    bool usable_lower_bound;    /* usable_bytes is a lower bound (probe stopped by a cap) */
+    double usable_driver_bytes; /* the driver's figure beside such a lower bound, else 0 */
+    bool fit_unknown;           /* does not fit the lower bound, might fit the driver's */
+    bool host_shared;           /* the device's memory is host RAM: no GPU driver overheads */
+    bool hypothetical;          /* more than one copy of a device that cannot be pooled
+                                      into one plan (a CPU device): not advice */
+    /* params.active less the input embedding (a lookup, no FLOPs): the convention of
+     * DeepSeek's and OpenAI's cards (DeepSeek-V2-Lite 2.4B, gpt-oss-20b 3.61B), where
+     * Mistral's and Qwen's count it (Mixtral 12.9B, Qwen3-30B-A3B 3.3B). */
+    uint64_t active_non_embedding;
 };
 
 /* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)

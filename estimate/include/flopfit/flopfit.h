@@ -5,6 +5,7 @@
 #include "flopfit/spec.h"
 #include "flopfit/estimate.h"
 #include "flopfit/export.h"
+#include "flopfit/gguf.h"
 #include "flopfit/model.h"
 #include "flopfit/precision.h"
 #include "flopfit/profile.h"

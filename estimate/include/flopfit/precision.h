@@ -39,6 +39,15 @@ enum ff_precision {
  */
 FF_API double ff_precision_bytes(enum ff_precision p);
 
+/*
+ * Bytes per element of the LM head (output.weight) and of the input embedding as a checkpoint
+ * in format p stores them: GGUF q4_0 and q4_k_m keep the head in Q6_K (0.8203) and the
+ * embedding in Q4_0 (0.5625) or Q4_K (0.5625), q8_0 both in Q8_0 (llama.cpp's quantize
+ * defaults); the other sub-16-bit formats keep both in 16 bits (2); fp32 4.
+ */
+FF_API double ff_precision_head_bytes(enum ff_precision p);
+FF_API double ff_precision_embed_bytes(enum ff_precision p);
+
 /* Lower-case name ("bf16"); "?" for an out-of-range value. Never NULL. */
 FF_API const char *ff_precision_name(enum ff_precision p);
 

@@ -131,6 +131,11 @@
 #define FF_PF_FAMILY_LATENCY      "latency"
 #define FF_PF_FAMILY_PEAK         "peak"
 #define FF_PF_FAMILY_INTERCONNECT "interconnect"
+/* Operator tests: one kernel of a model step measured on the device. "weight_stream" (unit
+ * B/s, precision the weight format): a decode GEMV streaming weights of that format, read
+ * by the estimator as that format's fraction of the read bandwidth. */
+#define FF_PF_FAMILY_OP           "op"
+#define FF_PF_OP_WEIGHT_STREAM    "weight_stream"
 #define FF_PF_SCOPE_INTRA_NODE    "intra_node"
 #define FF_PF_SCOPE_INTER_NODE    "inter_node"
 #define FF_PF_UNIT_FLOPS          "FLOP/s"

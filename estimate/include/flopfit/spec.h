@@ -23,6 +23,7 @@ extern "C" {
 #endif
 
 #define FF_DEVICE_NOTE_MAX 512
+#define FF_SPEC_TEST_MAX   64
 
 struct ff_spec {
     size_t struct_size;           /* sizeof(struct ff_spec), set by ff_spec_init */
@@ -33,8 +34,8 @@ struct ff_spec {
     double bandwidth_bytes_per_s; /* memory bandwidth, bytes/s (datasheet peak or measured) */
     /* Dense matrix-multiply rate per precision, FLOP/s (OP/s for int8); 0 = not available.
      * fp32 is the non-tensor rate (PyTorch leaves TF32 matmul off by default). int4, nf4,
-     * mxfp4, nvfp4 and the GGUF formats are weight-only: they compute at the 16-bit rate
-     * (see ff_spec_rate); fp4 holds a device's own FP4 rate. */
+     * mxfp4, nvfp4 and the GGUF formats are weight-only: they compute in the arithmetic
+     * their kernels run (see ff_spec_rate_arith); fp4 holds a device's own FP4 rate. */
     double flops_per_s[FF_PREC_COUNT];
     double link_bytes_per_s;        /* GPU-to-GPU, per direction, bytes/s; 0 = unknown */
     double price_per_hour;          /* USD per GPU-hour, typical cloud rate; 0 = unknown */
@@ -59,6 +60,23 @@ struct ff_spec {
     double intra_busbw_bytes_per_s, inter_busbw_bytes_per_s;
     double intra_latency_s, inter_latency_s;
     int intra_ranks, inter_ranks; /* ranks those figures were measured with; 0 = unknown */
+    /* How a profile's figures were taken (spec_profile.c); zero/false in the catalog. */
+    bool host_shared;        /* device memory is host RAM (a CPU device, an iGPU): no GPU driver
+                             context and no NCCL buffers are charged, and copies of it cannot
+                             be pooled into one plan */
+    bool mem_lower_bound;    /* mem_bytes is a lower bound: the usable-memory probe was stopped by
+                             its cap or time limit before the device ran out */
+    double mem_driver_bytes; /* the driver's global_mem_bytes when above a lower bound, else 0 */
+    bool no_fp16;            /* the profile says the device lacks fp16 arithmetic */
+    bool int8_dot;           /* the device has byte dot products (VNNI, dp4a) */
+    /* The measured test each figure came from ("matmul fp32 flopfit 2048x2048x2048", "bandwidth
+     * read flopfit"), "" for a datasheet figure or none. */
+    char rate_test[FF_PREC_COUNT][FF_SPEC_TEST_MAX];
+    char bandwidth_test[FF_SPEC_TEST_MAX];
+    /* Measured weight-streaming fraction of a decode step per weight format (a profile's
+     * "op" test weight_stream, over the read bandwidth); 0 = not measured: the format's
+     * sourced default applies (FF_QUANT_* in flopfit/estimate.h). */
+    double weight_stream_fraction[FF_PREC_COUNT];
 };
 
 /* Zero *d and set its struct_size. Returns 0, or FF_ERR_UNSUPPORTED for a size this library
@@ -85,11 +103,13 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
  * Read a profile written by `flopfit bench` (results/SCHEMA.md) through the profile reader
  * (flopfit/profile.h: regular files of at most 16 MiB, strict JSON, finite and physically
  * plausible figures only). Only tests with status "ok", verified true and the family's unit
- * count: per precision the best matmul value (FLOP/s, int8 OP/s) over all impls; usable
- * memory from the memory/usable test (B; the driver's global_mem_bytes when larger and the
- * probe was stopped by its cap or time limit, which makes the measured figure a lower
- * bound), else device.global_mem_bytes; bandwidth from the best bandwidth read/copy test
- * (B/s). bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
+ * count: per precision the best matmul value (FLOP/s, int8 OP/s) over all impls, its test
+ * named in rate_test; usable memory from the memory/usable test (B; a probe stopped by its
+ * cap or time limit is a lower bound: mem_lower_bound, the driver's larger figure in
+ * mem_driver_bytes), else device.global_mem_bytes; bandwidth from the best bandwidth read
+ * test (B/s; the copy test only without one), named in bandwidth_test; host_shared from the
+ * device's type "cpu" or host_shared_memory; op/weight_stream tests into
+ * weight_stream_fraction. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
  * are listed in out->notes; they are never invented. *out (struct_size set by ff_spec_init)
  * is written only on success.
  * Returns 0, FF_ERR_IO (cannot read; not a regular file), FF_ERR_INVALID (too large,
@@ -99,11 +119,18 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
 FF_API int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_t errlen);
 
 /*
- * The matrix rate (FLOP/s) used for compute in `p`: int4, mxfp4, nvfp4, q4_0, q4_k_m and
- * q8_0 -> fp16, nf4 -> bf16 (weight-only: dequantised into 16-bit matmuls), int8 -> the
- * int8 rate, fp4 -> the fp4 rate. 0 when the device lacks it (or d has no struct_size).
+ * The matrix rate (FLOP/s) used for compute in `p`; ff_spec_rate_arith also says whose rate
+ * it is (*arith, may be NULL). Weight-only formats take the arithmetic their kernels run:
+ * int4, mxfp4 and nvfp4 dequantise into fp16 matmuls (GPTQ/AWQ/Marlin kernels), nf4 into
+ * bf16 (bitsandbytes), each falling back to fp32 on a device without 16-bit arithmetic (CPU
+ * runtimes dequantise to fp32); the GGUF formats q4_0, q4_k_m and q8_0 run int8 dot products
+ * against activations quantised to 8 bits (llama.cpp's CPU vec_dot_q*_q8 and CUDA MMQ
+ * kernels) where the device has an int8 rate, else fp16, else fp32. int8 -> the int8 rate,
+ * fp4 -> the fp4 rate. 0 when the device has none of them (or d has no struct_size).
  */
 FF_API double ff_spec_rate(const struct ff_spec *d, enum ff_precision p);
+FF_API double ff_spec_rate_arith(const struct ff_spec *d, enum ff_precision p,
+                                 enum ff_precision *arith);
 
 #ifdef __cplusplus
 }

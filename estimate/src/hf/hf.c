@@ -35,6 +35,7 @@ const struct ff_hf_family ff_hf_families[] = {
     {"olmo2", ff_hf_read_llama_like, NULL},
     {"cohere", ff_hf_read_llama_like, NULL},
     {"gpt_oss", ff_hf_read_llama_like, NULL},
+    {"smollm3", ff_hf_read_llama_like, NULL},
     {"gpt2", ff_hf_read_gpt2, NULL},
     {"gptj", ff_hf_read_gptj, NULL},
     {"opt", ff_hf_read_opt, NULL},

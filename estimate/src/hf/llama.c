@@ -1,7 +1,7 @@
 /*
  * estimate/src/hf/llama.c — Llama and the families that share its configuration class shape
  * (llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text,
- * phi3, olmo2, cohere, gpt_oss): one reader, with each family's defaults and extras, the
+ * phi3, olmo2, cohere, gpt_oss, smollm3): one reader, with each family's defaults and extras, the
  * sliding-window rules (layer_types or the family's own) and the Qwen MoE layer pattern.
  */
 #include <stdio.h>
@@ -96,6 +96,42 @@ static int read_layer_types(struct ff_hf_reader *r, struct ff_model *m, bool *pr
 }
 
 /*
+ * SmolLM3's NoPE layers (SmolLM3Config): no_rope_layers holds one 0/1 per block, 1 where the
+ * block applies RoPE; absent, every no_rope_layer_interval-th block (i + 1) % interval == 0
+ * skips it. NoPE changes no parameter, FLOP or cache figure; it decides which blocks take the
+ * sliding window when use_sliding_window is set without layer_types: the NoPE ones
+ * (SmolLM3Config.__post_init__). Sets *nope to their count.
+ */
+static int read_nope_layers(struct ff_hf_reader *r, const struct ff_model *m, int64_t *nope)
+{
+    json_object *v = ff_hf_lookup(r, "no_rope_layers");
+    *nope = 0;
+    if (!v) {
+        int64_t interval = 4;
+        TRY(ff_hf_get_int(r, "no_rope_layer_interval", false, 4, 1, &interval));
+        *nope = m->layers / interval;
+        return FF_OK;
+    }
+    char expected[96];
+    snprintf(expected, sizeof(expected), "an array of %lld 0/1 entries (1: the layer uses RoPE)",
+             (long long)m->layers);
+    if (!json_object_is_type(v, json_type_array) ||
+        (int64_t)json_object_array_length(v) != m->layers)
+        return ff_hf_bad(r, "no_rope_layers", v, expected);
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        json_object *x = json_object_array_get_idx(v, i);
+        int64_t b = x && json_object_is_type(x, json_type_int) ? json_object_get_int64(x) : -1;
+        if (b != 0 && b != 1) {
+            char name[48];
+            snprintf(name, sizeof(name), "no_rope_layers[%zu]", i);
+            return ff_hf_bad(r, name, x, "0 or 1");
+        }
+        *nope += b == 0;
+    }
+    return FF_OK;
+}
+
+/*
  * Llama and its relatives: one config class shape (hidden_size, num_hidden_layers,
  * num_attention_heads, num_key_value_heads, head_dim, intermediate_size), with per-family
  * defaults and extras from each configuration_<type>.py / modeling_<type>.py:
@@ -103,7 +139,8 @@ static int read_layer_types(struct ff_hf_reader *r, struct ff_model *m, bool *pr
  * qwen3_moe (QK-norm), gemma, gemma2, gemma3_text (4 norms, QK-norm, local/global layers),
  * olmo2 (post-norms, QK-norm over the whole projection), phi3 (fused qkv and gate_up: the
  * same counts), cohere (parallel block, one LayerNorm without bias, tied, optional QK-norm),
- * gpt_oss (biases, attention sinks, MoE with biased experts and router, alternating windows).
+ * gpt_oss (biases, attention sinks, MoE with biased experts and router, alternating windows),
+ * smollm3 (llama with NoPE layers; tied; a window only on the NoPE layers).
  */
 int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m)
 {
@@ -113,6 +150,7 @@ int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m)
     bool qwen_moe = !strcmp(type, "qwen2_moe") || !strcmp(type, "qwen3_moe");
     bool cohere = !strcmp(type, "cohere");
     bool gpt_oss = !strcmp(type, "gpt_oss");
+    bool smollm3 = !strcmp(type, "smollm3");
     ff_hf_set_norms(m, FF_NORM_RMSNORM, 2);
     m->gated_ffn = true;
     /* Gemma 3's multimodal text_config lists only what differs from Gemma3TextConfig. */
@@ -130,7 +168,7 @@ int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m)
     TRY(ff_hf_get_int(r, "vocab_size", !gemma3, 262208, 1, &m->vocab));
     TRY(ff_hf_get_int(r, "max_position_embeddings", false, gemma3 ? 131072 : 4096, 1,
                       &m->max_positions));
-    TRY(ff_hf_get_bool(r, "tie_word_embeddings", gemma || cohere, &m->tied_embeddings));
+    TRY(ff_hf_get_bool(r, "tie_word_embeddings", gemma || cohere || smollm3, &m->tied_embeddings));
     TRY(ff_hf_get_bool(r, "attention_bias", gpt_oss, &m->attn_bias));
     TRY(ff_hf_get_bool(r, "mlp_bias", false, &m->mlp_bias));
     TRY(ff_hf_get_dropout(r, "attention_dropout", 0.0, NULL, 0.0, &m->dropout));
@@ -155,8 +193,11 @@ int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m)
     bool types = false;
     TRY(read_layer_types(r, m, &types));
     bool use_window = true;
-    if (strncmp(type, "qwen", 4) == 0)
+    int64_t nope = 0;
+    if (strncmp(type, "qwen", 4) == 0 || smollm3)
         TRY(ff_hf_get_bool(r, "use_sliding_window", false, &use_window));
+    if (smollm3)
+        TRY(read_nope_layers(r, m, &nope));
     if (use_window || types)
         TRY(ff_hf_get_int(r, "sliding_window", false, gemma3 ? 4096 : 0, 0, &m->sliding_window));
     if (types) {
@@ -180,6 +221,10 @@ int ff_hf_read_llama_like(struct ff_hf_reader *r, struct ff_model *m)
             m->sliding_window = 0;
         else
             m->sliding_layers = m->layers - from;
+    } else if (smollm3 && use_window && m->sliding_window > 0) {
+        m->sliding_layers = nope; /* SmolLM3Config: the NoPE layers slide */
+        if (nope == 0)
+            m->sliding_window = 0;
     } else if (gpt_oss && m->sliding_window > 0) {
         m->sliding_layers = m->layers / 2; /* GptOssConfig: alternating, sliding first */
     }
