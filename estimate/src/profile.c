@@ -280,6 +280,15 @@ static int read_test(struct ff_json_ctx *c, json_object *t, struct ff_profile_te
     return FF_OK;
 }
 
+/* schema 1.1 field names (flopfit/profile_fields.h holds them where the writer has them) */
+#ifndef FF_PF_RUN
+#define FF_PF_RUN          "run"
+#define FF_PF_RUN_KIND     "kind"
+#define FF_PF_RUN_ARGV     "argv"
+#define FF_PF_CONTENT_HASH "content_hash"
+#define FF_PF_DEVICE_ID    "device_id"
+#endif
+
 static int read_device(struct ff_json_ctx *c, json_object *d, struct ff_profile_device *out)
 {
     struct ff_json_ctx dc = *c;
@@ -372,6 +381,19 @@ static int read_header(struct ff_json_ctx *c, json_object *root, struct ff_profi
     TRY(ff_json_get_object(c, root, FF_PF_DEVICE, true, &o));
     TRY(read_device(c, o, &info->device));
     TRY(ff_json_get_bool(c, root, FF_PF_COMPLETE, false, &info->complete));
+    /* schema 1.1: how the run was made and what identifies it */
+    TRY(ff_json_get_string(c, root, FF_PF_CONTENT_HASH, false, NULL, &info->content_hash));
+    {
+        struct ff_json_ctx dc = *c;
+        dc.prefix = FF_PF_DEVICE ".";
+        TRY(ff_json_get_string(&dc, o, FF_PF_DEVICE_ID, false, NULL, &info->device_id));
+    }
+    TRY(ff_json_get_object(c, root, FF_PF_RUN, false, &o));
+    if (o) {
+        struct ff_json_ctx sc = *c;
+        sc.prefix = FF_PF_RUN ".";
+        TRY(ff_json_get_string(&sc, o, FF_PF_RUN_KIND, false, NULL, &info->run_kind));
+    }
     return FF_OK;
 }
 
