@@ -138,8 +138,9 @@ void ff_pub_summary(const struct ff_pub_set *set, const char *const mark[2], str
 {
     ff_pub_sb_printf(o,
                      "%zu device%s from %zu profile%s. Each figure is the best verified result of "
-                     "the device; repeated runs of one device (same backend, device and driver) "
-                     "show their median and ± half their spread. A format the device does not "
+                     "the device; repeated runs of one device (same vendor, device, device id, "
+                     "driver, backend, run kind and flopfit version) show their median and ± "
+                     "half their spread. A format the device does not "
                      "support reads %sunsupported%s, with the reasons in the notes below the "
                      "table, never 0.",
                      set->n_devices, set->n_devices == 1 ? "" : "s", set->n_runs,

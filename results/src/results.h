@@ -90,9 +90,12 @@ struct ff_pub_run {
     struct ff_profile_doc *doc;         /* owned; its strings stay valid with the set */
     const struct ff_profile_info *info; /* ff_profile_info(doc) */
     struct ff_pub_figure fig[FF_PUB_METRIC_COUNT];
-    const char *kind; /* "quick", "standard", "full" or "custom", inferred from the sizes */
+    const char *kind; /* the profile's "run"."kind" ("quick", "standard", "full", "custom"),
+                       * "unrecorded" where the profile has none (schema 1.0) */
     bool has_spec;    /* spec holds the estimator's reading of this profile */
     struct ff_spec spec;
+    char tool_minor[16]; /* flopfit's major.minor version that wrote it ("0.1"), "" unknown */
+    size_t order;        /* its place in the order the profiles were read */
 };
 
 /* A model's decode step on a device, as the estimator predicts it (a roofline point). */
@@ -115,7 +118,11 @@ struct ff_pub_serves {
     char note[FF_PUB_REASON_MAX]; /* why none, or what was substituted */
 };
 
-/* Repeated runs of one device: same backend, device name and driver version. */
+/*
+ * Repeated runs of one device under one grouping key: vendor, device name, device id (where
+ * the API has one), driver version, backend, run kind and flopfit's minor version. Runs of
+ * different keys are never one row.
+ */
 struct ff_pub_device {
     struct ff_pub_run **runs; /* oldest first */
     size_t n_runs;
@@ -131,7 +138,14 @@ struct ff_pub_device {
     char vendor_slug[64];  /* "amd", "nvidia", "mesa" */
     char device_slug[128]; /* "pthread-haswell-amd-epyc" */
     char slug[256];        /* unique in the set: "opencl-pthread-haswell-amd-epyc" */
+    size_t order;          /* the first of its runs in reading order (ties of the sort) */
 };
+
+/* The device's grouping key as one line of text: "vendor / name / id / driver / backend /
+ * kind / flopfit minor" (an absent part reads "-"). Returns buf. */
+const char *ff_pub_device_key_text(const struct ff_pub_device *d, char *buf, size_t n);
+/* Same key for both (the grouping key's order, strcmp per part): <0, 0, >0. */
+int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b);
 
 /* A file that could not be used, and why. */
 struct ff_pub_skip {
@@ -154,6 +168,9 @@ struct ff_pub_set {
     size_t n_skipped;
     size_t n_found;            /* profile files found (read or skipped) */
     struct ff_pub_notes notes; /* after ff_pub_set_finish */
+    size_t *note_slots;        /* hash of notes.text: index + 1, 0 empty */
+    size_t note_slots_n;       /* a power of two, or 0 */
+    size_t runs_cap;           /* allocated elements of runs */
     char base[4096];           /* "" or the folder paths are shown relative to */
 };
 
