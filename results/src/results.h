@@ -268,15 +268,22 @@ int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, c
 /* ---- comparison, submission, the curated folder ---- */
 
 /*
- * `--compare OLD NEW`: per test (family, name, impl, precision, size) the ratio NEW/OLD, the
- * noise of both and a verdict. `format` is "md", "csv" or "json". *n_slower receives the
- * number of tests slower beyond the noise.
+ * `--compare A B`: devices paired by grouping key (then by device where only the driver or
+ * flopfit version differs), and per device and test (family, name, impl, precision, shape)
+ * the ratio of medians B/A, its bootstrap interval and a verdict (compare.c says what is
+ * resampled). A device on one side only is listed as such. `format` is "md", "csv" or
+ * "json". *n_slower receives the number of tests worse (slower, less, no longer ok).
  */
-int ff_pub_compare(const struct ff_pub_set *old_set, const struct ff_pub_set *new_set,
+int ff_pub_compare(const struct ff_pub_set *a_set, const struct ff_pub_set *b_set,
                    const char *format, struct ff_pub_sb *out, size_t *n_slower);
 
-/* Verdict threshold: a change is real when it exceeds both runs' noise and this floor. */
-#define FF_PUB_NOISE_FLOOR 0.02
+/* Bootstrap rounds of --compare's 95% percentile interval: Efron and Tibshirani, "An
+ * Introduction to the Bootstrap" (1993, ch. 19), ask for 1000 or more rounds for percentile
+ * intervals, and Davison and Hinkley, "Bootstrap Methods and their Application" (1997,
+ * sec. 5.2.3), for 999 or more at 95%; 2000 keeps the 2.5% tails at 50 rounds each. The seed
+ * is fixed so the same profiles give the same report. */
+#define FF_PUB_BOOT_ROUNDS 2000
+#define FF_PUB_BOOT_SEED   0x9e3779b97f4a7c15ull
 
 /*
  * `results submit PROFILE`: check the profile (it must open, be complete, hold a verified
