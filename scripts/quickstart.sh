@@ -28,6 +28,7 @@ esac
 packages=(
     meson ninja-build pkg-config gcc python3 git
     libjson-c-dev                                   # JSON (profiles, configs)
+    libsqlite3-dev                                  # results --format sqlite
     ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
     libclblast-dev                                  # library reference on OpenCL
     libvulkan-dev mesa-vulkan-drivers vulkan-tools  # Vulkan loader + lavapipe

@@ -388,6 +388,11 @@ static int run_table(const struct opts *o, char **paths, size_t n)
             fprintf(stderr, "flopfit results: %s\n", err);
             rc = 1;
         }
+    } else if (!rc && o->writer->file) {
+        if (o->writer->file(set, o->output, err, sizeof(err)) != 0) {
+            fprintf(stderr, "flopfit results: %s\n", err);
+            rc = 1;
+        }
     } else if (!rc) {
         struct ff_pub_sb out;
         ff_pub_sb_init(&out);

@@ -231,8 +231,10 @@ const struct ff_pub_column *ff_pub_column_find(const char *id);
 struct ff_pub_writer {
     const char *name;        /* "md", "csv", "json", "html" */
     const char *description; /* one line for --help */
-    /* The whole set as one text (html: the page with its charts inline). */
+    /* The whole set as one text (html: the page with its charts inline); NULL for a format
+     * that is a file of its own (sqlite), which `file` writes to path atomically. */
     int (*table)(const struct ff_pub_set *set, struct ff_pub_sb *out);
+    int (*file)(const struct ff_pub_set *set, const char *path, char *err, size_t errlen);
 };
 /* Terminated by a row whose name is NULL. Static. */
 const struct ff_pub_writer *ff_pub_writers(void);
@@ -242,6 +244,10 @@ int ff_pub_write_md(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *out);
+/* An SQLite database of every run and test (out_sqlite.c describes its tables), written to
+ * path atomically. FF_ERR_IO (err says why), FF_ERR_INVALID for a path that names no file. */
+int ff_pub_write_sqlite(const struct ff_pub_set *set, const char *path, char *err,
+                        size_t errlen);
 /* The Markdown table and its footnotes only (no heading): the body of the other md texts. */
 void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* One device's row of the Markdown table (header included when `header`). */
