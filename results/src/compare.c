@@ -33,9 +33,11 @@
 
 #include "results_impl.h"
 
-/* One run's figure of a test and the figures its fastest and slowest repetitions imply. */
+/* One run's figure of a test and the figures its fastest and slowest repetitions imply; the
+ * bootstrap draws in logs (l*), where a median is the log of the median. */
 struct obs {
     double value, lo, hi;
+    double llo, lvalue, lhi;
 };
 
 struct side {
@@ -102,7 +104,7 @@ static bool same_test(const struct ff_profile_test *a, const struct ff_profile_t
  * times (latency) with time; a figure without times, or in bytes, has no spread. */
 static struct obs observe(const struct ff_profile_test *t)
 {
-    struct obs o = {t->value, t->value, t->value};
+    struct obs o = {t->value, t->value, t->value, 0, 0, 0};
     const struct ff_profile_times *tm =
         t->device_time_s.present ? &t->device_time_s : &t->wall_time_s;
     bool bytes = t->unit && strcmp(t->unit, FF_PF_UNIT_BYTES) == 0;
@@ -144,6 +146,9 @@ static int measure(const struct ff_pub_device *d, const struct ff_profile_test *
                 continue;
             if (t->status == FF_PROFILE_TEST_OK && t->has_value && t->value > 0) {
                 struct obs o = observe(t);
+                o.llo = log(o.lo);
+                o.lvalue = log(o.value);
+                o.lhi = log(o.hi);
                 s->obs[s->ok] = o;
                 v[s->ok++] = o.value;
                 lo = fmin(lo, o.lo);
@@ -179,15 +184,32 @@ static double next_unit(uint64_t *st)
     return (double)(next_u64(st) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* The lower middle of v[0..n) (as ff_pub_median; v is sorted): an insertion sort for the few
+ * runs a side has, qsort beyond. */
+static double round_median(double *v, size_t n)
+{
+    if (n > 32)
+        return ff_pub_median(v, n);
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    return v[(n - 1) / 2];
+}
+
+/* One round's log of a side's median. */
 static double draw_side(const struct side *s, uint64_t *st, double *scratch)
 {
     for (int i = 0; i < s->ok; i++) {
         const struct obs *o = &s->obs[s->ok > 1 ? next_u64(st) % (uint64_t)s->ok : 0];
         double u = next_unit(st), w = next_unit(st);
-        double a = u < 0.5 ? o->lo : o->value, b = u < 0.5 ? o->value : o->hi;
-        scratch[i] = a > 0 && b > 0 ? exp(log(a) + w * (log(b) - log(a))) : o->value;
+        double a = u < 0.5 ? o->llo : o->lvalue, b = u < 0.5 ? o->lvalue : o->lhi;
+        scratch[i] = a + w * (b - a);
     }
-    return ff_pub_median(scratch, (size_t)s->ok);
+    return round_median(scratch, (size_t)s->ok);
 }
 
 static int interval(struct row *r)
@@ -202,8 +224,8 @@ static int interval(struct row *r)
     }
     uint64_t st = FF_PUB_BOOT_SEED;
     for (int i = 0; i < FF_PUB_BOOT_ROUNDS; i++) {
-        double a = draw_side(&r->a, &st, scratch), b = draw_side(&r->b, &st, scratch);
-        lr[i] = log(b / a);
+        double a = draw_side(&r->a, &st, scratch);
+        lr[i] = draw_side(&r->b, &st, scratch) - a;
     }
     qsort(lr, FF_PUB_BOOT_ROUNDS, sizeof(*lr), cmp_double);
     int k = (int)floor(0.025 * FF_PUB_BOOT_ROUNDS);
