@@ -219,8 +219,8 @@ static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
             first = pk;
         /* a peak this run may be measured against at all (the device's figures) */
         const struct ff_pub_figure *f32 = &d->fig[FF_PUB_PEAK_FP32];
-        if (!(pk->state == FF_PUB_OK || (m != FF_PUB_FP32 && f32->state == FF_PUB_OK &&
-                                         pk->state != FF_PUB_ABSENT)))
+        if (!(pk->state == FF_PUB_OK ||
+              (m != FF_PUB_FP32 && f32->state == FF_PUB_OK && pk->state != FF_PUB_ABSENT)))
             continue;
         size_t n = 0;
         for (size_t r = 0; r < d->n_runs; r++) {
@@ -271,7 +271,8 @@ static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
         return;
     }
     out->note = "best verified matmul over the arithmetic peak flopfit measured on the device in "
-                "the same precision and the same run (the peak family: independent multiply-add chains, no memory "
+                "the same precision and the same run (the peak family: independent multiply-add "
+                "chains, no memory "
                 "traffic); the fp16 matmul kernels accumulate in fp32, so where half arithmetic is "
                 "slower than fp32 the fp16 figure may pass 100%; over several runs, the median of "
                 "each run's own fraction";

@@ -124,8 +124,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int measure(const struct ff_pub_device *d, const struct ff_profile_test *key,
-                   struct side *s)
+static int measure(const struct ff_pub_device *d, const struct ff_profile_test *key, struct side *s)
 {
     memset(s, 0, sizeof(*s));
     if (!d)
@@ -357,8 +356,8 @@ static int cmp_ref_identity(const void *pa, const void *pb)
     return c ? c : a->side - b->side;
 }
 
-static int pair_devices(const struct ff_pub_set *sa, const struct ff_pub_set *sb,
-                        struct pair **out, size_t *n_out)
+static int pair_devices(const struct ff_pub_set *sa, const struct ff_pub_set *sb, struct pair **out,
+                        size_t *n_out)
 {
     size_t n = sa->n_devices + sb->n_devices;
     struct dev_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
@@ -454,8 +453,8 @@ static void version_text(const struct ff_pub_device *d, char *dst, size_t n)
 {
     const struct ff_profile_info *in = rep(d)->info;
     snprintf(dst, n, "driver %s, flopfit %s (%s), %zu profile%s",
-             or_dash(in->device.driver_version), or_dash(in->tool_version),
-             or_dash(in->tool_git), d->n_runs, d->n_runs == 1 ? "" : "s");
+             or_dash(in->device.driver_version), or_dash(in->tool_version), or_dash(in->tool_git),
+             d->n_runs, d->n_runs == 1 ? "" : "s");
 }
 
 static void md_side(struct ff_pub_sb *o, const char *name, const struct ff_pub_set *set,
@@ -478,8 +477,8 @@ static void md_side(struct ff_pub_sb *o, const char *name, const struct ff_pub_s
     }
 }
 
-static void write_md(const struct ff_pub_set *sa, const struct ff_pub_set *sb,
-                     const struct pair *p, size_t np, struct ff_pub_sb *o)
+static void write_md(const struct ff_pub_set *sa, const struct ff_pub_set *sb, const struct pair *p,
+                     size_t np, struct ff_pub_sb *o)
 {
     ff_pub_sb_puts(o, "# flopfit compare\n\n");
     md_side(o, "A", sa, p, np, 0);
@@ -495,7 +494,8 @@ static void write_md(const struct ff_pub_set *sa, const struct ff_pub_set *sb,
         const struct pair *q = &p[i];
         char dev[768], va[512], vb[512];
         device_text(q->a ? q->a : q->b, dev, sizeof(dev));
-        ff_pub_sb_puts(o, "\n## ");
+        /* "Device:" first: profile text never begins a line (a heading, a list) */
+        ff_pub_sb_puts(o, "\n**Device:** ");
         ff_pub_esc_md(o, dev);
         ff_pub_sb_puts(o, "\n\n");
         if (!q->a || !q->b) {
@@ -512,8 +512,9 @@ static void write_md(const struct ff_pub_set *sa, const struct ff_pub_set *sb,
         ff_pub_esc_md(o, va);
         ff_pub_sb_puts(o, "; B: ");
         ff_pub_esc_md(o, vb);
-        ff_pub_sb_puts(o, q->exact ? ".\n\n" : ". Paired by device: the driver or flopfit "
-                                               "version differs.\n\n");
+        ff_pub_sb_puts(o, q->exact ? ".\n\n"
+                                   : ". Paired by device: the driver or flopfit "
+                                     "version differs.\n\n");
         ff_pub_sb_puts(o, "| test | A | B | B/A | 95% interval | runs A | runs B | verdict |\n"
                           "|---|---|---|---|---|---|---|---|\n");
         for (size_t k = 0; k < q->n_rows; k++) {
@@ -659,8 +660,8 @@ static int write_json(const struct ff_pub_set *sa, const struct ff_pub_set *sb,
         json_object_object_add(d, "a", device_json(sa, q->a));
         json_object_object_add(d, "b", device_json(sb, q->b));
         json_object_object_add(d, "paired",
-                               json_object_new_string(!q->a   ? "only in B"
-                                                      : !q->b ? "only in A"
+                               json_object_new_string(!q->a      ? "only in B"
+                                                      : !q->b    ? "only in A"
                                                       : q->exact ? "key"
                                                                  : "device"));
         json_object *tests = json_object_new_array();

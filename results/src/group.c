@@ -493,8 +493,7 @@ static int add_note(struct ff_pub_set *set, const char *text)
         if (!slots)
             return FF_ERR_NO_MEMORY;
         for (size_t i = 0; i < set->notes.n; i++)
-            slots[hash_find(slots, cap, set->notes.text, set->notes.text[i])] =
-                i + 1;
+            slots[hash_find(slots, cap, set->notes.text, set->notes.text[i])] = i + 1;
         free(set->note_slots);
         set->note_slots = slots;
         set->note_slots_n = cap;

@@ -199,8 +199,7 @@ int ff_pub_write_sqlite(const struct ff_pub_set *set, const char *path, char *er
     close(fd);
     sqlite3 *db = NULL;
     int rc = FF_OK;
-    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
         rc = ff_errf(err, errlen, FF_ERR_IO, "%s: cannot open the database: %s", path,
                      db ? sqlite3_errmsg(db) : "out of memory");
     if (!rc)

@@ -21,8 +21,8 @@ static const struct ff_pub_writer writers[] = {
      ff_pub_write_json, NULL},
     {"html", "a self-contained page: the sortable table, rooflines and bar charts (SVG)",
      ff_pub_write_html, NULL},
-    {"sqlite", "an SQLite database, one table of runs and one of tests (needs --output FILE)",
-     NULL, ff_pub_write_sqlite},
+    {"sqlite", "an SQLite database, one table of runs and one of tests (needs --output FILE)", NULL,
+     ff_pub_write_sqlite},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -208,8 +208,8 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
     for (size_t i = 0; i < set->n_devices; i++) {
         const struct ff_pub_device *d = &set->devices[i];
         const struct ff_profile_device *pd = &d->info->device;
-        const char *text[] = {pd->name,     pd->vendor,          pd->backend, pd->driver_version,
-                              pd->platform, d->info->device_id};
+        const char *text[] = {pd->name,           pd->vendor,   pd->backend,
+                              pd->driver_version, pd->platform, d->info->device_id};
         for (size_t c = 0; c < 6; c++)
             csv_field(o, c == 0, text[c] ? text[c] : "");
         for (int m = 0; m < FF_PUB_METRIC_COUNT; m++) {

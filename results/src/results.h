@@ -246,8 +246,7 @@ int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* An SQLite database of every run and test (out_sqlite.c describes its tables), written to
  * path atomically. FF_ERR_IO (err says why), FF_ERR_INVALID for a path that names no file. */
-int ff_pub_write_sqlite(const struct ff_pub_set *set, const char *path, char *err,
-                        size_t errlen);
+int ff_pub_write_sqlite(const struct ff_pub_set *set, const char *path, char *err, size_t errlen);
 /* The Markdown table and its footnotes only (no heading): the body of the other md texts. */
 void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* One device's row of the Markdown table (header included when `header`). */

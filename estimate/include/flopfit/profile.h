@@ -114,11 +114,11 @@ struct ff_profile_info {
     struct ff_profile_device device;
     bool complete; /* false when the run was interrupted or stopped early (or absent) */
     /* schema 1.1 (NULL / 0 in a 1.0 profile) */
-    const char *run_kind;          /* "run"."kind": "quick", "standard", "full", "custom" */
-    const char *const *run_argv;   /* "run"."argv": the command line, home paths as "~" */
+    const char *run_kind;        /* "run"."kind": "quick", "standard", "full", "custom" */
+    const char *const *run_argv; /* "run"."argv": the command line, home paths as "~" */
     size_t run_argc;
-    const char *content_hash;      /* "sha256:<64 hex>" of the measured part */
-    const char *device_id;         /* "device"."device_id" where the API has one */
+    const char *content_hash; /* "sha256:<64 hex>" of the measured part */
+    const char *device_id;    /* "device"."device_id" where the API has one */
 };
 
 /* Median/min/max over the timed repetitions, seconds; each 0 when absent. */
