@@ -64,11 +64,6 @@ struct pair {
     size_t n_rows;
 };
 
-static int cmp_str0(const char *a, const char *b)
-{
-    return strcmp(a ? a : "", b ? b : "");
-}
-
 /* NULL (absent) before any string */
 static int cmp_opt(const char *a, const char *b)
 {
@@ -324,22 +319,6 @@ static const struct ff_pub_run *rep(const struct ff_pub_device *d)
     return d->runs[d->n_runs - 1];
 }
 
-/* Identity: the key without driver and flopfit versions. */
-static int cmp_identity(const struct ff_pub_run *a, const struct ff_pub_run *b)
-{
-    const struct ff_profile_device *x = &a->info->device, *y = &b->info->device;
-    int c = cmp_str0(x->vendor, y->vendor);
-    if (!c)
-        c = cmp_str0(x->name, y->name);
-    if (!c)
-        c = cmp_str0(a->info->device_id, b->info->device_id);
-    if (!c)
-        c = cmp_str0(x->backend, y->backend);
-    if (!c)
-        c = strcmp(a->kind, b->kind);
-    return c;
-}
-
 static int cmp_ref_key(const void *pa, const void *pb)
 {
     const struct dev_ref *a = pa, *b = pb;
@@ -350,7 +329,7 @@ static int cmp_ref_key(const void *pa, const void *pb)
 static int cmp_ref_identity(const void *pa, const void *pb)
 {
     const struct dev_ref *a = pa, *b = pb;
-    int c = cmp_identity(rep(a->d), rep(b->d));
+    int c = ff_pub_run_identity_cmp(rep(a->d), rep(b->d));
     if (!c)
         c = ff_pub_run_key_cmp(rep(a->d), rep(b->d));
     return c ? c : a->side - b->side;
@@ -385,7 +364,7 @@ static int pair_devices(const struct ff_pub_set *sa, const struct ff_pub_set *sb
     qsort(refs, n, sizeof(*refs), cmp_ref_identity);
     for (size_t i = 0; i < n;) {
         size_t e = i + 1;
-        while (e < n && cmp_identity(rep(refs[i].d), rep(refs[e].d)) == 0)
+        while (e < n && ff_pub_run_identity_cmp(rep(refs[i].d), rep(refs[e].d)) == 0)
             e++;
         size_t left[2] = {0, 0}, at[2] = {0, 0};
         for (size_t j = i; j < e; j++)

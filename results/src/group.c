@@ -27,7 +27,7 @@ static int cmp_part(const char *a, const char *b)
     return strcmp(str_or(a, ""), str_or(b, ""));
 }
 
-int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b)
+int ff_pub_run_identity_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b)
 {
     const struct ff_profile_device *x = &a->info->device, *y = &b->info->device;
     int c = cmp_part(x->vendor, y->vendor);
@@ -36,11 +36,17 @@ int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b)
     if (!c)
         c = cmp_part(a->info->device_id, b->info->device_id);
     if (!c)
-        c = cmp_part(x->driver_version, y->driver_version);
-    if (!c)
         c = cmp_part(x->backend, y->backend);
     if (!c)
         c = strcmp(a->kind, b->kind);
+    return c;
+}
+
+int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b)
+{
+    int c = ff_pub_run_identity_cmp(a, b);
+    if (!c)
+        c = cmp_part(a->info->device.driver_version, b->info->device.driver_version);
     if (!c)
         c = strcmp(a->tool_minor, b->tool_minor);
     return c;

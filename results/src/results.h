@@ -144,8 +144,10 @@ struct ff_pub_device {
 /* The device's grouping key as one line of text: "vendor / name / id / driver / backend /
  * kind / flopfit minor" (an absent part reads "-"). Returns buf. */
 const char *ff_pub_device_key_text(const struct ff_pub_device *d, char *buf, size_t n);
-/* Same key for both (the grouping key's order, strcmp per part): <0, 0, >0. */
+/* Same key for both (strcmp per part): <0, 0, >0. */
 int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b);
+/* The key without driver and flopfit versions: the same device, backend and run kind. */
+int ff_pub_run_identity_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b);
 
 /* A file that could not be used, and why. */
 struct ff_pub_skip {
