@@ -29,6 +29,7 @@ packages=(
     meson ninja-build pkg-config gcc python3 git
     libjson-c-dev                                   # JSON (profiles, configs)
     libssl-dev                                      # SHA-256 of a profile's content hash
+    libsqlite3-dev                                  # results --format sqlite
     ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
     libclblast-dev                                  # library reference on OpenCL
     libvulkan-dev mesa-vulkan-drivers vulkan-tools  # Vulkan loader + lavapipe

@@ -1,6 +1,6 @@
 /*
  * bench/cmd/cmd_results.c — `flopfit results`: many profiles into published tables and charts,
- * `--compare OLD NEW`, `--publish DIR` (the curated results/ folder) and `submit PROFILE`.
+ * `--compare A B`, `--publish DIR` (the curated results/ folder) and `submit PROFILE`.
  * The work is the publisher's (results/src/results.h); this file parses options, prints and
  * picks the exit code.
  */
@@ -29,29 +29,33 @@ static void usage(FILE *f)
     fprintf(
         f,
         "usage: flopfit results [PROFILE|DIR...] [options]\n"
-        "       flopfit results --compare OLD NEW [--format md|csv|json]\n"
+        "       flopfit results --compare A B [--format md|csv|json]\n"
         "       flopfit results --publish DIR [--check]\n"
         "       flopfit results submit PROFILE [--results DIR]\n"
         "\n"
         "Publishes device profiles written by `flopfit bench`: a file, or every *.json under\n"
         "a folder (default: $XDG_DATA_HOME/flopfit/profiles). A malformed profile, or one of\n"
         "a schema version this flopfit does not know, is named and skipped. Repeated runs of\n"
-        "one device (backend, device and driver) are one row: their median and spread.\n"
+        "one device under one key (vendor, device, device id, driver, backend, run kind and\n"
+        "flopfit minor version) are one row: their median and spread.\n"
         "A format a device does not support reads `unsupported`, with the reason as a note.\n"
         "\n"
         "  --format NAME      %s (default: md)\n"
         "  --output PATH      write there instead of stdout, atomically; with html a folder:\n"
-        "                     PATH/index.html and each chart as PATH/<chart>.svg\n"
+        "                     PATH/index.html and each chart as PATH/<chart>.svg; with\n"
+        "                     sqlite the database file (required)\n"
         "  --html DIR         --format html --output DIR\n"
         "  --json             --format json (--list-columns too)\n"
         "  --sort COLUMN      sort rows by a column (default: fp32, the best first);\n"
         "                     --list-columns shows them\n"
         "  --reverse          the other order\n"
         "  --no-estimate      leave out the estimator's columns (serves, roofline points)\n"
-        "  --compare OLD NEW  per test the ratio NEW/OLD, both runs' noise and a verdict\n"
-        "                     (faster, slower, within noise); OLD and NEW are profiles or\n"
-        "                     folders\n"
-        "  --fail-on-worse    with --compare: exit 1 when a test is worse beyond the noise\n"
+        "  --compare A B      devices paired by key; per device and test the ratio of\n"
+        "                     medians B/A, its 95%% bootstrap interval and a verdict (faster,\n"
+        "                     slower: the interval excludes 1; else no change); A and B are\n"
+        "                     profiles or folders\n"
+        "  --fail-on-worse    with --compare: exit 1 when a test is slower (or less, or no\n"
+        "                     longer ok)\n"
         "  --publish DIR      regenerate DIR/README.md and DIR/page/ (the HTML page and its\n"
         "                     charts) from every profile under DIR\n"
         "  --check            with --publish: write nothing, exit 1 when a file is not current\n"
@@ -327,14 +331,21 @@ static int parse(int argc, char **argv, const char *const compare[2], struct opt
     if (o->check && !o->publish)
         return usage_error("--check goes with --publish DIR");
     if (o->fail_on_worse && !o->compare[0])
-        return usage_error("--fail-on-worse goes with --compare OLD NEW");
+        return usage_error("--fail-on-worse goes with --compare A B");
     if ((o->compare[0] || o->publish) && optind < argc)
-        return usage_error("--compare OLD NEW and --publish DIR take no other profiles");
+        return usage_error("--compare A B and --publish DIR take no other profiles");
     if (o->compare[0] && o->publish)
         return usage_error("--compare and --publish contradict");
-    if (o->compare[0] && strcmp(o->writer->name, "html") == 0)
-        return usage_error("invalid value 'html' for --format with --compare: expected md, csv "
-                           "or json");
+    if (o->compare[0] && (strcmp(o->writer->name, "html") == 0 || !o->writer->table)) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "invalid value '%s' for --format with --compare: expected md, csv or json",
+                 o->writer->name);
+        return usage_error(msg);
+    }
+    if (o->writer->file && !o->output)
+        return usage_error("--format sqlite writes a database file: it needs --output FILE "
+                           "(results.db)");
     if (o->publish && (o->output || o->writer != ff_pub_writers()))
         return usage_error("--publish DIR writes DIR/README.md and DIR/page/: it takes no "
                            "--format, --output or --html");
@@ -397,6 +408,11 @@ static int run_table(const struct opts *o, char **paths, size_t n)
             fprintf(stderr, "flopfit results: %s\n", err);
             rc = 1;
         }
+    } else if (!rc && o->writer->file) {
+        if (o->writer->file(set, o->output, err, sizeof(err)) != 0) {
+            fprintf(stderr, "flopfit results: %s\n", err);
+            rc = 1;
+        }
     } else if (!rc) {
         struct ff_pub_sb out;
         ff_pub_sb_init(&out);
@@ -415,7 +431,7 @@ static int run_table(const struct opts *o, char **paths, size_t n)
 }
 
 /*
- * --compare takes two values, which getopt cannot: it and its OLD and NEW are moved out of
+ * --compare takes two values, which getopt cannot: it and its A and B are moved out of
  * argv (into o->compare) before the other options are parsed. Returns the new argc or -1.
  */
 static int compare_args(int argc, char **argv, const char *compare[2])
@@ -449,7 +465,7 @@ int ff_cmd_results(int argc, char **argv)
     const char *compare[2] = {NULL, NULL};
     argc = compare_args(argc, argv, compare);
     if (argc < 0)
-        return usage_error("--compare takes two profiles or folders, once: --compare OLD NEW");
+        return usage_error("--compare takes two profiles or folders, once: --compare A B");
     int rc = parse(argc, argv, compare, &o);
     if (rc)
         return rc < 0 ? 0 : rc;

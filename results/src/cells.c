@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <flopfit/precision.h>
@@ -63,6 +64,9 @@ static void cell_info(const struct ff_pub_set *s, const struct ff_pub_device *d,
                     : strcmp(c->id, "driver") == 0  ? pd->driver_version
                                                     : pd->name;
     snprintf(out->text, sizeof(out->text), "%s", or_unknown(v));
+    /* the device id is part of the grouping key: two boards of one name are two rows */
+    if (v == pd->name && d->info->device_id && *d->info->device_id)
+        snprintf(out->detail, sizeof(out->detail), "id %s", d->info->device_id);
 }
 
 static void cell_tool(const struct ff_pub_set *s, const struct ff_pub_device *d,
@@ -95,8 +99,9 @@ static void cell_run(const struct ff_pub_set *s, const struct ff_pub_device *d,
                  incomplete ? " (cut short)" : "", d->n_runs);
     else
         snprintf(out->text, sizeof(out->text), "%s%s", kind, incomplete ? " (cut short)" : "");
-    out->note = "run kind inferred from the matmul sizes (the profile has no field for it): "
-                "quick tries 256 and 1024, standard 512 to 8192, full 256 to 8192";
+    if (!d->runs[d->n_runs - 1]->info->run_kind)
+        out->note = "unrecorded: the profile (schema 1.0) does not say how it was run (quick, "
+                    "standard, full or custom); it is never one row with a run that does";
 }
 
 /* ---- figures ---- */
@@ -171,7 +176,31 @@ static void cell_datasheet(const struct ff_pub_set *s, const struct ff_pub_devic
     out->note = d->datasheet.source;
 }
 
-/* Best matmul over the measured arithmetic peak of the same precision (family peak). */
+/*
+ * One run's matmul of precision m over the peak it may use, both measured in that run: the
+ * higher of the precision's own peak and fp32's, as bench's peak_fraction
+ * (bench/families/suite_peak.c): a kernel may compute int8 or fp16 exactly in fp32, and then
+ * its own precision's chain peak is no ceiling. *pm receives whose peak it was.
+ */
+static bool run_fraction(const struct ff_pub_figure *fig, int m, double *frac, double *peak,
+                         int *pm)
+{
+    const struct ff_pub_figure *pk = &fig[FF_PUB_PEAK_FP32 + m];
+    const struct ff_pub_figure *f32 = &fig[FF_PUB_PEAK_FP32];
+    if (m != FF_PUB_FP32 && f32->state == FF_PUB_OK &&
+        (pk->state != FF_PUB_OK || f32->value > pk->value) && pk->state != FF_PUB_ABSENT)
+        pk = f32;
+    if (pk->state != FF_PUB_OK || !(pk->value > 0) || fig[m].state != FF_PUB_OK)
+        return false;
+    *frac = fig[m].value / pk->value;
+    *peak = pk->value;
+    *pm = pk == f32 ? FF_PUB_FP32 : m;
+    return true;
+}
+
+/* Best matmul over the measured arithmetic peak of the same precision (family peak), within
+ * each run: the median over the device's runs of each run's own fraction, never one run's
+ * matmul over another run's peak. */
 static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
                       const struct ff_pub_column *c, struct ff_pub_cell *out)
 {
@@ -179,36 +208,59 @@ static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
     clear(out);
     size_t len = 0, dlen = 0;
     const struct ff_pub_figure *first = NULL; /* the first peak figure the profile has */
+    double *fr = malloc((d->n_runs ? d->n_runs : 1) * sizeof(*fr));
+    if (!fr) {
+        snprintf(out->text, sizeof(out->text), "out of memory");
+        return;
+    }
     for (int m = 0; m < FF_PUB_N_MATMUL; m++) {
         const struct ff_pub_figure *pk = &d->fig[FF_PUB_PEAK_FP32 + m];
         if (pk->state != FF_PUB_ABSENT && !first)
             first = pk;
-        /* The reference is the higher of the precision's own peak and fp32's, as bench's
-         * peak_fraction (bench/families/suite_peak.c): a kernel may compute int8 or fp16 exactly in
-         * fp32, and then its own precision's chain peak is no ceiling. */
+        /* a peak this run may be measured against at all (the device's figures) */
         const struct ff_pub_figure *f32 = &d->fig[FF_PUB_PEAK_FP32];
-        if (m != FF_PUB_FP32 && f32->state == FF_PUB_OK &&
-            (pk->state != FF_PUB_OK || f32->value > pk->value) && pk->state != FF_PUB_ABSENT)
-            pk = f32;
-        if (pk->state != FF_PUB_OK || !(pk->value > 0))
+        if (!(pk->state == FF_PUB_OK ||
+              (m != FF_PUB_FP32 && f32->state == FF_PUB_OK && pk->state != FF_PUB_ABSENT)))
             continue;
+        size_t n = 0;
+        for (size_t r = 0; r < d->n_runs; r++) {
+            double f, p;
+            int pm;
+            if (run_fraction(d->runs[r]->fig, m, &f, &p, &pm))
+                fr[n++] = f;
+        }
         char pct[32], v[64];
-        if (d->fig[m].state == FF_PUB_OK)
-            snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * d->fig[m].value / pk->value);
+        double median = n ? ff_pub_median(fr, n) : NAN;
+        /* the run whose fraction is the median names the peak in the detail */
+        double peak = 0;
+        int pm = m;
+        for (size_t r = 0; r < d->n_runs && n; r++) {
+            double f, p;
+            int who;
+            if (run_fraction(d->runs[r]->fig, m, &f, &p, &who) && f == median) {
+                peak = p;
+                pm = who;
+                break;
+            }
+        }
+        if (n)
+            snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * median);
         else
             snprintf(pct, sizeof(pct), "n/a");
-        if (m == FF_PUB_FP32 && d->fig[m].state == FF_PUB_OK)
-            out->sort = d->fig[m].value / pk->value;
+        if (m == FF_PUB_FP32 && n)
+            out->sort = median;
         if (len < sizeof(out->text))
             len += (size_t)snprintf(out->text + len, sizeof(out->text) - len, "%s%s %s",
                                     len ? ", " : "", ff_pub_metrics()[m].id, pct);
-        int pm = pk == f32 ? FF_PUB_FP32 : m; /* whose peak it is */
-        ff_pub_fmt_value(v, sizeof(v), pk->value, ff_pub_metrics()[FF_PUB_PEAK_FP32 + pm].unit);
+        if (!n)
+            continue;
+        ff_pub_fmt_value(v, sizeof(v), peak, ff_pub_metrics()[FF_PUB_PEAK_FP32 + pm].unit);
         if (dlen < sizeof(out->detail))
             dlen += (size_t)snprintf(out->detail + dlen, sizeof(out->detail) - dlen,
                                      "%s%s against the %s peak %s", dlen ? ", " : "",
                                      ff_pub_metrics()[m].id, ff_pub_metrics()[pm].id, v);
     }
+    free(fr);
     if (!first) {
         snprintf(out->text, sizeof(out->text), "not measured");
         return;
@@ -219,9 +271,11 @@ static void cell_peak(const struct ff_pub_set *s, const struct ff_pub_device *d,
         return;
     }
     out->note = "best verified matmul over the arithmetic peak flopfit measured on the device in "
-                "the same precision (the peak family: independent multiply-add chains, no memory "
+                "the same precision and the same run (the peak family: independent multiply-add "
+                "chains, no memory "
                 "traffic); the fp16 matmul kernels accumulate in fp32, so where half arithmetic is "
-                "slower than fp32 the fp16 figure may pass 100%";
+                "slower than fp32 the fp16 figure may pass 100%; over several runs, the median of "
+                "each run's own fraction";
 }
 
 static void cell_serves(const struct ff_pub_set *s, const struct ff_pub_device *d,

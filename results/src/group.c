@@ -1,10 +1,13 @@
 /*
- * results/src/group.c — runs to devices: repeated runs of one device (same backend, device
- * name and driver version) become one row whose figures are the median of the runs, with
- * their spread; then the estimator (serve.c), the sort and the numbered footnotes.
+ * results/src/group.c — runs to devices: the runs of one grouping key (vendor, device name,
+ * device id, driver version, backend, run kind, flopfit minor version) become one row whose
+ * figures are the median of the runs, with their spread; then the estimator (serve.c), the
+ * sort and the numbered footnotes. Grouping and sorting are O(n log n) in the runs and the
+ * footnotes are hashed: a collection of ten thousand profiles is read in seconds.
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +22,46 @@ static const char *str_or(const char *s, const char *dflt)
     return s ? s : dflt;
 }
 
-static bool same_device(const struct ff_pub_run *a, const struct ff_pub_run *b)
+static int cmp_part(const char *a, const char *b)
+{
+    return strcmp(str_or(a, ""), str_or(b, ""));
+}
+
+int ff_pub_run_identity_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b)
 {
     const struct ff_profile_device *x = &a->info->device, *y = &b->info->device;
-    return strcmp(str_or(x->backend, ""), str_or(y->backend, "")) == 0 &&
-           strcmp(str_or(x->name, ""), str_or(y->name, "")) == 0 &&
-           strcmp(str_or(x->driver_version, ""), str_or(y->driver_version, "")) == 0;
+    int c = cmp_part(x->vendor, y->vendor);
+    if (!c)
+        c = cmp_part(x->name, y->name);
+    if (!c)
+        c = cmp_part(a->info->device_id, b->info->device_id);
+    if (!c)
+        c = cmp_part(x->backend, y->backend);
+    if (!c)
+        c = strcmp(a->kind, b->kind);
+    return c;
+}
+
+int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b)
+{
+    int c = ff_pub_run_identity_cmp(a, b);
+    if (!c)
+        c = cmp_part(a->info->device.driver_version, b->info->device.driver_version);
+    if (!c)
+        c = strcmp(a->tool_minor, b->tool_minor);
+    return c;
+}
+
+const char *ff_pub_device_key_text(const struct ff_pub_device *d, char *buf, size_t n)
+{
+    const struct ff_pub_run *r = d->runs[d->n_runs - 1];
+    const struct ff_profile_device *x = &r->info->device;
+    const char *dash = "-";
+    snprintf(buf, n, "%s / %s / %s / %s / %s / %s / %s", str_or(x->vendor, dash),
+             str_or(x->name, dash), str_or(r->info->device_id, dash),
+             str_or(x->driver_version, dash), str_or(x->backend, dash), r->kind,
+             r->tool_minor[0] ? r->tool_minor : dash);
+    return buf;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -64,12 +101,40 @@ static void aggregate(struct ff_pub_device *d, int m, double *scratch)
             memset(f, 0, sizeof(*f));
         return;
     }
+    /* Usable memory: a probe its cap or time limit stopped measured a lower bound, never the
+     * device's memory. With runs that finished, only they count; with none, the highest bound
+     * is shown as one ("≥"). */
+    bool bounds_only = false;
+    if (m == FF_PUB_USABLE) {
+        size_t full = 0;
+        for (size_t i = 0; i < d->n_runs; i++) {
+            const struct ff_pub_figure *r = &d->runs[i]->fig[m];
+            if (r->state == FF_PUB_OK && !r->capped && !r->time_limited)
+                scratch[full++] = r->value;
+        }
+        if (full)
+            n = full;
+        else
+            bounds_only = true;
+    }
+    if (bounds_only) {
+        const struct ff_pub_figure *hi = NULL;
+        for (size_t i = 0; i < d->n_runs; i++) {
+            const struct ff_pub_figure *r = &d->runs[i]->fig[m];
+            if (r->state == FF_PUB_OK && (!hi || r->value > hi->value))
+                hi = r;
+        }
+        *f = *hi;
+        f->min = f->max = hi->value;
+        f->runs = (int)n;
+        return;
+    }
     double median = ff_pub_median(scratch, n);
     /* impl, size and probe details come from the run nearest the median */
     const struct ff_pub_figure *near = NULL;
     for (size_t i = 0; i < d->n_runs; i++) {
         const struct ff_pub_figure *r = &d->runs[i]->fig[m];
-        if (r->state == FF_PUB_OK &&
+        if (r->state == FF_PUB_OK && !(m == FF_PUB_USABLE && (r->capped || r->time_limited)) &&
             (!near || fabs(r->value - median) < fabs(near->value - median)))
             near = r;
     }
@@ -127,37 +192,138 @@ static void join3(char *dst, size_t n, const char *a, const char *b, const char 
     }
 }
 
-static int group(struct ff_pub_set *set)
+static int cmp_run_ptr(const void *pa, const void *pb)
 {
-    set->devices = calloc(set->n_runs ? set->n_runs : 1, sizeof(*set->devices));
-    double *scratch = malloc((set->n_runs ? set->n_runs : 1) * sizeof(double));
-    if (!set->devices || !scratch) {
-        free(scratch);
+    const struct ff_pub_run *a = *(const struct ff_pub_run *const *)pa;
+    const struct ff_pub_run *b = *(const struct ff_pub_run *const *)pb;
+    int c = ff_pub_run_key_cmp(a, b);
+    return c ? c : cmp_created(a, b);
+}
+
+static int cmp_device_order(const void *pa, const void *pb)
+{
+    const struct ff_pub_device *a = pa, *b = pb;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+/* ---- a set of strings (slugs, footnotes): open addressing, FNV-1a ---- */
+
+static size_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The slot of text in slots[0..n) (n a power of two): where it is, or the empty one where
+ * it would go. slots hold index + 1 into texts. */
+static size_t hash_find(const size_t *slots, size_t n, char *const *texts, const char *text)
+{
+    size_t i = hash_str(text) & (n - 1);
+    while (slots[i] && strcmp(texts[slots[i] - 1], text) != 0)
+        i = (i + 1) & (n - 1);
+    return i;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 16;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+/* Slugs unique in the set: the device's name with its backend; a second device of that name
+ * gets its driver, then its run kind, then flopfit's version, then a number. */
+static int unique_slugs(struct ff_pub_set *set)
+{
+    size_t cap = pow2_at_least(2 * set->n_devices + 1);
+    size_t *slots = calloc(cap, sizeof(*slots));
+    char **names = malloc((set->n_devices ? set->n_devices : 1) * sizeof(*names));
+    if (!slots || !names) {
+        free(slots);
+        free(names);
         return FF_ERR_NO_MEMORY;
     }
-    for (size_t i = 0; i < set->n_runs; i++) {
-        struct ff_pub_run *r = &set->runs[i];
-        struct ff_pub_device *d = NULL;
-        for (size_t k = 0; k < set->n_devices && !d; k++)
-            if (same_device(set->devices[k].runs[0], r))
-                d = &set->devices[k];
-        if (!d)
-            d = &set->devices[set->n_devices++];
-        struct ff_pub_run **runs = realloc(d->runs, (d->n_runs + 1) * sizeof(*runs));
-        if (!runs) {
+    for (size_t k = 0; k < set->n_devices; k++) {
+        struct ff_pub_device *d = &set->devices[k];
+        const struct ff_pub_run *r = d->runs[d->n_runs - 1];
+        char backend[FF_PUB_SLUG_MAX + 1], driver[FF_PUB_SLUG_MAX + 1], kind[FF_PUB_SLUG_MAX + 1],
+            tool[FF_PUB_SLUG_MAX + 1], base[256];
+        ff_pub_slug(str_or(d->info->device.backend, "api"), backend, sizeof(backend));
+        ff_pub_slug(str_or(d->info->device.driver_version, "driver"), driver, sizeof(driver));
+        ff_pub_slug(r->kind, kind, sizeof(kind));
+        ff_pub_slug(r->tool_minor[0] ? r->tool_minor : "unknown", tool, sizeof(tool));
+        join3(d->slug, sizeof(d->slug), backend, d->device_slug, NULL);
+        size_t at = hash_find(slots, cap, names, d->slug);
+        if (slots[at]) {
+            join3(d->slug, sizeof(d->slug), backend, d->device_slug, driver);
+            at = hash_find(slots, cap, names, d->slug);
+        }
+        if (slots[at]) {
+            snprintf(base, sizeof(base), "%s", d->slug);
+            join3(d->slug, sizeof(d->slug), base, kind, NULL);
+            at = hash_find(slots, cap, names, d->slug);
+        }
+        if (slots[at]) {
+            join3(d->slug, sizeof(d->slug), base, kind, tool);
+            at = hash_find(slots, cap, names, d->slug);
+            snprintf(base, sizeof(base), "%s", d->slug);
+        }
+        for (unsigned i = 2; slots[at]; i++) {
+            char num[16];
+            snprintf(num, sizeof(num), "%u", i);
+            join3(d->slug, sizeof(d->slug), base, num, NULL);
+            at = hash_find(slots, cap, names, d->slug);
+        }
+        names[k] = d->slug;
+        slots[at] = k + 1;
+    }
+    free(slots);
+    free(names);
+    return FF_OK;
+}
+
+static int group(struct ff_pub_set *set)
+{
+    size_t n = set->n_runs ? set->n_runs : 1;
+    set->devices = calloc(n, sizeof(*set->devices));
+    double *scratch = malloc(n * sizeof(double));
+    struct ff_pub_run **sorted = malloc(n * sizeof(*sorted));
+    if (!set->devices || !scratch || !sorted) {
+        free(scratch);
+        free(sorted);
+        return FF_ERR_NO_MEMORY;
+    }
+    for (size_t i = 0; i < set->n_runs; i++)
+        sorted[i] = &set->runs[i];
+    /* by key, then oldest first: each device's runs lie side by side */
+    if (set->n_runs > 1)
+        qsort(sorted, set->n_runs, sizeof(*sorted), cmp_run_ptr);
+    for (size_t i = 0; i < set->n_runs;) {
+        size_t e = i + 1;
+        while (e < set->n_runs && ff_pub_run_key_cmp(sorted[i], sorted[e]) == 0)
+            e++;
+        struct ff_pub_device *d = &set->devices[set->n_devices++];
+        d->runs = malloc((e - i) * sizeof(*d->runs));
+        if (!d->runs) {
             free(scratch);
+            free(sorted);
             return FF_ERR_NO_MEMORY;
         }
-        d->runs = runs;
-        /* oldest first: insert in order of creation */
-        size_t at = d->n_runs;
-        while (at > 0 && cmp_created(d->runs[at - 1], r) > 0) {
-            d->runs[at] = d->runs[at - 1];
-            at--;
+        d->order = SIZE_MAX;
+        for (size_t k = i; k < e; k++) {
+            d->runs[d->n_runs++] = sorted[k];
+            if (sorted[k]->order < d->order)
+                d->order = sorted[k]->order;
         }
-        d->runs[at] = r;
-        d->n_runs++;
+        i = e;
     }
+    free(sorted);
+    /* devices in the order their first profile was read, as the sort's tie-break */
+    if (set->n_devices > 1)
+        qsort(set->devices, set->n_devices, sizeof(*set->devices), cmp_device_order);
     for (size_t k = 0; k < set->n_devices; k++) {
         struct ff_pub_device *d = &set->devices[k];
         d->info = d->runs[d->n_runs - 1]->info;
@@ -166,18 +332,9 @@ static int group(struct ff_pub_set *set)
         aggregate_spec(d, scratch);
         ff_pub_vendor_slug(d->info->device.vendor, d->vendor_slug, sizeof(d->vendor_slug));
         ff_pub_slug(str_or(d->info->device.name, "device"), d->device_slug, sizeof(d->device_slug));
-        char driver[128];
-        ff_pub_slug(str_or(d->info->device.driver_version, "driver"), driver, sizeof(driver));
-        char backend[FF_PUB_SLUG_MAX + 1];
-        ff_pub_slug(str_or(d->info->device.backend, "api"), backend, sizeof(backend));
-        join3(d->slug, sizeof(d->slug), backend, d->device_slug, NULL);
-        /* the same device on two drivers: the second gets its driver in its name */
-        for (size_t j = 0; j < k; j++)
-            if (strcmp(set->devices[j].slug, d->slug) == 0)
-                join3(d->slug, sizeof(d->slug), backend, d->device_slug, driver);
     }
     free(scratch);
-    return FF_OK;
+    return unique_slugs(set);
 }
 
 /* con, prn, aux, nul, com1-com9, lpt1-lpt9: names Windows gives to devices, with any
@@ -255,12 +412,16 @@ void ff_pub_vendor_slug(const char *vendor, char *dst, size_t n)
 /* ---- sorting ---- */
 
 struct sort_key {
-    struct ff_pub_device dev;
     struct ff_pub_cell cell;
+    size_t index; /* into set->devices before the sort */
+    int dir;
+    const struct ff_pub_set *set;
 };
 
-static int cmp_keys(const struct sort_key *a, const struct sort_key *b, int dir)
+static int cmp_keys(const void *pa, const void *pb)
 {
+    const struct sort_key *a = pa, *b = pb;
+    int dir = a->dir;
     bool na = isnan(a->cell.sort), nb = isnan(b->cell.sort);
     int c = 0;
     if (!na && !nb)
@@ -271,13 +432,15 @@ static int cmp_keys(const struct sort_key *a, const struct sort_key *b, int dir)
         c = dir * strcmp(a->cell.text, b->cell.text);
     if (c)
         return c;
-    const struct ff_profile_device *x = &a->dev.info->device, *y = &b->dev.info->device;
+    const struct ff_pub_device *da = &a->set->devices[a->index], *db = &b->set->devices[b->index];
+    const struct ff_profile_device *x = &da->info->device, *y = &db->info->device;
     c = strcmp(str_or(x->name, ""), str_or(y->name, ""));
     if (!c)
         c = strcmp(str_or(x->backend, ""), str_or(y->backend, ""));
     if (!c)
         c = strcmp(str_or(x->driver_version, ""), str_or(y->driver_version, ""));
-    return c;
+    /* stable: equal rows keep the order their profiles were read in */
+    return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
 static int sort_devices(struct ff_pub_set *set, const struct ff_pub_column *col, bool reverse)
@@ -285,11 +448,16 @@ static int sort_devices(struct ff_pub_set *set, const struct ff_pub_column *col,
     if (set->n_devices < 2)
         return FF_OK;
     struct sort_key *k = malloc(set->n_devices * sizeof(*k));
-    if (!k)
+    struct ff_pub_device *out = malloc(set->n_devices * sizeof(*out));
+    if (!k || !out) {
+        free(k);
+        free(out);
         return FF_ERR_NO_MEMORY;
+    }
     bool numeric = false;
     for (size_t i = 0; i < set->n_devices; i++) {
-        k[i].dev = set->devices[i];
+        k[i].index = i;
+        k[i].set = set;
         col->cell(set, &set->devices[i], col, &k[i].cell);
         numeric |= !isnan(k[i].cell.sort);
     }
@@ -299,16 +467,13 @@ static int sort_devices(struct ff_pub_set *set, const struct ff_pub_column *col,
         dir = 1;
     if (reverse)
         dir = -dir;
-    /* insertion sort: stable, and a table has tens of rows */
-    for (size_t i = 1; i < set->n_devices; i++) {
-        struct sort_key t = k[i];
-        size_t j = i;
-        for (; j > 0 && cmp_keys(&k[j - 1], &t, dir) > 0; j--)
-            k[j] = k[j - 1];
-        k[j] = t;
-    }
     for (size_t i = 0; i < set->n_devices; i++)
-        set->devices[i] = k[i].dev;
+        k[i].dir = dir;
+    qsort(k, set->n_devices, sizeof(*k), cmp_keys);
+    for (size_t i = 0; i < set->n_devices; i++)
+        out[i] = set->devices[k[i].index];
+    memcpy(set->devices, out, set->n_devices * sizeof(*out));
+    free(out);
     free(k);
     return FF_OK;
 }
@@ -317,23 +482,39 @@ static int sort_devices(struct ff_pub_set *set, const struct ff_pub_column *col,
 
 size_t ff_pub_note_number(const struct ff_pub_set *set, const char *text)
 {
-    for (size_t i = 0; text && i < set->notes.n; i++)
-        if (strcmp(set->notes.text[i], text) == 0)
-            return i + 1;
-    return 0;
+    if (!text || !set->note_slots_n)
+        return 0;
+    size_t at = hash_find(set->note_slots, set->note_slots_n, set->notes.text, text);
+    return set->note_slots[at];
 }
 
 static int add_note(struct ff_pub_set *set, const char *text)
 {
     if (!text || ff_pub_note_number(set, text))
         return FF_OK;
-    char **t = realloc(set->notes.text, (set->notes.n + 1) * sizeof(*t));
-    if (!t)
-        return FF_ERR_NO_MEMORY;
-    set->notes.text = t;
-    if (!(t[set->notes.n] = strdup(text)))
+    if (2 * (set->notes.n + 1) > set->note_slots_n) {
+        /* grow the hash (kept at most half full) and place every note again */
+        size_t cap = pow2_at_least(4 * (set->notes.n + 1));
+        size_t *slots = calloc(cap, sizeof(*slots));
+        if (!slots)
+            return FF_ERR_NO_MEMORY;
+        for (size_t i = 0; i < set->notes.n; i++)
+            slots[hash_find(slots, cap, set->notes.text, set->notes.text[i])] = i + 1;
+        free(set->note_slots);
+        set->note_slots = slots;
+        set->note_slots_n = cap;
+    }
+    if (set->notes.n % 64 == 0) {
+        char **t = realloc(set->notes.text, (set->notes.n + 64) * sizeof(*t));
+        if (!t)
+            return FF_ERR_NO_MEMORY;
+        set->notes.text = t;
+    }
+    if (!(set->notes.text[set->notes.n] = strdup(text)))
         return FF_ERR_NO_MEMORY;
     set->notes.n++;
+    set->note_slots[hash_find(set->note_slots, set->note_slots_n, set->notes.text,
+                              set->notes.text[set->notes.n - 1])] = set->notes.n;
     return FF_OK;
 }
 

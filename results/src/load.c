@@ -80,6 +80,7 @@ void ff_pub_set_destroy(struct ff_pub_set **setp)
     for (size_t i = 0; i < set->notes.n; i++)
         free(set->notes.text[i]);
     free(set->notes.text);
+    free(set->note_slots);
     free(set->runs);
     free(set->devices);
     free(set->skipped);
@@ -170,33 +171,17 @@ static void read_figure(const struct ff_profile_doc *doc, enum ff_pub_metric m,
         f->state = failed ? FF_PUB_FAILED : FF_PUB_UNSUPPORTED;
 }
 
-/*
- * Schema 1.x has no field for the kind of run, so it is inferred from the matmul sizes each
- * preset tries: --quick runs exactly 256 and 1024; --standard tries 512..8192; a default run
- * 256..8192 (each stopping where one run would pass its time limit).
- */
-static const char *run_kind(const struct ff_profile_doc *doc)
+/* "0.1" from "0.1.0": the part of flopfit's version a grouping key holds ("" unknown). */
+static void tool_minor(const char *version, char *dst, size_t n)
 {
-    static const uint64_t full[] = {256, 512, 1024, 2048, 4096, 8192};
-    bool seen[6] = {false}, other = false;
-    for (size_t i = 0; i < ff_profile_test_count(doc); i++) {
-        const struct ff_profile_test *t = ff_profile_test_at(doc, i);
-        if (strcmp(t->family, FF_PF_FAMILY_MATMUL) != 0 || t->n == 0)
-            continue;
-        bool known = false;
-        for (size_t k = 0; k < 6; k++)
-            if (t->n == full[k] && t->m == t->n && t->k == t->n)
-                seen[k] = known = true;
-        other |= !known;
+    size_t len = 0;
+    int dots = 0;
+    for (const char *p = version ? version : ""; *p && len + 1 < n; p++) {
+        if (*p == '.' && ++dots == 2)
+            break;
+        dst[len++] = *p;
     }
-    size_t count = 0;
-    for (size_t k = 0; k < 6; k++)
-        count += seen[k];
-    if (other || count == 0)
-        return "custom";
-    if (count == 2 && seen[0] && seen[2])
-        return "quick";
-    return seen[0] ? "full" : seen[1] ? "standard" : "custom";
+    dst[len] = 0;
 }
 
 static int skip(struct ff_pub_set *set, const char *path, const char *reason)
@@ -226,13 +211,17 @@ static int add_file(struct ff_pub_set *set, const char *path)
         return rc;
     if (rc != FF_OK)
         return skip(set, path, msg);
-    struct ff_pub_run *runs = realloc(set->runs, (set->n_runs + 1) * sizeof(*runs));
-    if (!runs) {
-        ff_profile_close(&doc);
-        return FF_ERR_NO_MEMORY;
+    if (set->n_runs == set->runs_cap) {
+        size_t cap = set->runs_cap ? 2 * set->runs_cap : 16;
+        struct ff_pub_run *runs = realloc(set->runs, cap * sizeof(*runs));
+        if (!runs) {
+            ff_profile_close(&doc);
+            return FF_ERR_NO_MEMORY;
+        }
+        set->runs = runs;
+        set->runs_cap = cap;
     }
-    set->runs = runs;
-    struct ff_pub_run *r = &runs[set->n_runs];
+    struct ff_pub_run *r = &set->runs[set->n_runs];
     memset(r, 0, sizeof(*r));
     r->path = strdup(path);
     if (!r->path) {
@@ -243,7 +232,10 @@ static int add_file(struct ff_pub_set *set, const char *path)
     r->info = ff_profile_info(doc);
     for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
         read_figure(doc, (enum ff_pub_metric)m, &r->fig[m]);
-    r->kind = run_kind(doc);
+    /* a 1.0 profile does not say how it was run: never guessed from its sizes */
+    r->kind = r->info->run_kind && *r->info->run_kind ? r->info->run_kind : "unrecorded";
+    tool_minor(r->info->tool_version, r->tool_minor, sizeof(r->tool_minor));
+    r->order = set->n_runs;
     /* The estimator's own reading of the same file (usable-memory lower bounds, bf16 from
      * fp16): the "serves" column and the roofline points use exactly what `estimate
      * --profile` would. A profile it cannot plan with still gets its table row. */

@@ -99,6 +99,8 @@ static json_object *device_json(const struct ff_pub_set *set, const struct ff_pu
     put_str(o, "flopfit_git", in->tool_git);
     put_str(o, "created", in->created);
     put_str(o, "run", d->runs[d->n_runs - 1]->kind);
+    put_str(o, "device_id", in->device_id);
+    put_str(o, "flopfit_minor", d->runs[d->n_runs - 1]->tool_minor);
     json_object *profiles = json_object_new_array();
     for (size_t r = 0; r < d->n_runs; r++)
         json_object_array_add(profiles, ff_pub_json_text(ff_pub_run_path(set, d->runs[r])));

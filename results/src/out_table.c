@@ -1,7 +1,8 @@
 /*
  * results/src/out_table.c — the writers registry and the two text tables: Markdown (the
  * cells of cells.c, footnotes numbered) and CSV (RFC 4180, one row per device, raw figures in
- * their base unit; a figure that does not exist is a word, never 0 or an empty field).
+ * their base unit; a numeric column holds a number or nothing, and the status column beside
+ * it says which: ok, lower bound, unsupported, failed or not measured).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,13 +14,16 @@
 #include "results_impl.h"
 
 static const struct ff_pub_writer writers[] = {
-    {"md", "a Markdown table with numbered footnotes (the default)", ff_pub_write_md},
-    {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_pub_write_csv},
+    {"md", "a Markdown table with numbered footnotes (the default)", ff_pub_write_md, NULL},
+    {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_pub_write_csv,
+     NULL},
     {"json", "every figure, its spread, the estimator's columns and the roofline points",
-     ff_pub_write_json},
+     ff_pub_write_json, NULL},
     {"html", "a self-contained page: the sortable table, rooflines and bar charts (SVG)",
-     ff_pub_write_html},
-    {NULL, NULL, NULL},
+     ff_pub_write_html, NULL},
+    {"sqlite", "an SQLite database, one table of runs and one of tests (needs --output FILE)", NULL,
+     ff_pub_write_sqlite},
+    {NULL, NULL, NULL, NULL},
 };
 
 const struct ff_pub_writer *ff_pub_writers(void)
@@ -138,8 +142,9 @@ void ff_pub_summary(const struct ff_pub_set *set, const char *const mark[2], str
 {
     ff_pub_sb_printf(o,
                      "%zu device%s from %zu profile%s. Each figure is the best verified result of "
-                     "the device; repeated runs of one device (same backend, device and driver) "
-                     "show their median and ± half their spread. A format the device does not "
+                     "the device; repeated runs of one device (same vendor, device, device id, "
+                     "driver, backend, run kind and flopfit version) show their median and ± "
+                     "half their spread. A format the device does not "
                      "support reads %sunsupported%s, with the reasons in the notes below the "
                      "table, never 0.",
                      set->n_devices, set->n_devices == 1 ? "" : "s", set->n_runs,
@@ -193,22 +198,29 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
     const struct ff_pub_metric_info *mi = ff_pub_metrics();
     for (size_t c = 0; c < 4; c++)
         csv_field(o, c == 0, csv_text_cols[c]);
-    ff_pub_sb_puts(o, ",platform");
+    ff_pub_sb_puts(o, ",platform,device_id");
     for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
-        ff_pub_sb_printf(o, ",%s_%s,%s_min,%s_max,%s_runs,%s_detail", mi[m].id,
-                         unit_slug(mi[m].unit), mi[m].id, mi[m].id, mi[m].id, mi[m].id);
-    ff_pub_sb_puts(o, ",datasheet,fp32_datasheet_percent,serves_model,serves_precision,"
-                      "serves_tokens_per_s,flopfit_version,flopfit_git,date,run,runs,profiles\n");
+        ff_pub_sb_printf(o, ",%s_%s,%s_status,%s_min,%s_max,%s_runs,%s_detail", mi[m].id,
+                         unit_slug(mi[m].unit), mi[m].id, mi[m].id, mi[m].id, mi[m].id, mi[m].id);
+    ff_pub_sb_puts(o, ",datasheet,fp32_datasheet_percent,fp32_datasheet_status,serves_model,"
+                      "serves_precision,serves_tokens_per_s,serves_status,flopfit_version,"
+                      "flopfit_git,flopfit_minor,date,run,runs,profiles\n");
     for (size_t i = 0; i < set->n_devices; i++) {
         const struct ff_pub_device *d = &set->devices[i];
         const struct ff_profile_device *pd = &d->info->device;
-        const char *text[] = {pd->name, pd->vendor, pd->backend, pd->driver_version, pd->platform};
-        for (size_t c = 0; c < 5; c++)
+        const char *text[] = {pd->name,           pd->vendor,   pd->backend,
+                              pd->driver_version, pd->platform, d->info->device_id};
+        for (size_t c = 0; c < 6; c++)
             csv_field(o, c == 0, text[c] ? text[c] : "");
         for (int m = 0; m < FF_PUB_METRIC_COUNT; m++) {
             const struct ff_pub_figure *f = &d->fig[m];
+            /* a number or nothing in the figure's columns; the word goes beside it */
+            char status[32];
+            ff_pub_figure_text(f, m, status, sizeof(status));
             if (f->state == FF_PUB_OK) {
+                bool bound = m == FF_PUB_USABLE && (f->capped || f->time_limited);
                 csv_number(o, f->value);
+                csv_field(o, false, bound ? "lower bound" : "ok");
                 csv_number(o, f->min);
                 csv_number(o, f->max);
                 ff_pub_sb_printf(o, ",%d", f->runs);
@@ -223,10 +235,8 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
                                                : "");
                 csv_field(o, false, detail);
             } else {
-                char word[32];
-                ff_pub_figure_text(f, m, word, sizeof(word));
-                /* the state where the figure would be; min, max and runs stay empty */
-                csv_field(o, false, word);
+                ff_pub_sb_puts(o, ",");
+                csv_field(o, false, status);
                 ff_pub_sb_puts(o, ",,,");
                 csv_field(o, false, f->reason);
             }
@@ -234,21 +244,25 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
         csv_field(o, false, d->has_datasheet ? d->datasheet.slug : "");
         if (d->has_datasheet && d->fig[FF_PUB_FP32].state == FF_PUB_OK &&
             d->datasheet.flops_per_s[FF_PREC_FP32] > 0)
-            ff_pub_sb_printf(o, ",%.1f",
+            ff_pub_sb_printf(o, ",%.1f,ok",
                              100.0 * d->fig[FF_PUB_FP32].value /
                                  d->datasheet.flops_per_s[FF_PREC_FP32]);
         else
-            ff_pub_sb_puts(o, ",");
+            ff_pub_sb_printf(o, ",,%s",
+                             !d->has_datasheet                        ? "no entry"
+                             : d->fig[FF_PUB_FP32].state != FF_PUB_OK ? "not measured"
+                                                                      : "no fp32 entry");
         if (d->serves.state == FF_OK) {
             csv_field(o, false, d->serves.model);
             csv_field(o, false, ff_precision_name((enum ff_precision)d->serves.prec));
-            ff_pub_sb_printf(o, ",%.3g", d->serves.tokens_per_s);
+            ff_pub_sb_printf(o, ",%.3g,ok", d->serves.tokens_per_s);
         } else {
-            csv_field(o, false, d->serves.state == FF_ERR_NOT_FOUND ? "none" : "no estimate");
-            ff_pub_sb_puts(o, ",,");
+            ff_pub_sb_printf(o, ",,,,%s",
+                             d->serves.state == FF_ERR_NOT_FOUND ? "none fits" : "no estimate");
         }
         csv_field(o, false, d->info->tool_version ? d->info->tool_version : "");
         csv_field(o, false, d->info->tool_git ? d->info->tool_git : "");
+        csv_field(o, false, d->runs[d->n_runs - 1]->tool_minor);
         char date[16];
         snprintf(date, sizeof(date), "%.10s", d->info->created ? d->info->created : "");
         csv_field(o, false, date);

@@ -90,9 +90,12 @@ struct ff_pub_run {
     struct ff_profile_doc *doc;         /* owned; its strings stay valid with the set */
     const struct ff_profile_info *info; /* ff_profile_info(doc) */
     struct ff_pub_figure fig[FF_PUB_METRIC_COUNT];
-    const char *kind; /* "quick", "standard", "full" or "custom", inferred from the sizes */
+    const char *kind; /* the profile's "run"."kind" ("quick", "standard", "full", "custom"),
+                       * "unrecorded" where the profile has none (schema 1.0) */
     bool has_spec;    /* spec holds the estimator's reading of this profile */
     struct ff_spec spec;
+    char tool_minor[16]; /* flopfit's major.minor version that wrote it ("0.1"), "" unknown */
+    size_t order;        /* its place in the order the profiles were read */
 };
 
 /* A model's decode step on a device, as the estimator predicts it (a roofline point). */
@@ -115,7 +118,11 @@ struct ff_pub_serves {
     char note[FF_PUB_REASON_MAX]; /* why none, or what was substituted */
 };
 
-/* Repeated runs of one device: same backend, device name and driver version. */
+/*
+ * Repeated runs of one device under one grouping key: vendor, device name, device id (where
+ * the API has one), driver version, backend, run kind and flopfit's minor version. Runs of
+ * different keys are never one row.
+ */
 struct ff_pub_device {
     struct ff_pub_run **runs; /* oldest first */
     size_t n_runs;
@@ -131,7 +138,16 @@ struct ff_pub_device {
     char vendor_slug[64];  /* "amd", "nvidia", "mesa" */
     char device_slug[128]; /* "pthread-haswell-amd-epyc" */
     char slug[256];        /* unique in the set: "opencl-pthread-haswell-amd-epyc" */
+    size_t order;          /* the first of its runs in reading order (ties of the sort) */
 };
+
+/* The device's grouping key as one line of text: "vendor / name / id / driver / backend /
+ * kind / flopfit minor" (an absent part reads "-"). Returns buf. */
+const char *ff_pub_device_key_text(const struct ff_pub_device *d, char *buf, size_t n);
+/* Same key for both (strcmp per part): <0, 0, >0. */
+int ff_pub_run_key_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b);
+/* The key without driver and flopfit versions: the same device, backend and run kind. */
+int ff_pub_run_identity_cmp(const struct ff_pub_run *a, const struct ff_pub_run *b);
 
 /* A file that could not be used, and why. */
 struct ff_pub_skip {
@@ -154,6 +170,9 @@ struct ff_pub_set {
     size_t n_skipped;
     size_t n_found;            /* profile files found (read or skipped) */
     struct ff_pub_notes notes; /* after ff_pub_set_finish */
+    size_t *note_slots;        /* hash of notes.text: index + 1, 0 empty */
+    size_t note_slots_n;       /* a power of two, or 0 */
+    size_t runs_cap;           /* allocated elements of runs */
     char base[4096];           /* "" or the folder paths are shown relative to */
 };
 
@@ -214,8 +233,10 @@ const struct ff_pub_column *ff_pub_column_find(const char *id);
 struct ff_pub_writer {
     const char *name;        /* "md", "csv", "json", "html" */
     const char *description; /* one line for --help */
-    /* The whole set as one text (html: the page with its charts inline). */
+    /* The whole set as one text (html: the page with its charts inline); NULL for a format
+     * that is a file of its own (sqlite), which `file` writes to path atomically. */
     int (*table)(const struct ff_pub_set *set, struct ff_pub_sb *out);
+    int (*file)(const struct ff_pub_set *set, const char *path, char *err, size_t errlen);
 };
 /* Terminated by a row whose name is NULL. Static. */
 const struct ff_pub_writer *ff_pub_writers(void);
@@ -225,6 +246,9 @@ int ff_pub_write_md(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *out);
+/* An SQLite database of every run and test (out_sqlite.c describes its tables), written to
+ * path atomically. FF_ERR_IO (err says why), FF_ERR_INVALID for a path that names no file. */
+int ff_pub_write_sqlite(const struct ff_pub_set *set, const char *path, char *err, size_t errlen);
 /* The Markdown table and its footnotes only (no heading): the body of the other md texts. */
 void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* One device's row of the Markdown table (header included when `header`). */
@@ -251,15 +275,22 @@ int ff_pub_html_dir(const struct ff_pub_set *set, const char *dir, bool check, c
 /* ---- comparison, submission, the curated folder ---- */
 
 /*
- * `--compare OLD NEW`: per test (family, name, impl, precision, size) the ratio NEW/OLD, the
- * noise of both and a verdict. `format` is "md", "csv" or "json". *n_slower receives the
- * number of tests slower beyond the noise.
+ * `--compare A B`: devices paired by grouping key (then by device where only the driver or
+ * flopfit version differs), and per device and test (family, name, impl, precision, shape)
+ * the ratio of medians B/A, its bootstrap interval and a verdict (compare.c says what is
+ * resampled). A device on one side only is listed as such. `format` is "md", "csv" or
+ * "json". *n_slower receives the number of tests worse (slower, less, no longer ok).
  */
-int ff_pub_compare(const struct ff_pub_set *old_set, const struct ff_pub_set *new_set,
+int ff_pub_compare(const struct ff_pub_set *a_set, const struct ff_pub_set *b_set,
                    const char *format, struct ff_pub_sb *out, size_t *n_slower);
 
-/* Verdict threshold: a change is real when it exceeds both runs' noise and this floor. */
-#define FF_PUB_NOISE_FLOOR 0.02
+/* Bootstrap rounds of --compare's 95% percentile interval: Efron and Tibshirani, "An
+ * Introduction to the Bootstrap" (1993, ch. 19), ask for 1000 or more rounds for percentile
+ * intervals, and Davison and Hinkley, "Bootstrap Methods and their Application" (1997,
+ * sec. 5.2.3), for 999 or more at 95%; 2000 keeps the 2.5% tails at 50 rounds each. The seed
+ * is fixed so the same profiles give the same report. */
+#define FF_PUB_BOOT_ROUNDS 2000
+#define FF_PUB_BOOT_SEED   0x9e3779b97f4a7c15ull
 
 /*
  * `results submit PROFILE`: check the profile (it must open, be complete, hold a verified

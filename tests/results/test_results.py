@@ -96,15 +96,31 @@ header = out.splitlines()[0].split(",")
 check(all(len(r) == len(header) and None not in r for r in rows), "csv: ragged rows")
 by = {r["device"]: r for r in rows}
 pocl = by.get("pthread-haswell-AMD EPYC", {})
-check(pocl.get("fp16_flop_per_s") == "unsupported", f"csv: PoCL fp16 is {pocl.get('fp16_flop_per_s')}")
+check(pocl.get("fp16_flop_per_s") == "" and pocl.get("fp16_status") == "unsupported",
+      f"csv: PoCL fp16 is {pocl.get('fp16_flop_per_s')!r} ({pocl.get('fp16_status')})")
+check(pocl.get("usable_memory_status") == "lower bound", "csv: PoCL's capped probe is not a lower bound")
 check("cl_khr_fp16" in pocl.get("fp16_detail", ""), "csv: PoCL fp16 reason missing")
 check(abs(float(pocl.get("fp32_flop_per_s", 0)) - 1.183753e11) < 1e6, "csv: PoCL fp32 figure")
 h200 = by.get("NVIDIA H200", {})
 check(h200.get("runs") == "2" and h200.get("datasheet") == "h200", f"csv: H200 grouping: {h200}")
+# a numeric column holds a number or nothing, never a word or 0; its status says which
+STATUS = {"ok", "lower bound", "unsupported", "failed", "not measured"}
 for r in rows:
-    for k, v in r.items():
-        if k.endswith(("_per_s", "_bytes", "_s")) and k.split("_")[0] not in ("serves",):
-            check(v not in ("", "0"), f"csv: {r['device']} {k} is {v!r}")
+    for m in ("fp32", "fp16", "int8", "usable_memory", "read_bandwidth", "upload", "download",
+              "launch_latency", "peak_fp32", "peak_fp16", "peak_int8"):
+        st = r.get(m + "_status")
+        check(st in STATUS, f"csv: {r['device']} {m}_status is {st!r}")
+        vals = [v for k, v in r.items() if k.startswith(m + "_") and
+                k.endswith(("_per_s", "_bytes", "_s", "_min", "_max")) and
+                not k.startswith(m + "_status")]
+        for v in vals:
+            if st in ("ok", "lower bound"):
+                check(v != "" and float(v) > 0, f"csv: {r['device']} {m}: {v!r} with {st}")
+            else:
+                check(v == "", f"csv: {r['device']} {m}: {v!r} with status {st}")
+    for k in ("fp32_datasheet_percent", "serves_tokens_per_s", "runs"):
+        v = r[k]
+        check(v == "" or float(v) >= 0, f"csv: {r['device']} {k} is {v!r}")
 
 # ---- JSON: validates; a figure that does not exist has no value
 rc, out, err = run("data", "--format", "json")
@@ -142,7 +158,9 @@ for args, words in [
     ([empty], ["no profile"]),
     (["data", "--format", "xml"], ["--format", "xml", "md", "csv", "json", "html"]),
     (["data", "--sort", "speed"], ["--sort", "speed", "fp32", "device"]),
-    (["--compare", "data/pocl.json"], ["--compare", "OLD NEW"]),
+    (["--compare", "data/pocl.json"], ["--compare", "A B"]),
+    (["data", "--format", "sqlite"], ["sqlite", "--output"]),
+    (["--compare", "data/pocl.json", "data/pocl.json", "--format", "sqlite"], ["sqlite", "--format"]),
     (["data", "--bogus"], ["--bogus"]),
     (["data", "--output"], ["--output", "needs a value"]),
     (["data", "--check"], ["--check", "--publish"]),
@@ -168,14 +186,18 @@ cmp = {r["test"]: r for r in csv.DictReader(io.StringIO(out))}
 fp32 = cmp.get("matmul matmul fp32 flopfit n=4096", {})
 check(fp32.get("verdict") == "slower" and abs(float(fp32.get("ratio", 0)) - 0.8) < 1e-3,
       f"compare: fp32 {fp32}")
+check(float(fp32.get("ratio_low", 1)) < 0.8 < float(fp32.get("ratio_high", 0)) < 1,
+      f"compare: fp32 interval {fp32}")
+check(fp32.get("a_driver") == "550.54.15" and fp32.get("paired") == "key", f"compare: key {fp32}")
 int8 = cmp.get("matmul matmul int8 coopmat n=8192", {})
 check(int8.get("verdict") == "no longer ok", f"compare: int8 coopmat {int8}")
 rc, out, err = run("--compare", "data/h200-a.json", "data/h200-b.json", "--fail-on-worse")
 check(rc == 1 and "| slower |" in out, f"compare --fail-on-worse: exit {rc}")
 rc, out, err = run("--compare", "data/pocl.json", "data/pocl.json", "--format", "json")
 same = json.loads(out)
-check(rc == 0 and all(t["verdict"] in ("within noise", "unsupported in both")
-                      for t in same["tests"]), "compare: a profile against itself")
+check(rc == 0 and all(t["verdict"] in ("no change", "unsupported in both")
+                      for d in same["devices"] for t in d["tests"]),
+      "compare: a profile against itself")
 
 # ---- submit: the layout, byte for byte, never twice; private text, other run kinds, schema
 # violations and edited figures refused (exit 2, the reason named)
