@@ -291,8 +291,13 @@ static void cell_serves(const struct ff_pub_set *s, const struct ff_pub_device *
         return;
     }
     out->sort = sv->params;
-    snprintf(out->text, sizeof(out->text), "%s, %s, %.1f tok/s", sv->model,
-             ff_precision_name((enum ff_precision)sv->prec), sv->tokens_per_s);
+    snprintf(out->text, sizeof(out->text), "%s, %s, %.1f tok/s%s", sv->model,
+             ff_precision_name((enum ff_precision)sv->prec), sv->tokens_per_s,
+             sv->unproven ? " ?" : "");
+    if (sv->unproven) {
+        out->note = sv->note;
+        return;
+    }
     out->note = "largest built-in model preset that serves on one device with its KV cache at "
                 "4096 tokens of context (3840 prompt + 256 generated), batch 1: in bf16 where "
                 "the device measured a 16-bit rate (fp16 stands in for bf16), else (or when "

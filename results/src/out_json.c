@@ -129,6 +129,9 @@ static json_object *device_json(const struct ff_pub_set *set, const struct ff_pu
         put_str(sv, "precision", ff_precision_name((enum ff_precision)d->serves.prec));
         put_num(sv, "params", d->serves.params);
         put_num(sv, "tokens_per_s", d->serves.tokens_per_s);
+        json_object_object_add(sv, "fit_proven", json_object_new_boolean(!d->serves.unproven));
+        if (d->serves.unproven)
+            put_str(sv, "note", d->serves.note);
     } else {
         put_str(sv, "note", d->serves.note);
     }

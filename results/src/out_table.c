@@ -255,7 +255,8 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
         if (d->serves.state == FF_OK) {
             csv_field(o, false, d->serves.model);
             csv_field(o, false, ff_precision_name((enum ff_precision)d->serves.prec));
-            ff_pub_sb_printf(o, ",%.3g,ok", d->serves.tokens_per_s);
+            ff_pub_sb_printf(o, ",%.3g,%s", d->serves.tokens_per_s,
+                             d->serves.unproven ? "fit unproven" : "ok");
         } else {
             ff_pub_sb_printf(o, ",,,,%s",
                              d->serves.state == FF_ERR_NOT_FOUND ? "none fits" : "no estimate");

@@ -116,6 +116,7 @@ struct ff_pub_serves {
     double params;                /* its parameters */
     double tokens_per_s;          /* one sequence's decode rate */
     char note[FF_PUB_REASON_MAX]; /* why none, or what was substituted */
+    bool unproven; /* fits only if the device holds more than its capped probe proved */
 };
 
 /*

@@ -107,8 +107,12 @@ static void find_serves(struct ff_pub_device *d, enum ff_precision p)
     struct ff_pub_serves *sv = &d->serves;
     size_t n;
     const struct ff_model_preset *presets = ff_model_presets(&n);
-    double best = 0;
+    /* the largest preset that fits; where none is proven to (a capped memory probe), the
+     * largest whose fit the probe could not decide, marked unproven */
+    double best = 0, best_unknown = 0;
+    struct ff_pub_serves unknown = {0};
     sv->state = FF_ERR_NOT_FOUND;
+    sv->unproven = false;
     snprintf(sv->note, sizeof(sv->note), "no preset fits (%s, %s)", ff_pub_serve_plan_text(),
              ff_precision_name(p));
     for (size_t i = 0; i < n; i++) {
@@ -126,14 +130,36 @@ static void find_serves(struct ff_pub_device *d, enum ff_precision p)
             snprintf(sv->note, sizeof(sv->note), "no estimate: %s", err);
             return;
         }
-        if (!est.fits || est.gpus != 1)
+        if (est.gpus != 1)
             continue;
+        if (!est.fits) {
+            if (est.fit_unknown && (double)pc.total > best_unknown) {
+                best_unknown = (double)pc.total;
+                ff_strlcpy(unknown.model, presets[i].slug, sizeof(unknown.model));
+                unknown.params = best_unknown;
+                unknown.tokens_per_s = est.tokens_per_second;
+                snprintf(unknown.note, sizeof(unknown.note),
+                         "fit unproven: it needs %.2f GiB; the memory probe stopped at %.2f GiB "
+                         "(a lower bound) and the driver reports %.2f GiB",
+                         est.mem.total / 1073741824.0, est.usable_bytes / 1073741824.0,
+                         est.usable_driver_bytes / 1073741824.0);
+            }
+            continue;
+        }
         best = (double)pc.total;
         sv->state = FF_OK;
         ff_strlcpy(sv->model, presets[i].slug, sizeof(sv->model));
         sv->params = best;
         sv->tokens_per_s = est.tokens_per_second;
         sv->note[0] = 0;
+    }
+    if (sv->state == FF_ERR_NOT_FOUND && best_unknown > 0) {
+        sv->state = FF_OK;
+        sv->unproven = true;
+        ff_strlcpy(sv->model, unknown.model, sizeof(sv->model));
+        sv->params = unknown.params;
+        sv->tokens_per_s = unknown.tokens_per_s;
+        ff_strlcpy(sv->note, unknown.note, sizeof(sv->note));
     }
 }
 

@@ -146,9 +146,15 @@ if sv["model"]:
     rc, out, err = run("estimate", "--model", sv["model"], "--serve", "--precision",
                        sv["precision"], "--prompt", "3840", "--generate", "256", "--gpus", "1",
                        "--profile", "data/pocl.json", "--json")
-    check(rc == 0, f"estimate: exit {rc}: {err}")
-    est = json.loads(out) if rc == 0 else {}
-    check(est.get("fits") is True, "estimate: the served model does not fit per estimate")
+    # exit 0: fits; 1: not proven to fit (an unproven fit below)
+    check(rc == (0 if sv.get("fit_proven", True) else 1), f"estimate: exit {rc}: {err}")
+    est = json.loads(out) if rc in (0, 1) and out else {}
+    if sv.get("fit_proven", True):
+        check(est.get("fits") is True, "estimate: the served model does not fit per estimate")
+    else:
+        # the profile's memory probe stopped at its cap: the fit is neither proven nor refuted
+        check(est.get("fit_unknown") is True and "unproven" in sv.get("note", ""),
+              f"estimate: an unproven fit the estimator does not call unknown: {sv}, {est}")
     tps = est.get("serve", {}).get("tokens_per_second", 0)
     check(abs(tps - sv["tokens_per_s"]) <= 1e-9 * tps, f"estimate: {tps} tok/s, table {sv}")
 
