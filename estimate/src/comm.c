@@ -547,7 +547,7 @@ int ff_comm_step_x(const struct ff_model *m, const struct ff_spec *d, const stru
                                   ff_coll_bus_factor(FF_COLL_ALL_REDUCE, dp_e) * gbytes_e;
             T[FF_TERM_DP].total_seconds = T[FF_TERM_DP].known ? c : 0.0;
             T[FF_TERM_DP].seconds = T[FF_TERM_DP].known ? exposed : 0.0;
-            if (T[FF_TERM_DP].known && gbytes_e > 0.0)
+            if (T[FF_TERM_DP].known && gbytes_e > 0.0 && dp_e > 1.0)
                 snprintf(T[FF_TERM_DP].note, sizeof(T[0].note),
                          "all-reduce %.3g GB over %lld + experts %.3g GB over %.0f, %.0f%% hidden",
                          gbytes / 1e9, (long long)dp, gbytes_e / 1e9, dp_e,

@@ -558,6 +558,62 @@ Test(comm_cli, options_are_validated)
     cr_expect(strstr(o->err, "--plan best"), "%s", o->err);
 }
 
+/* The options of context parallelism, recomputation, MoE and overlap: bad values exit 2 with
+ * the option, the value and what is accepted; --json carries each. */
+Test(comm_cli, parallelism_options)
+{
+    static const char *const bad[][3] = {
+        {"--recompute", "layers:0", "layers:K"},   {"--recompute", "layers", "layers:K"},
+        {"--recompute", "layers:x", "layers:K"},   {"--cp", "0", "from 1 to 65536"},
+        {"--moe-imbalance", "0.5", "from 1 to 8"}, {"--moe-a2a-overlap", "1.5", "from 0 to 1"},
+        {"--tp-overlap", "-0.1", "from 0 to 1"},   {"--ep-fold", "maybe", "on or off"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct out *o =
+            cli("--model", "llama-2-7b", "--device", "h100", bad[i][0], bad[i][1], NULL);
+        cr_expect_eq(o->code, 2, "%s %s", bad[i][0], bad[i][1]);
+        cr_expect(strstr(o->err, bad[i][0]) && strstr(o->err, bad[i][2]), "%s %s: %s", bad[i][0],
+                  bad[i][1], o->err);
+    }
+    struct out *o = cli("--model", "llama-2-7b", "--device", "h100", "--cp", "3", "--gpus", "3",
+                        "--seq", "4096", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "multiple of 2 x cp"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--serve", "--cp", "2", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "not --serve"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--recompute", "layers:33", NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "1..32"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--gpus", "16", "--tp", "2", "--pp", "1",
+            "--cp", "4", "--recompute", "layers:4", "--tp-overlap", "0.5", "--json", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    json_object *j = json_tokener_parse(o->out), *x, *y;
+    cr_assert(j);
+    cr_assert(json_object_object_get_ex(j, "plan", &x));
+    cr_expect(json_object_object_get_ex(x, "cp", &y) && json_object_get_int64(y) == 4);
+    cr_expect(json_object_object_get_ex(x, "recompute_every", &y) && json_object_get_int64(y) == 4);
+    cr_expect(json_object_object_get_ex(x, "tp_overlap", &y) && json_object_get_double(y) == 0.5);
+    cr_expect(json_object_object_get_ex(x, "moe_imbalance", &y) && y == NULL, "default: null");
+    cr_expect(json_object_object_get_ex(x, "ep_fold", &y));
+    cr_assert(json_object_object_get_ex(j, "parallelism", &x));
+    cr_expect(json_object_object_get_ex(x, "cp_ring", &y) && y != NULL);
+    cr_expect(json_object_object_get_ex(x, "tp_hidden_fraction", &y));
+    cr_assert(json_object_object_get_ex(j, "layout", &x));
+    cr_expect(json_object_object_get_ex(x, "dp", &y) && json_object_get_int64(y) == 2);
+    json_object_put(j);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--gpus", "16", "--tp", "2", "--pp", "1",
+            "--cp", "4", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "tp 2 x pp 1 x cp 4 x dp 2"), "%s", o->out);
+    o = cli("--help", NULL);
+    static const char *const opts[] = {
+        "--cp",     "--ep-fold", "--moe-imbalance", "--moe-a2a-overlap", "--tp-overlap",
+        "layers:K", "ops"};
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+        cr_expect(strstr(o->out, opts[i]), "--help lists %s", opts[i]);
+}
+
 Test(comm_cli, nodes_and_breakdown_in_text_and_json)
 {
     /* --nodes 4 on H100 (8 per node): 32 GPUs. */
