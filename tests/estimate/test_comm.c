@@ -402,6 +402,33 @@ Test(comm_published, llama31_405b_scaling)
     expect_within(got[1] / got[0], 400.0 / 430.0, 0.05, "8k -> 16k GPUs");
 }
 
+/* Llama 3.1 405B's long-context stage (Dubey et al. 2024, Table 4): 16,384 H100 as TP 8 x CP 16
+ * x PP 16 x DP 8, sequences of 131,072, 16 per data-parallel rank, 380 TFLOP/s per GPU (38%
+ * MFU). Same assumptions and band as the 8k rows (4 interleaved chunks, ±12%); the ring's K/V
+ * exchange is hidden under the attention at this length (§3.3.2 all-gathers K/V, the same
+ * volume). */
+Test(comm_published, llama31_405b_context_parallel_128k)
+{
+    struct ff_model m = preset("llama-3.1-405b");
+    struct ff_spec d = device("h100");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.seq = 131072;
+    p.tokens = 1e11;
+    p.tp = 8;
+    p.cp = 16;
+    p.pp = 16;
+    p.pp_chunks = 4;
+    p.gpus = 16384;
+    p.accum = 16;
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect_eq(e.dp, 8);
+    double tf = e.flops_model / (e.seconds * (double)e.gpus) / 1e12;
+    expect_within(tf, 380.0, 0.12, "Llama 3.1 405B at 128k, cp 16: TFLOP/s per GPU");
+    cr_expect_gt(e.cp_comm_total_seconds, 0.0);
+    cr_expect_lt(e.cp_comm_seconds, 0.1 * e.cp_comm_total_seconds, "ring hidden");
+}
+
 /* ---- --plan best ---- */
 
 Test(comm_plan, best_plans_fit_and_are_sorted)
