@@ -135,7 +135,8 @@ Test(recompute, selective_saves_nothing_beyond_flash)
     p.recompute = FF_RECOMPUTE_NONE;
     struct ff_memory nf = mem_of(&m, &p, 1);
     double L = 8.0;
-    expect_within(nf.activations - sel.activations, 5.0 * 16.0 * 1024.0 * 1024.0 * L, 1e-4, "selective drops the scores");
+    expect_within(nf.activations - sel.activations, 5.0 * 16.0 * 1024.0 * 1024.0 * L, 1e-4,
+                  "selective drops the scores");
 }
 
 /* ---- context parallelism ---- */
