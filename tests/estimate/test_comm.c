@@ -39,18 +39,6 @@ Test(comm, bus_factors_and_collective_time)
     cr_expect_str_eq(ff_step_term_name(99), "?");
 }
 
-/* A small dense GPT (L8 h1024 a16, V 50257, s 1024) on an A100 node: hand arithmetic. */
-static struct ff_model small_gpt(void)
-{
-    struct ff_model m = preset("gpt-3-175b");
-    m.layers = 8;
-    m.hidden = 1024;
-    m.heads = m.kv_heads = 16;
-    m.head_dim = 64;
-    m.ffn = 4096;
-    return m;
-}
-
 static struct ff_plan base_plan(void)
 {
     struct ff_plan p;
@@ -59,15 +47,6 @@ static struct ff_plan base_plan(void)
     p.tokens = 1e9;
     p.dp_overlap = false; /* every communication fully exposed: pure hand arithmetic */
     return p;
-}
-
-static struct ff_step step_of(const struct ff_model *m, const struct ff_spec *d,
-                              const struct ff_plan *p)
-{
-    struct ff_step st;
-    char err[256] = "";
-    cr_assert_eq(ff_est_step(m, d, p, &st, err, sizeof(err)), FF_OK, "%s", err);
-    return st;
 }
 
 /* Compute: hardware FLOPs of a micro-batch / (rate x efficiency), times the micro-batches. */
@@ -378,24 +357,31 @@ Test(comm_published, gpt3_175b_on_1024_a100)
  * per stage) assumed. Band ±12% each (that assumption: 2 chunks give -11%/-20%), and the
  * published drop from 8k to 16k GPUs (0.93) within ±5%.
  */
-Test(comm_published, llama31_405b_scaling)
+/* Llama 3.1 405B on H100 at Meta's layout: tp 8 x cp x pp 16 (4 interleaved chunks). */
+static struct ff_estimate llama405(int64_t gpus, int64_t accum, int64_t seq, int64_t cp)
 {
     struct ff_model m = preset("llama-3.1-405b");
     struct ff_spec d = device("h100");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.seq = seq;
+    p.tokens = 1e11;
+    p.tp = 8;
+    p.cp = cp;
+    p.pp = 16;
+    p.pp_chunks = 4;
+    p.gpus = gpus;
+    p.accum = accum;
+    return run(&m, &d, &p);
+}
+
+Test(comm_published, llama31_405b_scaling)
+{
     const int64_t gpus[] = {8192, 16384}, accum[] = {32, 16};
     const double tflops[] = {430, 400};
     double got[2];
     for (int i = 0; i < 2; i++) {
-        struct ff_plan p;
-        ff_plan_init(&p);
-        p.seq = 8192;
-        p.tokens = 1e11;
-        p.tp = 8;
-        p.pp = 16;
-        p.pp_chunks = 4;
-        p.gpus = gpus[i];
-        p.accum = accum[i];
-        struct ff_estimate e = run(&m, &d, &p);
+        struct ff_estimate e = llama405(gpus[i], accum[i], 8192, 1);
         got[i] = e.flops_model / (e.seconds * (double)e.gpus) / 1e12;
         expect_within(got[i], tflops[i], 0.12, "Llama 3.1 405B TFLOP/s per GPU");
     }
@@ -409,19 +395,7 @@ Test(comm_published, llama31_405b_scaling)
  * volume). */
 Test(comm_published, llama31_405b_context_parallel_128k)
 {
-    struct ff_model m = preset("llama-3.1-405b");
-    struct ff_spec d = device("h100");
-    struct ff_plan p;
-    ff_plan_init(&p);
-    p.seq = 131072;
-    p.tokens = 1e11;
-    p.tp = 8;
-    p.cp = 16;
-    p.pp = 16;
-    p.pp_chunks = 4;
-    p.gpus = 16384;
-    p.accum = 16;
-    struct ff_estimate e = run(&m, &d, &p);
+    struct ff_estimate e = llama405(16384, 16, 131072, 16);
     cr_expect_eq(e.dp, 8);
     double tf = e.flops_model / (e.seconds * (double)e.gpus) / 1e12;
     expect_within(tf, 380.0, 0.12, "Llama 3.1 405B at 128k, cp 16: TFLOP/s per GPU");

@@ -124,15 +124,6 @@ Test(moe_memory, pipeline_stage_shares)
 
 /* ---- the data-parallel gradient sync: experts over dp/ep ---- */
 
-static struct ff_step step_of(const struct ff_model *m, const struct ff_spec *d,
-                              const struct ff_plan *p)
-{
-    struct ff_step st;
-    char err[256] = "";
-    cr_assert_eq(ff_est_step(m, d, p, &st, err, sizeof(err)), FF_OK, "%s", err);
-    return st;
-}
-
 Test(moe_comm, expert_gradients_reduce_over_dp_over_ep)
 {
     struct ff_model m = preset("mixtral-8x7b");

@@ -8,18 +8,6 @@
 
 #include "../common.h"
 
-/* A small dense GPT (L8 h1024 a16, GeLU 4h, dropout, V 50257): Korthikanti's 34sbh per layer. */
-static struct ff_model small_gpt(void)
-{
-    struct ff_model m = preset("gpt-3-175b");
-    m.layers = 8;
-    m.hidden = 1024;
-    m.heads = m.kv_heads = 16;
-    m.head_dim = 64;
-    m.ffn = 4096;
-    return m;
-}
-
 static struct ff_plan plan_at(int64_t seq)
 {
     struct ff_plan p;
@@ -35,15 +23,6 @@ static struct ff_memory mem_of(const struct ff_model *m, const struct ff_plan *p
     struct ff_memory mem;
     cr_assert_eq(ff_est_memory(m, p, gpus, p->batch, &mem), FF_OK);
     return mem;
-}
-
-static struct ff_step step_of(const struct ff_model *m, const struct ff_spec *d,
-                              const struct ff_plan *p)
-{
-    struct ff_step st;
-    char err[256] = "";
-    cr_assert_eq(ff_est_step(m, d, p, &st, err, sizeof(err)), FF_OK, "%s", err);
-    return st;
 }
 
 static struct ff_flops flops_of(const struct ff_model *m, const struct ff_plan *p)
@@ -230,6 +209,15 @@ Test(cp, plan_checks)
 
 /* ---- MoE ---- */
 
+/* Mixtral 8x7B at 4096 tokens on one H100 node, ep 8. */
+static struct ff_plan mixtral_ep8(void)
+{
+    struct ff_plan p = plan_at(4096);
+    p.ep = 8;
+    p.gpus = 8;
+    return p;
+}
+
 /* Grouped GEMMs at their tokens per expert: rows padded to 128, and the roofline
  * min(1, intensity / ridge). Mixtral at 4096 tokens (1024 per expert, width 14336) runs at the
  * dense efficiency; at 96 tokens (24 per expert) it is padded 24/128 and memory-bound. */
@@ -270,9 +258,7 @@ Test(moe, imbalance_option)
 {
     struct ff_model m = preset("mixtral-8x7b");
     struct ff_spec d = device("h100");
-    struct ff_plan p = plan_at(4096);
-    p.ep = 8;
-    p.gpus = 8;
+    struct ff_plan p = mixtral_ep8();
     struct ff_step a = step_of(&m, &d, &p);
     p.moe_imbalance = 1.1;
     struct ff_step b = step_of(&m, &d, &p);
@@ -295,9 +281,7 @@ Test(moe, all_to_all_overlap)
 {
     struct ff_model m = preset("mixtral-8x7b");
     struct ff_spec d = device("h100");
-    struct ff_plan p = plan_at(4096);
-    p.ep = 8;
-    p.gpus = 8;
+    struct ff_plan p = mixtral_ep8();
     p.accum = 4;
     struct ff_step a = step_of(&m, &d, &p);
     double all = a.term[FF_TERM_MOE_A2A].total_seconds;
