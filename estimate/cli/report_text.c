@@ -150,9 +150,12 @@ void ff_report_best_text(FILE *out, const struct ff_plan_choice *c, size_t n)
     fprintf(out, "  %-3s %-31s %-9s %-6s %10s %10s %12s %6s  %s\n", "#", "layout", "recompute",
             "ZeRO", "micro x acc", "step", "memory", "MFU", "largest term");
     for (size_t i = 0; i < n; i++) {
-        char lay[64], mb[32];
-        int k = snprintf(lay, sizeof(lay), "tp %lld x pp %lld x dp %lld", (long long)c[i].plan.tp,
-                         (long long)c[i].plan.pp, (long long)c[i].dp);
+        char lay[128], mb[32];
+        char cps[32] = ""; /* the plan's context-parallel ranks (not searched) */
+        if (c[i].plan.cp > 1)
+            snprintf(cps, sizeof(cps), " x cp %lld", (long long)c[i].plan.cp);
+        int k = snprintf(lay, sizeof(lay), "tp %lld x pp %lld%s x dp %lld", (long long)c[i].plan.tp,
+                         (long long)c[i].plan.pp, cps, (long long)c[i].dp);
         if (c[i].plan.ep > 1 && k > 0 && (size_t)k < sizeof(lay))
             snprintf(lay + k, sizeof(lay) - (size_t)k, " ep %lld", (long long)c[i].plan.ep);
         snprintf(mb, sizeof(mb), "%lld x %lld", (long long)c[i].plan.batch,
