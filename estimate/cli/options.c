@@ -207,7 +207,8 @@ static const struct ff_choice optimizer_choices[] = {
 static const struct ff_choice recompute_choices[] = {
     {"none", FF_RECOMPUTE_NONE, false},       {"selective", FF_RECOMPUTE_SELECTIVE, false},
     {"full", FF_RECOMPUTE_FULL, false},       {"ops", FF_RECOMPUTE_OPS, false},
-    {"layers:K", FF_RECOMPUTE_LAYERS, false}, /* listed; parsed by parse_recompute */
+    {"layers:2", FF_RECOMPUTE_LAYERS, false}, /* an example K for completion; parse_recompute
+                                                 reads any layers:K */
 };
 static const struct ff_choice plan_choices[] = {
     {"given", 0, false},
@@ -246,8 +247,7 @@ static int parse_recompute(const char *s, struct ff_plan *p, char *err, size_t e
         return FF_OK;
     }
     int w;
-    if (strcmp(s, "layers:K") == 0 ||
-        ff_parse_choice("--recompute", s, recompute_choices, N_OF(recompute_choices), &w, NULL,
+    if (ff_parse_choice("--recompute", s, recompute_choices, N_OF(recompute_choices), &w, NULL,
                         0) != FF_OK)
         return ff_bad_value(err, errlen, "--recompute", s, accepted);
     p->recompute = (enum ff_recompute)w;
