@@ -99,6 +99,28 @@ static inline struct ff_estimate run(const struct ff_model *m, const struct ff_s
     return e;
 }
 
+/* One training step broken down (ff_est_step), asserting it succeeds. */
+static inline struct ff_step step_of(const struct ff_model *m, const struct ff_spec *d,
+                                     const struct ff_plan *p)
+{
+    struct ff_step st;
+    char err[256] = "";
+    cr_assert_eq(ff_est_step(m, d, p, &st, err, sizeof(err)), FF_OK, "%s", err);
+    return st;
+}
+
+/* A small dense GPT (L8 h1024 a16 d64, GeLU 4h, dropout, V 50257): hand arithmetic. */
+static inline struct ff_model small_gpt(void)
+{
+    struct ff_model m = preset("gpt-3-175b");
+    m.layers = 8;
+    m.hidden = 1024;
+    m.heads = m.kv_heads = 16;
+    m.head_dim = 64;
+    m.ffn = 4096;
+    return m;
+}
+
 #endif /* FF_TEST_ESTIMATE */
 
 #endif

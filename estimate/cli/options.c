@@ -39,7 +39,10 @@ const char ff_estcli_usage_text[] =
     "  --batch N              micro-batch / concurrent sequences (1)\n"
     "  --seq N                training sequence length (model context, at most 4096)\n"
     "  --accum N              gradient accumulation / pipeline micro-batches (1)\n"
-    "  --recompute R          none selective full (none)\n"
+    "  --recompute R          none | selective (Megatron: attention scores; with flash\n"
+    "                         attention the same as none) | full | ops (keep matmul outputs,\n"
+    "                         rerun norms and element-wise ops) | layers:K (checkpoint every\n"
+    "                         K-th layer) (none)\n"
     "  --flash-attention on|off (on)   --sequence-parallel on|off (on)\n"
     "  --zero 0|1|2|3         ZeRO stage (0)\n"
     "  --tp N --pp N          tensor / pipeline parallel (1, 1)\n"
@@ -51,6 +54,15 @@ const char ff_estcli_usage_text[] =
     "  --nodes N              whole nodes: --gpus = N x GPUs per node\n"
     "  --inter-node-gbps X    network per GPU, Gb/s (the catalog's: 400 on DGX H100)\n"
     "  --ep N                 MoE expert-parallel ranks (1)   --pp-chunks V interleaved (1)\n"
+    "  --ep-fold on|off       expert ranks drawn from tp x cp x dp (parallel folding; experts\n"
+    "                         whole, not split over tp) instead of dp alone (off)\n"
+    "  --moe-imbalance F      most loaded expert rank over the mean, 1..8 (1.25)\n"
+    "  --moe-a2a-overlap F    all-to-all fraction hidden under another micro-batch (0;\n"
+    "                         DualPipe / combined 1F1B: 1); shared experts always hide it\n"
+    "  --cp N                 context-parallel ranks: the sequence split over N (ring\n"
+    "                         attention); gpus = tp x pp x cp x dp (1)\n"
+    "  --tp-overlap F         TP communication fraction hidden under the GEMMs (with\n"
+    "                         sequence parallelism (tp-1)/tp, else 0)\n"
     "  --dp-overlap on|off    gradient sync overlaps backward (on)\n"
     "  --plan best            search tp x pp x dp x ZeRO x micro-batch x recompute for the\n"
     "                         fastest plan on the GPUs; --global-batch N sequences per step\n"
@@ -121,6 +133,11 @@ enum {
     OPT_GLOBAL_BATCH,
     OPT_COMPUTE_EFF,
     OPT_GGUF,
+    OPT_CP,
+    OPT_EP_FOLD,
+    OPT_MOE_IMBALANCE,
+    OPT_MOE_A2A_OVERLAP,
+    OPT_TP_OVERLAP,
 };
 
 static const struct option long_opts[] = {
@@ -170,6 +187,11 @@ static const struct option long_opts[] = {
     {"global-batch", required_argument, NULL, OPT_GLOBAL_BATCH},
     {"compute-efficiency", required_argument, NULL, OPT_COMPUTE_EFF},
     {"gguf", required_argument, NULL, OPT_GGUF},
+    {"cp", required_argument, NULL, OPT_CP},
+    {"ep-fold", required_argument, NULL, OPT_EP_FOLD},
+    {"moe-imbalance", required_argument, NULL, OPT_MOE_IMBALANCE},
+    {"moe-a2a-overlap", required_argument, NULL, OPT_MOE_A2A_OVERLAP},
+    {"tp-overlap", required_argument, NULL, OPT_TP_OVERLAP},
     {NULL, 0, NULL, 0},
 };
 
@@ -190,9 +212,10 @@ static const struct ff_choice optimizer_choices[] = {
     {"sgd", FF_OPT_SGD, false},
 };
 static const struct ff_choice recompute_choices[] = {
-    {"none", FF_RECOMPUTE_NONE, false},
-    {"selective", FF_RECOMPUTE_SELECTIVE, false},
-    {"full", FF_RECOMPUTE_FULL, false},
+    {"none", FF_RECOMPUTE_NONE, false},       {"selective", FF_RECOMPUTE_SELECTIVE, false},
+    {"full", FF_RECOMPUTE_FULL, false},       {"ops", FF_RECOMPUTE_OPS, false},
+    {"layers:2", FF_RECOMPUTE_LAYERS, false}, /* an example K for completion; parse_recompute
+                                                 reads any layers:K */
 };
 static const struct ff_choice plan_choices[] = {
     {"given", 0, false},
@@ -214,6 +237,31 @@ static int parse_prec(const char *opt, const char *s, enum ff_precision *out, ch
     return FF_OK;
 }
 
+/* --recompute none|selective|full|ops|layers:K (K a whole number from 1). */
+static int parse_recompute(const char *s, struct ff_plan *p, char *err, size_t errlen)
+{
+    static const char accepted[] = "none, selective, full, ops or layers:K (K >= 1: checkpoint "
+                                   "every K-th layer)";
+    if (strncmp(s, "layers", 6) == 0) {
+        if (s[6] != ':' || !s[7])
+            return ff_bad_value(err, errlen, "--recompute", s, accepted);
+        int64_t k;
+        char sub[128];
+        if (ff_parse_i64("--recompute layers:K", s + 7, 1, 1 << 20, &k, sub, sizeof(sub)) != FF_OK)
+            return ff_bad_value(err, errlen, "--recompute", s, accepted);
+        p->recompute = FF_RECOMPUTE_LAYERS;
+        p->recompute_every = k;
+        return FF_OK;
+    }
+    int w;
+    if (ff_parse_choice("--recompute", s, recompute_choices, N_OF(recompute_choices), &w, NULL,
+                        0) != FF_OK)
+        return ff_bad_value(err, errlen, "--recompute", s, accepted);
+    p->recompute = (enum ff_recompute)w;
+    p->recompute_every = 0;
+    return FF_OK;
+}
+
 const struct option *ff_estcli_options(void)
 {
     return long_opts;
@@ -231,7 +279,8 @@ static const struct {
     {"recompute", recompute_choices, N_OF(recompute_choices)},
     {"plan", plan_choices, N_OF(plan_choices)},
 };
-static const char *const onoff_options[] = {"flash-attention", "sequence-parallel", "dp-overlap"};
+static const char *const onoff_options[] = {"flash-attention", "sequence-parallel", "dp-overlap",
+                                            "ep-fold"};
 static const char *const precision_options[] = {"precision", "kv-precision", "grad-precision"};
 
 static bool listed(const char *name, const char *const *list, size_t n)
@@ -308,6 +357,11 @@ static int check_combinations(const struct ff_estcli_opts *o, const struct ff_pl
     if (o->plan_best && !o->gpus_set && o->nodes <= 0)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--plan best needs the GPUs to plan on: --gpus N or --nodes N");
+    if (p->task == FF_TASK_SERVE && (p->cp > 1 || p->ep_fold || p->moe_imbalance > 0 ||
+                                     p->moe_a2a_overlap >= 0 || p->tp_overlap >= 0))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--cp, --ep-fold, --moe-imbalance, --moe-a2a-overlap and --tp-overlap "
+                       "apply to training, not --serve");
     if (p->gpus_per_node > 0 && o->tp_set && p->tp > p->gpus_per_node)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--tp %lld is more than --gpus-per-node %lld: tensor parallelism stays "
@@ -385,11 +439,18 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
         case OPT_ACCUM:
             rc = ff_parse_i64("--accum", optarg, 1, (int64_t)1 << 30, &p->accum, err, errlen);
             break;
-        case OPT_RECOMPUTE:
-            rc = ff_parse_choice("--recompute", optarg, recompute_choices, N_OF(recompute_choices),
-                                 &w, err, errlen);
-            if (rc == FF_OK)
-                p->recompute = (enum ff_recompute)w;
+        case OPT_RECOMPUTE: rc = parse_recompute(optarg, p, err, errlen); break;
+        case OPT_CP: rc = ff_parse_i64("--cp", optarg, 1, 1 << 16, &p->cp, err, errlen); break;
+        case OPT_EP_FOLD: rc = ff_parse_onoff("--ep-fold", optarg, &p->ep_fold, err, errlen); break;
+        case OPT_MOE_IMBALANCE:
+            rc = ff_parse_double("--moe-imbalance", optarg, 1, 8, &p->moe_imbalance, err, errlen);
+            break;
+        case OPT_MOE_A2A_OVERLAP:
+            rc = ff_parse_double("--moe-a2a-overlap", optarg, 0, 1, &p->moe_a2a_overlap, err,
+                                 errlen);
+            break;
+        case OPT_TP_OVERLAP:
+            rc = ff_parse_double("--tp-overlap", optarg, 0, 1, &p->tp_overlap, err, errlen);
             break;
         case OPT_FLASH:
             rc = ff_parse_onoff("--flash-attention", optarg, &p->flash_attention, err, errlen);

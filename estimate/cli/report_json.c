@@ -92,6 +92,16 @@ static json_object *plan_json(const struct ff_plan *p)
     ADD(o, "ep", json_object_new_int64(p->ep));
     ADD(o, "pp_chunks", json_object_new_int64(p->pp_chunks));
     ADD(o, "dp_overlap", json_object_new_boolean(p->dp_overlap));
+    if (p->task != FF_TASK_SERVE) {
+        ADD(o, "cp", json_object_new_int64(p->cp));
+        ADD(o, "recompute_every",
+            p->recompute == FF_RECOMPUTE_LAYERS ? json_object_new_int64(p->recompute_every) : NULL);
+        ADD(o, "ep_fold", json_object_new_boolean(p->ep_fold));
+        /* null: the default (doc/estimator.md) */
+        ADD(o, "moe_imbalance", p->moe_imbalance >= 1.0 ? num(p->moe_imbalance) : NULL);
+        ADD(o, "moe_a2a_overlap", p->moe_a2a_overlap >= 0.0 ? num(p->moe_a2a_overlap) : NULL);
+        ADD(o, "tp_overlap", p->tp_overlap >= 0.0 ? num(p->tp_overlap) : NULL);
+    }
     if (p->task == FF_TASK_SERVE) {
         ADD(o, "prompt", json_object_new_int64(p->prompt));
         ADD(o, "generate", json_object_new_int64(p->generate));
@@ -247,8 +257,31 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
         ADD(s, "cost_per_million_tokens", cost_or_null(e->cost_per_million_tokens));
         ADD(o, "serve", s);
     }
-    if (e->step.valid)
+    if (e->step.valid) {
         ADD(o, "step", step_json(&e->step));
+        /* What the step model derived for context parallelism, MoE and overlap. */
+        json_object *par = json_object_new_object();
+        ADD(par, "cp", json_object_new_int64(e->cp));
+        ADD(par, "tp_hidden_fraction", num(e->tp_hidden_fraction));
+        json_object *cpc = json_object_new_object();
+        ADD(cpc, "seconds", num(e->cp_comm_seconds));
+        ADD(cpc, "seconds_before_overlap", num(e->cp_comm_total_seconds));
+        ADD(cpc, "bytes_per_gpu", num(e->cp_comm_bytes));
+        ADD(par, "cp_ring", e->cp > 1 ? cpc : NULL);
+        if (e->cp <= 1)
+            json_object_put(cpc);
+        if (e->moe_imbalance > 0.0) {
+            json_object *moe = json_object_new_object();
+            ADD(moe, "gemm_efficiency", num(e->moe_gemm_efficiency));
+            ADD(moe, "tokens_per_expert", num(e->moe_tokens_per_expert));
+            ADD(moe, "imbalance", num(e->moe_imbalance));
+            ADD(moe, "a2a_hidden_fraction", num(e->moe_a2a_hidden_fraction));
+            ADD(par, "moe", moe);
+        } else {
+            ADD(par, "moe", NULL);
+        }
+        ADD(o, "parallelism", par);
+    }
     json_object *sug = json_object_new_array();
     for (size_t i = 0; i < e->n_suggestions; i++) {
         json_object *x = json_object_new_object();

@@ -36,8 +36,18 @@ static void row(FILE *out, const char *what, double bytes, const char *why)
     fprintf(out, "  %-13s %28s  %s\n", what, ff_fmt_bytes(b, sizeof(b), bytes), why);
 }
 
+/* "layers:K" for every-K-th-layer checkpointing, else the policy's name. */
+static const char *recompute_label(char *buf, size_t n, const struct ff_plan *p)
+{
+    if (p->recompute != FF_RECOMPUTE_LAYERS)
+        return ff_recompute_name(p->recompute);
+    snprintf(buf, n, "layers:%lld", (long long)p->recompute_every);
+    return buf;
+}
+
 static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estimate *e)
 {
+    char rcb[40];
     if (p->task == FF_TASK_QLORA)
         fprintf(out, "plan:    qlora, nf4 base weights, %s compute",
                 ff_precision_name(e->compute_precision));
@@ -58,14 +68,21 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
                 : p->task == FF_TASK_QLORA   ? ff_precision_name(e->compute_precision)
                                              : ff_precision_name(p->grad_precision),
                 p->paged_optimizer ? paged_name : ff_optimizer_name(p->optimizer),
-                (long long)p->batch, (long long)p->accum, ff_recompute_name(p->recompute),
+                (long long)p->batch, (long long)p->accum, recompute_label(rcb, sizeof(rcb), p),
                 p->flash_attention ? "on" : "off", p->zero);
+        if (p->recompute == FF_RECOMPUTE_SELECTIVE && p->flash_attention)
+            fprintf(out, " (selective saves nothing beyond flash attention: see --recompute ops "
+                         "or layers:K)");
         if (p->task != FF_TASK_TRAIN)
             fprintf(out, ", LoRA rank %lld (%s)", (long long)p->lora_rank,
                     p->lora_all_linear ? "all linear layers" : "Wq, Wv");
     }
-    fprintf(out, "\nlayout:  %lld GPU(s) = tp %lld x pp %lld x dp %lld%s\n", (long long)e->gpus,
-            (long long)e->tp, (long long)e->pp, (long long)e->dp,
+    char cps[32] = "";
+    if (e->cp > 1)
+        snprintf(cps, sizeof(cps), " x cp %lld", (long long)e->cp);
+    fprintf(out, "\nlayout:  %lld GPU(s) = tp %lld x pp %lld%s x dp %lld%s%s\n", (long long)e->gpus,
+            (long long)e->tp, (long long)e->pp, cps, (long long)e->dp,
+            p->ep > 1 ? (p->ep_fold ? " (ep folded over tp x cp x dp)" : "") : "",
             e->gpus_chosen     ? " (no --gpus: the fewest that fit)"
             : e->layout_chosen ? " (chosen for --gpus: the fastest that fits, tp within a node "
                                  "first, then pp)"
@@ -134,9 +151,12 @@ void ff_report_best_text(FILE *out, const struct ff_plan_choice *c, size_t n)
     fprintf(out, "  %-3s %-31s %-9s %-6s %10s %10s %12s %6s  %s\n", "#", "layout", "recompute",
             "ZeRO", "micro x acc", "step", "memory", "MFU", "largest term");
     for (size_t i = 0; i < n; i++) {
-        char lay[64], mb[32];
-        int k = snprintf(lay, sizeof(lay), "tp %lld x pp %lld x dp %lld", (long long)c[i].plan.tp,
-                         (long long)c[i].plan.pp, (long long)c[i].dp);
+        char lay[128], mb[32];
+        char cps[32] = ""; /* the plan's context-parallel ranks (not searched) */
+        if (c[i].plan.cp > 1)
+            snprintf(cps, sizeof(cps), " x cp %lld", (long long)c[i].plan.cp);
+        int k = snprintf(lay, sizeof(lay), "tp %lld x pp %lld%s x dp %lld", (long long)c[i].plan.tp,
+                         (long long)c[i].plan.pp, cps, (long long)c[i].dp);
         if (c[i].plan.ep > 1 && k > 0 && (size_t)k < sizeof(lay))
             snprintf(lay + k, sizeof(lay) - (size_t)k, " ep %lld", (long long)c[i].plan.ep);
         snprintf(mb, sizeof(mb), "%lld x %lld", (long long)c[i].plan.batch,

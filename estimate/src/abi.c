@@ -36,6 +36,9 @@ static void plan_defaults(struct ff_plan *p)
     p->ep = 1;
     p->pp_chunks = 1;
     p->dp_overlap = true;
+    p->cp = 1;
+    p->moe_a2a_overlap = -1.0;
+    p->tp_overlap = -1.0;
 }
 
 /* A size this library does not know: zero what the caller says it has, keep the size, so

@@ -121,9 +121,9 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
             q.pp = pp;
             e->layout_chosen = true;
         }
-        e->dp = p->gpus / (q.tp * q.pp);
+        e->dp = p->gpus / (q.tp * q.pp * q.cp);
     } else if (p->gpus > 0) {
-        e->dp = p->gpus / (p->tp * p->pp);
+        e->dp = p->gpus / (p->tp * p->pp * p->cp);
     } else {
         e->gpus_chosen = true;
         e->dp = 1;
@@ -135,7 +135,8 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     }
     e->tp = q.tp;
     e->pp = q.pp;
-    e->gpus = q.tp * q.pp * e->dp;
+    e->cp = q.cp;
+    e->gpus = q.tp * q.pp * q.cp * e->dp;
     q.gpus = e->gpus;
     int64_t mp = q.tp * q.pp;
     e->fits = ff_layout_fits(&c, &q, q.tp, q.pp, e->dp, q.batch, &e->mem);
@@ -168,10 +169,19 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
         /* The step, communication included (comm.c); the run is steps x step time unless a
          * rate is given (--achieved-tflops, --mfu: end-to-end figures that already hold the
          * communication; the breakdown is then shown as modelled). */
-        rc = ff_comm_step(m, d, &q, &e->params, e->dp, &e->step);
+        struct ff_step_extra x;
+        rc = ff_comm_step_x(m, d, &q, &e->params, e->dp, &e->step, &x);
         if (rc != FF_OK)
             return ff_errf(err, errlen, rc, "step model failed");
         e->compute_efficiency = e->step.compute_efficiency;
+        e->moe_gemm_efficiency = x.moe_gemm_efficiency;
+        e->moe_tokens_per_expert = x.moe_tokens_per_expert;
+        e->moe_imbalance = x.moe_imbalance;
+        e->moe_a2a_hidden_fraction = x.moe_a2a_hidden_fraction;
+        e->tp_hidden_fraction = x.tp_hidden_fraction;
+        e->cp_comm_seconds = x.cp_comm_seconds;
+        e->cp_comm_total_seconds = x.cp_comm_total_seconds;
+        e->cp_comm_bytes = x.cp_comm_bytes;
         double seq = (double)ff_plan_seq(m, &q);
         e->step.steps = e->step.sequences > 0.0 ? e->tokens / (e->step.sequences * seq) : 0.0;
         if (p->achieved_flops_per_s > 0.0) {

@@ -9,7 +9,11 @@
  * 72·l·h²(1 + s/(6h) + V/(16lh)) per token.
  * hardware: model + recomputation. Full recompute reruns every block's forward (Narayanan:
  * 96·B·s·l·h²(1 + s/(6h) + V/(16lh)) per iteration); selective recompute without flash
- * attention reruns the attention core (Korthikanti §5). Flash attention's internal
+ * attention reruns the attention core (Korthikanti §5); with flash attention it reruns
+ * nothing (flash attention never stored the scores). Every-K-th-layer checkpointing
+ * (torchtitan's selective layer AC) reruns the forward of floor(L/K) of the L blocks; op-level
+ * recomputation (torchtitan's op SAC) reruns only norms and element-wise ops, which are
+ * memory-bound and carry no matmul FLOPs: nothing is added. Flash attention's internal
  * recomputation is part of the kernel and not counted (as in PaLM's and Llama's MFU).
  * LoRA/QLoRA: the frozen weights get no weight gradients, so 4·N_matmul per token plus the
  * adapters' 6 FLOPs per parameter (Hu et al. 2021 §4.2).
@@ -46,6 +50,16 @@ double ff_attn_flops_per_token(const struct ff_model *m, double s)
            windowed * ff_attn_flops_per_token_layer(m, (double)m->sliding_window);
 }
 
+double ff_recompute_layer_share(const struct ff_model *m, const struct ff_plan *p)
+{
+    if (p->recompute == FF_RECOMPUTE_FULL)
+        return 1.0;
+    if (p->recompute != FF_RECOMPUTE_LAYERS || p->recompute_every < 1 || m->layers < 1)
+        return 0.0;
+    /* torchtitan checkpoints the blocks whose 1-based index is a multiple of K. */
+    return floor((double)m->layers / (double)p->recompute_every) / (double)m->layers;
+}
+
 int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double tokens,
                  struct ff_flops *out)
 {
@@ -75,8 +89,11 @@ int ff_est_flops(const struct ff_model *m, const struct ff_plan *plan, double to
         model = 4.0 * matmul + 3.0 * attn_fwd;
     }
     double extra = 0.0;
+    double block_fwd = 2.0 * (matmul - head) + attn_fwd; /* one forward of every block */
     if (plan->recompute == FF_RECOMPUTE_FULL)
-        extra = 2.0 * (matmul - head) + attn_fwd;
+        extra = block_fwd;
+    else if (plan->recompute == FF_RECOMPUTE_LAYERS)
+        extra = block_fwd * ff_recompute_layer_share(m, plan);
     else if (plan->recompute == FF_RECOMPUTE_SELECTIVE && !plan->flash_attention)
         extra = attn_fwd;
     out->model = model * tokens;

@@ -69,6 +69,10 @@ double ff_usable_bytes(const struct ff_spec *d);
 double ff_stored_scale(const struct ff_model *m, const struct ff_param_count *pc,
                        const struct ff_plan *p);
 
+/* The share of the blocks whose forward is rerun in backward: 1 for full recomputation,
+ * floor(L/K)/L for every-K-th-layer checkpointing, else 0 (flops.c). */
+double ff_recompute_layer_share(const struct ff_model *m, const struct ff_plan *p);
+
 /* Forward attention FLOPs per token per layer at context s (flops.c). */
 double ff_attn_flops_per_token_layer(const struct ff_model *m, double s);
 /* Forward attention FLOPs per token over every attention layer, windows honoured. */
@@ -114,6 +118,23 @@ int64_t ff_comm_node_size(const struct ff_spec *d, const struct ff_plan *p);
 /* The step of plan p (tp, pp as given) at dp data-parallel ranks; 0 or a status. */
 int ff_comm_step(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                  const struct ff_param_count *pc, int64_t dp, struct ff_step *out);
+
+/* What the step model derived besides the terms (copied into struct ff_estimate). */
+struct ff_step_extra {
+    double moe_gemm_efficiency, moe_tokens_per_expert, moe_imbalance;
+    double moe_a2a_hidden_fraction, tp_hidden_fraction;
+    double cp_comm_seconds, cp_comm_total_seconds, cp_comm_bytes; /* per step */
+};
+/* ff_comm_step with the derived figures in *x (may be NULL). */
+int ff_comm_step_x(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                   const struct ff_param_count *pc, int64_t dp, struct ff_step *out,
+                   struct ff_step_extra *x);
+/* Efficiency of a grouped expert GEMM relative to the dense compute efficiency: M tokens per
+ * expert padded to FF_MOE_GEMM_TILE_ROWS, times the roofline min(1, intensity / ridge) with the
+ * ridge at flops_per_s (already x compute efficiency) over bytes_per_s x
+ * FF_DEFAULT_BW_FRACTION (bandwidth 0: no roofline). 1 for M <= 0. */
+double ff_moe_gemm_efficiency(double tokens_per_expert, double hidden, double width,
+                              double elem_bytes, double flops_per_s, double bytes_per_s);
 
 /* Append to e->suggestions the changes that would make plan p (which does not fit) fit. */
 void ff_est_suggestions(struct ff_estimate *e, const struct ff_fit_ctx *c, const struct ff_plan *p);

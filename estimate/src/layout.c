@@ -93,7 +93,7 @@ int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, 
             int64_t dp = min_dp(c, p, tp, pp);
             if (dp == 0)
                 continue;
-            int64_t n = tp * pp * dp;
+            int64_t n = tp * pp * dp * p->cp; /* cp: the plan's context-parallel ranks */
             if (!best || n < best) {
                 best = n;
                 *btp = tp;
@@ -122,12 +122,13 @@ bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
     int64_t pp_max = c->m->layers < PP_MAX ? c->m->layers : PP_MAX;
     for (int64_t pp = 1; pp <= pp_max && pp <= n; pp++) {
         for (int64_t tp = 1; tp <= tp_max(c) && tp * pp <= n; tp *= 2) {
-            if (n % (tp * pp) != 0 || !ff_plan_tp_valid(c->m, tp))
+            /* cp: the plan's context-parallel ranks, fixed (not searched here) */
+            if (n % (tp * pp * p->cp) != 0 || !ff_plan_tp_valid(c->m, tp))
                 continue;
-            int64_t dp = n / (tp * pp);
+            int64_t dp = n / (tp * pp * p->cp);
             if (p->task == FF_TASK_SERVE && dp > p->batch)
                 continue; /* a replica with no sequence to serve */
-            if (p->ep > 1 && dp % p->ep != 0)
+            if (p->ep > 1 && (p->ep_fold ? tp * p->cp * dp : dp) % p->ep != 0)
                 continue;
             if (!ff_layout_fits(c, p, tp, pp, dp, p->batch, NULL))
                 continue;
@@ -230,10 +231,11 @@ static int best_plans(const struct ff_model *m, const struct ff_spec *d, const s
         if (gpus % tp != 0 || !ff_plan_tp_valid(m, tp))
             continue;
         for (int64_t pp = 1; pp <= pp_max && tp * pp <= gpus; pp++) {
-            if (gpus % (tp * pp) != 0)
+            /* cp: the plan's context-parallel ranks, fixed (not searched here) */
+            if (gpus % (tp * pp * p->cp) != 0)
                 continue;
-            int64_t dp = gpus / (tp * pp);
-            if (dp > G || (p->ep > 1 && dp % p->ep != 0))
+            int64_t dp = gpus / (tp * pp * p->cp);
+            if (dp > G || (p->ep > 1 && (p->ep_fold ? tp * p->cp * dp : dp) % p->ep != 0))
                 continue; /* more replicas than sequences per step */
             /* Expert parallelism: --ep N fixes it; otherwise an MoE model tries every power
              * of two dividing both dp and the expert count (the groups are carved out of

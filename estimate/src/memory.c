@@ -166,8 +166,14 @@ static double act_per_token(const struct ff_model *m, const struct ff_plan *p, d
     /* Replicated under TP without sequence parallelism: norm inputs, QKV and MLP inputs,
      * dropout masks (1 byte each). Korthikanti: 10sbh for two norms and dropout. */
     double rep = e * (2.0 * (double)m->norms_per_layer * h + 2.0 * h + 2.0 * h) + 2.0 * d * h;
+    /* Op-level recomputation keeps the norm inputs (the residual stream) and every matmul and
+     * attention output; the norm outputs (QKV and MLP inputs) and dropout masks are rebuilt. */
+    bool ops = p->recompute == FF_RECOMPUTE_OPS;
+    if (ops)
+        rep = e * 2.0 * (double)m->norms_per_layer * h;
     /* Sharded: Q, K, V, attention output (projection input), FFN intermediates:
-     * 4f (GeLU: fc1 output + activation output) or 6f (gated: gate, up, product). */
+     * 4f (GeLU: fc1 output + activation output) or 6f (gated: gate, up, product); op-level
+     * recomputation drops the activation output (GeLU) or the gated product: 2f less. */
     double mixer = 2.0 * q_dim + 2.0 * k_dim + 2.0 * v_dim + 2.0 * o_dim;
     double attn_share = 1.0;
     if (m->ssm_layers > 0 && m->layers > 0) {
@@ -177,11 +183,15 @@ static double act_per_token(const struct ff_model *m, const struct ff_plan *p, d
         attn_share = (double)ff_model_attn_layers(m) / (double)m->layers;
         mixer = attn_share * mixer + (1.0 - attn_share) * 2.0 * 6.0 * (double)m->ssm_inner;
     }
-    double shard = e * (mixer + (m->gated_ffn ? 6.0 : 4.0) * f + moe_copies);
+    double shard = e * (mixer + ((m->gated_ffn ? 6.0 : 4.0) - (ops ? 2.0 : 0.0)) * f + moe_copies);
     /* Attention scores: softmax output 2as (+ dropout mask as and output 2as), unless
-     * flash attention or selective recomputation removes them. */
+     * flash attention or selective recomputation removes them (flash attention never stores
+     * them: selective then saves nothing more). Every-K-th-layer and op-level policies keep
+     * them in the layers they keep. */
     double scores = 0.0;
-    bool keep_scores = !p->flash_attention && p->recompute == FF_RECOMPUTE_NONE;
+    bool keep_scores = !p->flash_attention &&
+                       (p->recompute == FF_RECOMPUTE_NONE || p->recompute == FF_RECOMPUTE_OPS ||
+                        p->recompute == FF_RECOMPUTE_LAYERS);
     if (keep_scores) {
         double s_eff = s;
         if (m->sliding_window > 0 && (double)m->sliding_window < s && m->sliding_layers == 0)
@@ -347,13 +357,23 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
     /* Expert parallelism: this stage's routed experts, 1/ep of them per GPU, replicated (and
      * ZeRO-sharded) over dp/ep ranks (see the header). */
     /* Never more expert-parallel ranks than data-parallel ones (a search point with dp < ep,
-     * or no --gpus): the group is carved out of dp. */
-    double ep = p->ep > 1 ? fmin((double)p->ep, fmax(1.0, dp)) : 1.0;
+     * or no --gpus): the group is carved out of dp. With parallel folding (Megatron-Core MoE
+     * Parallel Folding, Liu et al. 2025) it is drawn from the tp x cp x dp ranks of the stage
+     * and each expert is whole on its rank (expert tensor parallel 1): 1/ep of the routed
+     * experts per GPU, replicated over tp x cp x dp / ep ranks.
+     * Context parallelism: the cp ranks hold the same weights, and the distributed optimizer
+     * shards over dp x cp (Megatron-Core's data-parallel group with context parallel). */
+    double cp = p->cp > 1 ? (double)p->cp : 1.0;
+    double dpz = fmax(1.0, dp) * cp;
+    double fold_ranks = p->ep_fold ? tp * dpz : dpz / cp;
+    double ep = p->ep > 1 ? fmin((double)p->ep, fmax(1.0, fold_ranks)) : 1.0;
     double routed = ep > 1.0 ? fmin(blocks, ff_routed_expert_params_stage(m, pc, pp)) : 0.0;
-    double dp_e = fmax(1.0, dp / ep);
+    double ep_split = p->ep_fold ? ep : tp * ep; /* the routed experts' divisor per GPU */
+    double dp_e = fmax(1.0, (p->ep_fold ? tp * dpz : dpz) / ep);
+    dp = dpz;
     if (p->task == FF_TASK_TRAIN) {
         double k = ff_est_optimizer_bytes(p->optimizer, w16);
-        double n = (blocks - routed + other) / tp, n_e = routed / (tp * ep);
+        double n = (blocks - routed + other) / tp, n_e = routed / ep_split;
         ff_est_model_state(n, module, p->zero, dp, w16, g, k, mem);
         /* The experts' states by the same ZeRO rules over dp/ep; the working buffers (bucket,
          * gathered module) are the dense call's, one set per GPU. */
@@ -366,10 +386,10 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
         /* Frozen base (sharded only by ZeRO-3, then gathered module by module like the
          * trainable weights; routed experts 1/ep per GPU) + trainable adapters. */
         double frozen = ((blocks - routed) * wb + other * ob) / tp;
-        double frozen_e = routed * wb / (tp * ep);
+        double frozen_e = routed * wb / ep_split;
         if (p->zero == 3)
             frozen = frozen / dp + frozen_e / dp_e +
-                     w16 * zero3_live((blocks - routed + other) / tp + routed / (tp * ep), module);
+                     w16 * zero3_live((blocks - routed + other) / tp + routed / ep_split, module);
         else
             frozen += frozen_e;
         double adapters = lora_params_per_layer(m, p) * layers / tp;
@@ -390,18 +410,28 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
     if (p->zero == 3 && p->task == FF_TASK_TRAIN)
         mem->weights += w16 * persistent_per_layer(m) * layers / tp;
     double s = (double)ff_plan_seq(m, p);
-    double tokens = s * b;
+    /* Context parallelism: each rank holds s/cp tokens of each sequence (the attention scores
+     * of its queries against all s keys stay a·s per token). */
+    double tokens = s * b / cp;
     double per_layer = act_per_token(m, p, s, tp, NULL) * tokens;
     double e = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     double sp = (tp > 1.0 && p->sequence_parallel) ? tp : 1.0;
     if (layers < 1.0)
         layers = 1.0;
     double act;
-    if (p->recompute == FF_RECOMPUTE_FULL)
+    double input = e * (double)m->hidden * tokens / sp; /* one layer's input, 2sbh */
+    if (p->recompute == FF_RECOMPUTE_FULL) {
         /* Keep each layer's input (2sbh) and rebuild one layer at a time in backward. */
-        act = e * (double)m->hidden * tokens / sp * layers + per_layer;
-    else
+        act = input * layers + per_layer;
+    } else if (p->recompute == FF_RECOMPUTE_LAYERS) {
+        /* Every K-th layer keeps only its input, the others everything; in backward one
+         * checkpointed layer at a time is rebuilt. */
+        double k_every = p->recompute_every > 1 ? (double)p->recompute_every : 1.0;
+        double ck = floor(layers / k_every + 1e-9);
+        act = input * ck + per_layer * (layers - ck) + (ck > 0.0 ? per_layer : 0.0);
+    } else {
         act = per_layer * layers;
+    }
     act *= in_flight;
     if (!last)
         act += e * (double)m->hidden * tokens / sp * in_flight; /* embedding output */
@@ -412,7 +442,7 @@ static void train_stage(const struct ff_model *m, const struct ff_plan *p,
          * dtype for its matmul (forward and backward) and frees it after. */
         act += 2.0 * largest_matrix(m, false) / tp;
     mem->activations = act;
-    add_overhead(p, tp * pp * dp, mem);
+    add_overhead(p, tp * pp * dp, mem); /* dp here is dp x cp */
     if (p->paged_optimizer)
         page_optimizer(mem, states);
 }
@@ -485,7 +515,8 @@ int ff_est_memory(const struct ff_model *m, const struct ff_plan *plan, int64_t 
     rc = ff_model_params(m, &pc);
     if (rc != FF_OK)
         return rc;
-    double mp = (double)(plan->tp * plan->pp);
+    double cp = plan->cp > 1 ? (double)plan->cp : 1.0;
+    double mp = (double)(plan->tp * plan->pp) * cp;
     double dp = gpus > 0 ? (double)gpus / mp : 1.0;
     if (dp < 1.0)
         dp = 1.0;

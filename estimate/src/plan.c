@@ -36,6 +36,8 @@ const char *ff_recompute_name(enum ff_recompute r)
     case FF_RECOMPUTE_NONE: return "none";
     case FF_RECOMPUTE_SELECTIVE: return "selective";
     case FF_RECOMPUTE_FULL: return "full";
+    case FF_RECOMPUTE_LAYERS: return "layers";
+    case FF_RECOMPUTE_OPS: return "ops";
     }
     return "?";
 }
@@ -96,6 +98,7 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
         {"--ep", p->ep, 1, 1 << 20},
         {"--pp-chunks", p->pp_chunks, 1, 1 << 16},
         {"--global-batch", p->global_batch, 0, (int64_t)1 << 40},
+        {"--cp", p->cp, 1, 1 << 16},
     };
     /* --nodes N arrives here as N x GPUs per node: the message names both ways. */
     if (p->gpus > FF_PLAN_GPUS_MAX)
@@ -130,6 +133,22 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
     if (!(p->achieved_flops_per_s >= 0.0 && p->achieved_flops_per_s < 1e18))
         return ff_errf(err, errlen, FF_ERR_RANGE, "achieved FLOP/s %g is out of range",
                        p->achieved_flops_per_s);
+    if ((int)p->recompute < 0 || p->recompute > FF_RECOMPUTE_OPS)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unknown recompute policy");
+    if (p->recompute == FF_RECOMPUTE_LAYERS &&
+        (p->recompute_every < 1 || p->recompute_every > m->layers))
+        return ff_errf(err, errlen, FF_ERR_RANGE,
+                       "--recompute layers:%lld: K must be 1..%lld (the layers of %s)",
+                       (long long)p->recompute_every, (long long)m->layers, m->name);
+    if (!(p->moe_imbalance == 0.0 || (p->moe_imbalance >= 1.0 && p->moe_imbalance <= 8.0)))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--moe-imbalance %g is out of range (1..8)",
+                       p->moe_imbalance);
+    if (!(p->moe_a2a_overlap < 0.0 || p->moe_a2a_overlap <= 1.0))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--moe-a2a-overlap %g is out of range (0..1)",
+                       p->moe_a2a_overlap);
+    if (!(p->tp_overlap < 0.0 || p->tp_overlap <= 1.0))
+        return ff_errf(err, errlen, FF_ERR_RANGE, "--tp-overlap %g is out of range (0..1)",
+                       p->tp_overlap);
     if ((int)p->precision < 0 || p->precision >= FF_PREC_COUNT)
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision");
     if (p->task == FF_TASK_TRAIN && p->precision != FF_PREC_FP32 && p->precision != FF_PREC_BF16 &&
@@ -179,30 +198,59 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
             return ff_errf(err, errlen, FF_ERR_INVALID,
                            "--ep %lld does not divide the %lld experts of %s", (long long)p->ep,
                            (long long)m->experts, m->name);
-        if (p->gpus > 0 && !p->auto_layout && (p->gpus / (p->tp * p->pp)) % p->ep != 0)
+        int64_t dp = p->gpus / (p->tp * p->pp * p->cp);
+        int64_t fold = p->tp * p->cp * dp;
+        if (p->gpus > 0 && !p->auto_layout && !p->ep_fold && dp % p->ep != 0)
             return ff_errf(err, errlen, FF_ERR_INVALID,
-                           "--ep %lld does not divide the %lld data-parallel ranks",
-                           (long long)p->ep, (long long)(p->gpus / (p->tp * p->pp)));
+                           "--ep %lld does not divide the %lld data-parallel ranks (--ep-fold on "
+                           "draws expert ranks from tp x cp x dp = %lld)",
+                           (long long)p->ep, (long long)dp, (long long)fold);
+        if (p->gpus > 0 && !p->auto_layout && p->ep_fold && fold % p->ep != 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--ep %lld does not divide the tp x cp x dp = %lld ranks of a pipeline "
+                           "stage (--ep-fold on)",
+                           (long long)p->ep, (long long)fold);
+    }
+    if (p->ep_fold && m->experts <= 0)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--ep-fold: %s is a dense model (parallel folding places experts)", m->name);
+    if (p->cp > 1) {
+        if (p->task == FF_TASK_SERVE)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--cp applies to training (context parallelism splits training "
+                           "sequences); serving uses --tp/--pp");
+        int64_t s = ff_plan_seq(m, p);
+        if (s % (2 * p->cp) != 0)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--cp %lld: the sequence of %lld tokens is not a multiple of 2 x cp = "
+                           "%lld (each rank takes two balanced chunks of the causal sequence)",
+                           (long long)p->cp, (long long)s, (long long)(2 * p->cp));
+        if (ff_model_attn_layers(m) == 0 && !m->rough)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--cp: %s has no attention layers (ring attention splits attention)",
+                           m->name);
     }
     if (p->pp_chunks > 1 && p->pp * p->pp_chunks > m->layers)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--pp-chunks %lld x --pp %lld is more model chunks than the %lld layers",
                        (long long)p->pp_chunks, (long long)p->pp, (long long)m->layers);
-    int64_t mp = p->tp * p->pp;
+    int64_t mp = p->tp * p->pp * p->cp;
+    const char *mp_name = p->cp > 1 ? "tp x pp x cp" : "tp x pp";
     if (mp > FF_PLAN_GPUS_MAX)
         return ff_errf(err, errlen, FF_ERR_RANGE,
-                       "--tp %lld x --pp %lld = %lld GPUs is more than the %d (10^6) a plan may "
-                       "use",
-                       (long long)p->tp, (long long)p->pp, (long long)mp, FF_PLAN_GPUS_MAX);
+                       "--tp %lld x --pp %lld x --cp %lld = %lld GPUs is more than the %d (10^6) "
+                       "a plan may use",
+                       (long long)p->tp, (long long)p->pp, (long long)p->cp, (long long)mp,
+                       FF_PLAN_GPUS_MAX);
     if (p->gpus > 0) {
         if (p->gpus < mp)
             return ff_errf(err, errlen, FF_ERR_INVALID,
-                           "the plan needs tp x pp = %lld GPUs but --gpus is %lld", (long long)mp,
-                           (long long)p->gpus);
+                           "the plan needs %s = %lld GPUs but --gpus is %lld", mp_name,
+                           (long long)mp, (long long)p->gpus);
         if (p->gpus % mp != 0)
             return ff_errf(err, errlen, FF_ERR_INVALID,
-                           "--gpus %lld is not a multiple of tp x pp = %lld", (long long)p->gpus,
-                           (long long)mp);
+                           "--gpus %lld is not a multiple of %s = %lld", (long long)p->gpus,
+                           mp_name, (long long)mp);
         if (p->task == FF_TASK_SERVE && !p->auto_layout && p->gpus / mp > p->batch)
             return ff_errf(err, errlen, FF_ERR_INVALID,
                            "more GPUs than needed: %lld model replicas for %lld sequences "

@@ -164,7 +164,7 @@ Test(cli, bad_numbers)
         {"--price", "nan", "expected a number greater than 0 and at most 100000"},
         {"--overhead-gib", "-1", "expected a number from 0 to 10000"},
         {"--flash-attention", "maybe", "expected on or off"},
-        {"--recompute", "some", "expected none, selective or full"},
+        {"--recompute", "some", "expected none, selective, full, ops or layers:K"},
         {"--optimizer", "adagrad", "expected adamw, adamw8bit or sgd"},
         {"--precision", "nf4", "expected fp32, bf16, fp16, fp8, int8 or int4"},
     };

@@ -188,7 +188,7 @@ Test(device, published_profiles_still_read)
 }
 
 /* The later catalog devices: datasheet figures as stated in their source strings, a
- * dated price source where a price is given, and FP8 training planned at 1.4x BF16 (not 2x). */
+ * dated price source where a price is given, and FP8 training planned at 1.3x BF16 (not 2x). */
 Test(device, second_pass_catalog)
 {
     static const struct {
@@ -222,19 +222,22 @@ Test(device, second_pass_catalog)
     /* QLoRA on a device without bf16 computes in fp16. */
     struct ff_spec t4 = device("t4");
     cr_expect_eq(ff_spec_rate(&t4, FF_PREC_NF4), 65e12);
-    /* FP8 training: 1.4x the BF16 default, not the 2x of the FP8 peak — on the compute; the
+    /* FP8 training: 1.3x the BF16 default, not the 2x of the FP8 peak — on the compute; the
      * communication of the plan (tensor-parallel all-reduces of 16-bit activations) does not
-     * get faster, so the whole run gains at most 1.4x. */
+     * get faster, so the whole run gains at most 1.3x (with the TP overlap FP8 plans get by
+     * default left out: --tp-overlap 0). */
     struct ff_model m = preset("llama-2-7b");
     struct ff_spec h = device("h100");
     struct ff_plan p;
     ff_plan_init(&p);
     p.tokens = 1e11;
+    p.tp_overlap = 0.0;
     struct ff_estimate bf = run(&m, &h, &p);
     p.precision = FF_PREC_FP8;
     struct ff_estimate f8 = run(&m, &h, &p);
     expect_within(bf.step.term[FF_TERM_COMPUTE].seconds / f8.step.term[FF_TERM_COMPUTE].seconds,
-                  FF_DEFAULT_FP8_SPEEDUP, 1e-9, "FP8 speed-up of the compute");
-    cr_expect(bf.seconds / f8.seconds > 1.0 && bf.seconds / f8.seconds <= FF_DEFAULT_FP8_SPEEDUP,
+                  FF_DEFAULT_FP8_TRAIN_SPEEDUP, 1e-9, "FP8 speed-up of the compute");
+    cr_expect(bf.seconds / f8.seconds > 1.0 &&
+                  bf.seconds / f8.seconds <= FF_DEFAULT_FP8_TRAIN_SPEEDUP + 1e-12,
               "FP8 run speed-up %.3f", bf.seconds / f8.seconds);
 }

@@ -42,7 +42,26 @@ extern "C" {
 
 enum ff_task { FF_TASK_TRAIN = 0, FF_TASK_LORA, FF_TASK_QLORA, FF_TASK_SERVE };
 enum ff_optimizer { FF_OPT_ADAMW = 0, FF_OPT_ADAMW8BIT, FF_OPT_SGD };
-enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_FULL };
+/* Activation recomputation (memory.c, flops.c; doc/estimator.md "Recompute"):
+ * SELECTIVE: Megatron's (Korthikanti et al. 2022 §5): the attention core's scores, softmax and
+ *   dropout mask are dropped and recomputed. Flash attention never stores them, so with flash
+ *   attention on it saves nothing more and costs nothing: the same as NONE.
+ * FULL: every layer keeps only its input and is rerun in backward (Chen et al. 2016;
+ *   Korthikanti Table 2, 2sbh per layer).
+ * LAYERS: every K-th layer (ff_plan.recompute_every) is checkpointed as in FULL, the others keep
+ *   everything (torchtitan's selective layer AC, `selective_ac_option` K; PyTorch
+ *   torch.utils.checkpoint applied to every K-th block). K = 1 is FULL.
+ * OPS: op-level selective: the outputs of the matmuls and of attention are kept, the norms and
+ *   the element-wise ops (activation function, gating product, dropout) are recomputed in
+ *   backward (torchtitan's "op" selective AC keeps mm/SDPA outputs; Megatron-Core's
+ *   --recompute-modules layernorm moe_act). No matmul is rerun. */
+enum ff_recompute {
+    FF_RECOMPUTE_NONE = 0,
+    FF_RECOMPUTE_SELECTIVE,
+    FF_RECOMPUTE_FULL,
+    FF_RECOMPUTE_LAYERS,
+    FF_RECOMPUTE_OPS
+};
 
 /* Defaults. The published figures behind them (doc/estimator.md): Llama 2's GPU-hours
  * imply 42-46% MFU, Llama 3.1 405B reports 38-43%, Megatron 42-54%; kipply's 13B serving
@@ -81,11 +100,20 @@ enum ff_recompute { FF_RECOMPUTE_NONE = 0, FF_RECOMPUTE_SELECTIVE, FF_RECOMPUTE_
  * 1% of a datasheet figure is taken off; a measured profile's figure is already usable. */
 #define FF_DEFAULT_DRIVER_RESERVE      0.01
 #define FF_DEFAULT_ALLREDUCE_LATENCY_S 10e-6 /* one small NCCL all-reduce on NVLink */
-/* FP8 training's speed-up over BF16 at the default MFU: NVIDIA Transformer Engine reaches
- * about 1.28x BF16 Megatron-LM and FP8-LM 1.75x on GPT-175B/H100 (Peng et al. 2023,
- * abstract: 75% faster than BF16, 37% faster than Transformer Engine); 1.4x is taken, i.e.
- * FP8 training plans at 0.40 x 1.4 x bf16/fp8 peak = 28% of an H100's FP8 peak. */
+/* FP8 serving compute over BF16 (serve.c): 1.4x, checked against TensorRT-LLM's H100 and L40S
+ * FP8 runs (tests/estimate/test_biases.c). Training: FF_DEFAULT_FP8_TRAIN_SPEEDUP. */
 #define FF_DEFAULT_FP8_SPEEDUP         1.4
+/* FP8 training's speed-up over BF16 end to end (the step model's compute efficiency is
+ * multiplied by it over the BF16 rate): NVIDIA Transformer Engine about 1.28x BF16 Megatron-LM
+ * and FP8-LM 1.75x on GPT-175B/H100 (Peng et al. 2023, abstract: 75% faster than BF16, 37%
+ * faster than Transformer Engine); TorchTitan's Float8 on Llama 3.1 8B, 8 H100: 8,532 against
+ * 6,667 tokens/s per GPU compiled BF16, 1.28x (Liang et al. 2024, Table 1); TorchAO MXFP8 on
+ * 1856 B200, Llama 3 70B: 1.22-1.28x (PyTorch blog, "Accelerating 2K scale pre-training up to
+ * 1.28x"); TorchAO MXFP8 MoE on Llama 4 Scout, GB200: 1.30x (PyTorch blog). Training pays the
+ * casts of weights, activations and gradients and the amax bookkeeping that serving does not;
+ * 1.3 sits at the measured 1.22-1.30 but for FP8-LM's outlier: FP8 training plans at
+ * 0.55 x 1.3 / 2 = 36% of an H100's FP8 peak. */
+#define FF_DEFAULT_FP8_TRAIN_SPEEDUP   1.3
 /* Serving, decode (serve.c). Checked against the 16 runs of TensorRT-LLM's performance.md
  * (v0.6.1 peak-throughput tables: Llama-2-7B on A100 FP16, H100 FP8 and L40S FP8, Llama-2-70B
  * TP2/TP4 on A100 and H100, 128/2048 tokens in and out; tests/estimate/test_biases.c):
@@ -211,6 +239,24 @@ struct ff_plan {
                                       FSDP, DeepSpeed); default true */
     int64_t global_batch;          /* --plan best: sequences per optimizer step; 0 = the
                                       default, FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq */
+    /* Added for the cost models of context parallelism, recomputation, MoE and overlap. */
+    int64_t cp;              /* context-parallel ranks: each holds seq/cp tokens of every
+                                sequence, K/V passed around a ring (ring attention); default 1.
+                                gpus = tp x pp x cp x dp; seq a multiple of 2 x cp */
+    int64_t recompute_every; /* FF_RECOMPUTE_LAYERS: every K-th layer is checkpointed, K >= 1;
+                                default 0 (other policies) */
+    double moe_imbalance;    /* most loaded expert rank over the mean, 1..8; 0 = default
+                                (FF_DEFAULT_MOE_IMBALANCE) */
+    double moe_a2a_overlap;  /* fraction of the expert all-to-all hidden under an adjacent
+                                micro-batch's compute (Megatron-Core combined 1F1B, DeepSeek's
+                                DualPipe), 0..1; < 0 = default (FF_DEFAULT_MOE_A2A_OVERLAP) */
+    double tp_overlap;       /* fraction of the tensor-parallel communication hidden under the
+                                GEMMs (Transformer Engine userbuffers), 0..1; < 0 = default
+                                per plan (ff_plan_tp_overlap) */
+    bool ep_fold;            /* MoE parallel folding: the ep ranks are drawn from the tp x cp x
+                                dp ranks of a stage (ep divides tp x cp x dp), each expert whole
+                                on its rank (expert tensor parallel 1); default false: ep carved
+                                out of dp, experts split over tp */
 };
 
 /* Memory per GPU, bytes. Frozen (embedded in ff_estimate and ff_plan_choice): new terms
@@ -244,7 +290,9 @@ struct ff_suggestion {
  */
 enum ff_step_term {
     FF_TERM_COMPUTE = 0,  /* FLOPs / (rate x compute efficiency) */
-    FF_TERM_TP,           /* tensor-parallel all-reduces (SP: all-gather + reduce-scatter) */
+    FF_TERM_TP,           /* tensor-parallel all-reduces (SP: all-gather + reduce-scatter),
+                             exposed part; with cp > 1 also ring attention's exposed K/V
+                             exchange (ff_estimate.cp_comm_seconds) */
     FF_TERM_DP,           /* data-parallel gradient all-reduce / reduce-scatter, exposed part */
     FF_TERM_ZERO3,        /* ZeRO-3 parameter all-gathers, exposed part */
     FF_TERM_BUBBLE,       /* pipeline bubble, (p-1)/(v*m) of the pipelined work */
@@ -365,6 +413,18 @@ struct ff_estimate {
      * DeepSeek's and OpenAI's cards (DeepSeek-V2-Lite 2.4B, gpt-oss-20b 3.61B), where
      * Mistral's and Qwen's count it (Mixtral 12.9B, Qwen3-30B-A3B 3.3B). */
     uint64_t active_non_embedding;
+    /* Added for the cost models of context parallelism, MoE and overlap (comm.c). */
+    int64_t cp;                     /* context-parallel ranks of the layout */
+    double moe_gemm_efficiency;     /* grouped expert GEMMs over the dense compute efficiency
+                                       (1: dense model) */
+    double moe_tokens_per_expert;   /* tokens each local expert gets per micro-batch */
+    double moe_imbalance;           /* the load imbalance used */
+    double moe_a2a_hidden_fraction; /* of the all-to-all, hidden (shared experts, overlap) */
+    double tp_hidden_fraction;      /* of the tensor-parallel communication, hidden */
+    double cp_comm_seconds;         /* ring attention's K/V exchange per step, exposed part
+                                       (counted in the tp_comm term) */
+    double cp_comm_total_seconds;   /* the same before overlap with the attention compute */
+    double cp_comm_bytes;           /* bytes each GPU sends per step for it */
 };
 
 /* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)
@@ -451,28 +511,60 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * Megatron-LM 44% HFU for 1.7B on 32 A100 with no model parallelism and 52% for 1T on 3072
  * (Narayanan et al. 2021, Table 1), 56% HFU for 530B (Korthikanti et al. 2022, Table 5),
  * PaLM 57.8% HFU (Chowdhery et al. 2022, App. B). 0.55 sits inside that spread. */
-#define FF_DEFAULT_COMPUTE_EFFICIENCY  0.55
+#define FF_DEFAULT_COMPUTE_EFFICIENCY 0.55
 /* Achieved bus bandwidth (nccl-tests busbw) over the link line rate: inside a node ~200-208
  * of 300 GB/s on A100 NVLink 3 (nccl-tests issues #149, #178) and ~370 of 450 GB/s on H100
  * ring (NCCL developer, nccl-tests #212): 0.68-0.82, taken 0.75; across nodes 46-48 of 50
  * GB/s per 400 Gb/s NDR NIC (NCCL developer, nccl-tests #290) and ~41 at 32 MB (#232):
  * taken 0.90. A measured profile replaces both. */
-#define FF_COMM_INTRA_FRACTION         0.75
-#define FF_COMM_INTER_FRACTION         0.90
+#define FF_COMM_INTRA_FRACTION        0.75
+#define FF_COMM_INTER_FRACTION        0.90
 /* Latency per algorithm step: an 8-GPU NVLink all-reduce's smallest message takes ~10 us
  * (FF_DEFAULT_ALLREDUCE_LATENCY_S) over 2*log2(8) = 6 tree steps; a network hop (NIC +
  * switch) a few us. NCCL runs latency-bound sizes as trees (log-depth), bandwidth-bound
  * ones as rings (nccl-tests #196), so steps are log-depth and volumes ring. */
-#define FF_COMM_INTRA_STEP_LATENCY_S   1.7e-6
-#define FF_COMM_INTER_STEP_LATENCY_S   5e-6
+#define FF_COMM_INTRA_STEP_LATENCY_S  1.7e-6
+#define FF_COMM_INTER_STEP_LATENCY_S  5e-6
 /* The gradient bucket that cannot overlap backward: it is reduced after the last layer's
  * backward (PyTorch DDP bucket_cap_mb = 25, Li et al. 2020 §3.2.3). */
-#define FF_COMM_DDP_BUCKET_BYTES       25e6
+#define FF_COMM_DDP_BUCKET_BYTES      25e6
 /* MoE load imbalance: the most loaded expert rank over the mean. Switch Transformer trains
  * at capacity factor 1.0-1.25 (Fedus et al. 2021, Table 1 and §2.2), GShard at 2.0 as an
  * upper bound (Lepikhin et al. 2020 §2.2), DeepSpeed-MoE at 1.0-1.25; dropless routers with
  * balancing losses (Mixtral, DeepSeek-V3) measure max/mean loads of about 1.1-1.3: 1.25. */
-#define FF_DEFAULT_MOE_IMBALANCE       1.25
+#define FF_DEFAULT_MOE_IMBALANCE      1.25
+/* Grouped expert GEMMs: each expert's token rows are padded to the GEMM tile's 128 rows
+ * (MegaBlocks, Gale et al. 2022 §5: 128 x 128 blocks; DeepSeek's DeepGEMM aligns each expert's
+ * segment of a grouped GEMM to 128 rows; CUTLASS grouped GEMM tiles of 128), and a GEMM of M
+ * token rows, hidden h and expert width f is memory-bound below the device's ridge point:
+ * arithmetic intensity 2Mhf / (bytes x (Mh + hf + Mf)) against rate x compute efficiency over
+ * bandwidth x FF_DEFAULT_BW_FRACTION (the roofline, Williams et al. 2009). Fine-grained
+ * experts at few tokens each (DeepSeek-V3: 256 of width 2048) lose most. */
+#define FF_MOE_GEMM_TILE_ROWS         128
+/* Expert all-to-all hidden under an adjacent micro-batch's compute, by default: none.
+ * Megatron-Core leaves its combined 1F1B schedule (--overlap-moe-expert-parallel-comm) off by
+ * default and it needs two micro-batches in flight and no full recompute (Megatron-Core MoE
+ * docs, "Combined 1F1B: Expert-Parallel All-to-All Overlap"); DeepSpeed-MoE runs the
+ * all-to-all on the critical path (Rajbhandari et al. 2022). What runs beside it by default
+ * is the shared experts' compute (DeepSeek-V2 §3.2.3 overlaps it; Megatron-Core
+ * --moe-shared-expert-overlap), which is always counted as hiding it. DualPipe (DeepSeek-V3
+ * §3.2.1) hides it fully: --moe-a2a-overlap 1. */
+#define FF_DEFAULT_MOE_A2A_OVERLAP    0.0
+/* Tensor-parallel communication hidden under the GEMMs, by default, per plan kind.
+ * FP8 plans with sequence parallelism: (tp - 1)/tp of it, never more than the layer's GEMM
+ * time. FP8 training runs on Transformer Engine, whose userbuffers overlap decomposes the
+ * all-gather / reduce-scatter beside each linear layer into tp - 1 point-to-point steps, each
+ * overlapped with one chunk of the GEMM, leaving one step exposed (Wang et al. 2022, "Overlap
+ * Communication with Dependent Computation via Decomposition", ASPLOS'23); NeMo and
+ * Megatron-Bridge turn it on in their FP8 performance recipes (tp_comm_overlap with
+ * userbuffers_fp8_* presets; it requires sequence parallelism), and torchtitan pairs Float8
+ * with its async TP, the same decomposition in PyTorch's SymmetricMemory.
+ * BF16/FP16 plans: none. Megatron-Core's tp_comm_overlap, torchtitan's
+ * enable_async_tensor_parallel and DeepSpeed all default to off, and Megatron-LM's 2021 runs
+ * all-reduced on the critical path (Narayanan et al. 2021). --tp-overlap F replaces the
+ * fraction for any plan
+ * (comm.c, tp_overlap_fraction). */
+
 /* --plan best's global batch when none is given: about 4M tokens per step (Llama 2 and
  * Llama 3: 4M; GPT-3 175B: 3.2M; Chinchilla 1.5M-3M). */
 #define FF_DEFAULT_GLOBAL_BATCH_TOKENS 4194304.0

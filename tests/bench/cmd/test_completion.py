@@ -63,7 +63,7 @@ families = [line.split()[0] for line in run("bench", "--list-families").splitlin
 expect(complete("bench", "--only", "") == families + ["all"], "bench --only: %s, families %s" %
        (complete("bench", "--only", ""), families))
 expect(complete("bench", "--only", "=", "mat") == ["matmul"], "--only=mat<TAB>")
-expect(complete("estimate", "--recompute", "") == ["none", "selective", "full"],
+expect(complete("estimate", "--recompute", "") == ["none", "selective", "full", "ops", "layers:2"],
        "estimate --recompute: %s" % complete("estimate", "--recompute", ""))
 presets = [line.split()[0] for line in run("estimate", "--list-models").splitlines()[1:]]
 got = complete("estimate", "--model", "llama-2-")
