@@ -30,6 +30,9 @@ struct ff_estcli_opts {
     bool plan_best; /* --plan best */
     int64_t nodes;  /* --nodes; 0 = not given */
     bool gpus_set;  /* --gpus given */
+    /* what the plan search keeps (given) and how a ranking sorts */
+    bool zero_set, recompute_set, batch_set, accum_set, ep_set, global_batch_set;
+    bool rank_time; /* --rank time (default: cost) */
 };
 
 /* ---- options.c ---- */

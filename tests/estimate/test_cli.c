@@ -343,7 +343,8 @@ Test(cli, gpus_alone_chooses_the_layout)
     cr_expect(strstr(o->out, "8 GPU(s) = tp 4 x pp 1 x dp 2") ||
                   strstr(o->out, "8 GPU(s) = tp 8 x pp 1 x dp 1"),
               "%s", o->out);
-    /* Training Llama-2-70B on 32 A100-80GB with ZeRO-1: TP within the node, then PP. */
+    /* Training Llama-2-70B on 32 A100-80GB with ZeRO-1: the plan search shards it (the
+     * search itself: tests/estimate/test_search.c). */
     o = cli("--model", "llama-2-70b", "--device", "a100-80gb", "--gpus", "32", "--zero", "1",
             "--json", NULL);
     cr_expect_eq(o->code, 0, "%s", o->err);
@@ -352,7 +353,6 @@ Test(cli, gpus_alone_chooses_the_layout)
     cr_assert(json_object_object_get_ex(lay, "tp", &tp) &&
               json_object_object_get_ex(lay, "pp", &pp));
     cr_expect_gt(json_object_get_int64(tp) * json_object_get_int64(pp), 1, "sharded");
-    cr_expect(json_object_get_int64(pp) == 1 || json_object_get_int64(tp) == 8, "tp first");
     json_object_put(root);
     /* --tp given keeps the old meaning: the rest are replicas. */
     o = cli("--model", "llama-2-70b", "--device", "a100-40gb", "--serve", "--gpus", "8", NULL);

@@ -553,9 +553,13 @@ Test(comm_cli, options_are_validated)
     o = cli("--model", "llama-2-7b", "--device", "h100", "--ep", "2", "--gpus", "2", NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "dense"), "%s", o->err);
-    o = cli("--model", "llama-2-7b", "--device", "h100", "--global-batch", "64", NULL);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--serve", "--global-batch", "64", NULL);
     cr_expect_eq(o->code, 2);
-    cr_expect(strstr(o->err, "--plan best"), "%s", o->err);
+    cr_expect(strstr(o->err, "--global-batch applies to training"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--global-batch", "64", "--accum", "4",
+            NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "either --global-batch or --accum"), "%s", o->err);
 }
 
 Test(comm_cli, nodes_and_breakdown_in_text_and_json)

@@ -15,9 +15,9 @@ static const struct {
     const char *name;
     size_t now, recorded;
 } sizes[] = {
-    {SIZE(ff_plan, 248)},         {SIZE(ff_memory, 88)},        {SIZE(ff_suggestion, 144)},
-    {SIZE(ff_step_part, 128)},    {SIZE(ff_step, 1000)},        {SIZE(ff_estimate, 2920)},
-    {SIZE(ff_flops, 24)},         {SIZE(ff_plan_choice, 1360)}, {SIZE(ff_model, 672)},
+    {SIZE(ff_plan, 272)},         {SIZE(ff_memory, 88)},        {SIZE(ff_suggestion, 144)},
+    {SIZE(ff_step_part, 128)},    {SIZE(ff_step, 1000)},        {SIZE(ff_estimate, 3256)},
+    {SIZE(ff_flops, 24)},         {SIZE(ff_plan_choice, 1384)}, {SIZE(ff_model, 672)},
     {SIZE(ff_param_count, 56)},   {SIZE(ff_model_preset, 24)},  {SIZE(ff_profile_device, 368)},
     {SIZE(ff_profile_info, 480)}, {SIZE(ff_profile_times, 32)}, {SIZE(ff_profile_test, 368)},
     {SIZE(ff_spec, 1312)},

@@ -172,9 +172,43 @@ struct ff_plan {
     int64_t pp_chunks;             /* interleaved 1F1B: model chunks per stage; default 1 */
     bool dp_overlap;               /* the gradient sync overlaps backward (bucketed DDP,
                                       FSDP, DeepSpeed); default true */
-    int64_t global_batch;          /* --plan best: sequences per optimizer step; 0 = the
-                                      default, FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq */
+    int64_t global_batch;          /* training: sequences per optimizer step; 0 = micro-batch
+                                      x accum x dp, or, in a search, the default rule
+                                      (ff_default_global_batch) */
+    /* The plan search (layout.c) and the defaults a plan takes when it gives none. */
+    unsigned search;            /* FF_SEARCH_* bits: the dimensions the search chooses on
+                                    `gpus` GPUs (auto_layout adds tp and pp); default 0 */
+    bool global_batch_default;  /* training: no batch given, the global batch is
+                                    ff_default_global_batch(); default false */
+    double global_batch_tokens; /* training: tokens per optimizer step, rounded to whole
+                                    sequences; > 0 wins over global_batch; default 0 */
+    double deadline_seconds;    /* training with gpus 0: the fewest GPUs that finish the
+                                    tokens within this; 0 = none (the fewest that fit) */
 };
+
+/* Dimensions of the plan search (struct ff_plan.search): each set bit lets the search choose
+ * that dimension; a clear one keeps the plan's value. FF_SEARCH_ALL is what `--gpus N` alone
+ * asks for (the CLI clears the bits of the options given). */
+#define FF_SEARCH_TP        (1u << 0)
+#define FF_SEARCH_PP        (1u << 1)
+#define FF_SEARCH_EP        (1u << 2)
+#define FF_SEARCH_ZERO      (1u << 3)
+#define FF_SEARCH_RECOMPUTE (1u << 4)
+#define FF_SEARCH_BATCH     (1u << 5) /* micro-batch; accumulation follows the global batch */
+#define FF_SEARCH_ALL       0x3fu
+
+/* The default global batch of a training run of `params` parameters at `seq` tokens per
+ * sequence, in sequences: 2^21 tokens x (params / 7e9)^(1/4), rounded to the nearest power of
+ * two of sequences (at least 1). The published runs behind it (doc/estimator.md "Default
+ * global batch"): GPT-3 0.5M-3.2M tokens from 125M to 175B (Brown et al. 2020, Table 2.1),
+ * LLaMA / Llama 2 4M (Touvron et al. 2023), Llama 3 405B 4M -> 16M (Dubey et al. 2024),
+ * Chinchilla 1.5M -> 3M (Hoffmann et al. 2022), Pythia 2M (Biderman et al. 2023), OLMo 4M
+ * (Groeneveld et al. 2024), BLOOM 2048 x 2048 (BigScience 2022); critical batch size
+ * growing as a power of the model size (McCandlish et al. 2018; Kaplan et al. 2020 §5.1:
+ * B_crit ~ N^0.36 along the loss curve). 0 when params or seq is not positive. */
+FF_API int64_t ff_default_global_batch(double params, int64_t seq);
+/* The sources of ff_default_global_batch, one line. Static string. */
+FF_API const char *ff_default_global_batch_sources(void);
 
 /* Memory per GPU, bytes. Frozen (embedded in ff_estimate and ff_plan_choice): new terms
  * go to the end of the struct that embeds it. */
@@ -291,7 +325,7 @@ struct ff_estimate {
     double batch_tokens_per_second;  /* serve_batch·generate / (prefill + generate·step) */
     int64_t max_sequences;           /* concurrent sequences at prompt+generate that fit */
     double max_tokens_per_second;    /* output tokens/s at max_sequences, end to end */
-    double cost_per_million_tokens;  /* USD per 1e6 output tokens at max_sequences; <0 unknown */
+    double cost_per_million_tokens;  /* USD per 1e6 output tokens at serve_batch; <0 unknown */
 
     size_t n_suggestions;
     struct ff_suggestion suggestions[FF_MAX_SUGGESTIONS];
@@ -305,6 +339,33 @@ struct ff_estimate {
 
     /* Added for multi-GPU plans: one training step broken down (ff_est_step). */
     struct ff_step step;
+
+    /* The plan used, after the search (layout.c): the given values where nothing was
+     * searched. */
+    int zero;                    /* ZeRO stage */
+    enum ff_recompute recompute; /* recomputation */
+    int64_t batch, accum, ep;    /* micro-batch, accumulation, expert-parallel ranks */
+    bool searched;               /* chosen by the plan search (ranked by the run's time) */
+    int64_t candidates;          /* plans the search timed that fit */
+    /* The runner-up of the search (has_runner_up), as its layout and why it lost. */
+    bool has_runner_up;
+    int64_t runner_up_tp, runner_up_pp, runner_up_dp, runner_up_ep;
+    int64_t runner_up_batch, runner_up_accum;
+    int runner_up_zero;
+    enum ff_recompute runner_up_recompute;
+    double runner_up_seconds; /* its run, s */
+    char runner_up_why[160];  /* e.g. "1.31x slower: pipeline bubble +2.1 s per step" */
+    /* Training: the global batch the plan was sized to. */
+    int64_t global_batch;        /* sequences per optimizer step (step.sequences) */
+    double global_batch_tokens;  /* global_batch x sequence length */
+    bool global_batch_defaulted; /* from ff_default_global_batch (no batch was given) */
+    /* Training with a deadline (plan.deadline_seconds): the fewest GPUs that meet it. */
+    double deadline_seconds;
+    bool deadline_met; /* false: not even FF_PLAN_GPUS_MAX GPUs finish in time */
+    /* Serving at the asked concurrency (serve_batch users). */
+    double user_tokens_per_second;      /* one user's decode rate at serve_batch, 1/step */
+    double max_cost_per_million_tokens; /* USD per 1e6 output tokens at max_sequences; < 0
+                                           unknown (cost_per_million_tokens: at serve_batch) */
 };
 
 /* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)
@@ -391,31 +452,38 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * Megatron-LM 44% HFU for 1.7B on 32 A100 with no model parallelism and 52% for 1T on 3072
  * (Narayanan et al. 2021, Table 1), 56% HFU for 530B (Korthikanti et al. 2022, Table 5),
  * PaLM 57.8% HFU (Chowdhery et al. 2022, App. B). 0.55 sits inside that spread. */
-#define FF_DEFAULT_COMPUTE_EFFICIENCY  0.55
+#define FF_DEFAULT_COMPUTE_EFFICIENCY     0.55
 /* Achieved bus bandwidth (nccl-tests busbw) over the link line rate: inside a node ~200-208
  * of 300 GB/s on A100 NVLink 3 (nccl-tests issues #149, #178) and ~370 of 450 GB/s on H100
  * ring (NCCL developer, nccl-tests #212): 0.68-0.82, taken 0.75; across nodes 46-48 of 50
  * GB/s per 400 Gb/s NDR NIC (NCCL developer, nccl-tests #290) and ~41 at 32 MB (#232):
  * taken 0.90. A measured profile replaces both. */
-#define FF_COMM_INTRA_FRACTION         0.75
-#define FF_COMM_INTER_FRACTION         0.90
+#define FF_COMM_INTRA_FRACTION            0.75
+#define FF_COMM_INTER_FRACTION            0.90
 /* Latency per algorithm step: an 8-GPU NVLink all-reduce's smallest message takes ~10 us
  * (FF_DEFAULT_ALLREDUCE_LATENCY_S) over 2*log2(8) = 6 tree steps; a network hop (NIC +
  * switch) a few us. NCCL runs latency-bound sizes as trees (log-depth), bandwidth-bound
  * ones as rings (nccl-tests #196), so steps are log-depth and volumes ring. */
-#define FF_COMM_INTRA_STEP_LATENCY_S   1.7e-6
-#define FF_COMM_INTER_STEP_LATENCY_S   5e-6
+#define FF_COMM_INTRA_STEP_LATENCY_S      1.7e-6
+#define FF_COMM_INTER_STEP_LATENCY_S      5e-6
 /* The gradient bucket that cannot overlap backward: it is reduced after the last layer's
  * backward (PyTorch DDP bucket_cap_mb = 25, Li et al. 2020 §3.2.3). */
-#define FF_COMM_DDP_BUCKET_BYTES       25e6
+#define FF_COMM_DDP_BUCKET_BYTES          25e6
 /* MoE load imbalance: the most loaded expert rank over the mean. Switch Transformer trains
  * at capacity factor 1.0-1.25 (Fedus et al. 2021, Table 1 and §2.2), GShard at 2.0 as an
  * upper bound (Lepikhin et al. 2020 §2.2), DeepSpeed-MoE at 1.0-1.25; dropless routers with
  * balancing losses (Mixtral, DeepSeek-V3) measure max/mean loads of about 1.1-1.3: 1.25. */
-#define FF_DEFAULT_MOE_IMBALANCE       1.25
-/* --plan best's global batch when none is given: about 4M tokens per step (Llama 2 and
- * Llama 3: 4M; GPT-3 175B: 3.2M; Chinchilla 1.5M-3M). */
-#define FF_DEFAULT_GLOBAL_BATCH_TOKENS 4194304.0
+#define FF_DEFAULT_MOE_IMBALANCE          1.25
+/* The default global batch (ff_default_global_batch): tokens per step at 7e9 parameters and
+ * the power of the parameter count it grows with. A least-squares fit of log(tokens) on
+ * log(params) over 23 published runs from 70M to 671B parameters (GPT-3's eight sizes,
+ * LLaMA, Llama 2 and 3, Chinchilla, Gopher, Pythia, OLMo, BLOOM, DeepSeek-V3; their
+ * starting or constant batches, the geometric mean of a ramp) gives 2.3M tokens at 7B and a
+ * slope of 0.27; Kaplan et al. 2020 (§5.1, eq. 5.3 with L(N)) imply a critical batch growing
+ * as N^0.36 and McCandlish et al. 2018 explain the growth by the gradient noise scale. 2^21
+ * tokens and 1/4 are taken. */
+#define FF_DEFAULT_GLOBAL_BATCH_TOKENS_7B 2097152.0
+#define FF_DEFAULT_GLOBAL_BATCH_EXPONENT  0.25
 
 /* Collectives (nccl-tests doc/PERFORMANCE.md: algbw = S/t, busbw = algbw x factor). */
 enum ff_collective {
