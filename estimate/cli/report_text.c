@@ -304,7 +304,7 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 ff_fmt_count(b2, sizeof(b2), e->batch_tokens_per_second));
         if (e->cost_per_million_tokens >= 0)
             fprintf(out,
-                    "  cost at %lld user(s):            %s per million output tokens at $%.2f "
+                    "  cost at %lld user(s):           %s per million output tokens at $%.2f "
                     "per GPU-hour x %lld GPU(s)\n",
                     (long long)e->serve_batch,
                     ff_fmt_money(b1, sizeof(b1), e->cost_per_million_tokens), e->price_per_hour,

@@ -1,9 +1,9 @@
 /*
  * estimate/src/layout.c — the layout search: does a (tp, pp, dp, micro-batch) point fit in a
  * GPU's memory, the largest micro-batch that fits, and the fewest GPUs that fit (tp grown in
- * powers of two up to a node, pp up to the layers, dp only where ZeRO shards with it);
- * --plan best also searches ZeRO, recomputation, micro-batch and, for MoE, expert
- * parallelism.
+ * powers of two up to a node, pp up to the layers, dp only where ZeRO shards with it), and
+ * the plan search (a table of dimensions: tp, pp, ep, ZeRO, recomputation, micro-batch)
+ * ranked by the time to process the run's tokens at a fixed global batch.
  */
 #include <math.h>
 #include <stdio.h>
@@ -108,11 +108,11 @@ int64_t ff_layout_min_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p, 
 }
 
 /*
- * The fastest layout of exactly p->gpus GPUs that fits: tp in powers of two up to a node,
- * then pp, each dividing the GPUs; rate() gives a layout's speed (training: 1 / step time
- * with communication, serving: output tokens/s over its dp replicas, with no more replicas
- * than sequences). Ties keep the first in that order: the least model parallelism, TP
- * before PP. Returns false when none fits.
+ * The fastest serving layout of exactly p->gpus GPUs that fits: tp in powers of two up to a
+ * node, then pp, each dividing the GPUs; rate() gives a layout's output tokens/s over its dp
+ * replicas (no more replicas than sequences). Ties keep the first in that order: the least
+ * model parallelism, TP before PP. Returns false when none fits. Training layouts come from
+ * the plan search below, which ranks by the run's time.
  */
 bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
                         double (*rate)(const struct ff_plan *q, int64_t dp, void *ctx), void *ctx,

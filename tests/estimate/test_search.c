@@ -122,7 +122,8 @@ Test(search, global_batch_and_deadline_parsers)
     cr_expect_eq(ff_parse_global_batch("--global-batch", "1024", &seq, &tok, err, sizeof(err)),
                  FF_OK);
     cr_expect(seq == 1024 && tok == 0.0);
-    cr_expect_eq(ff_parse_global_batch("--global-batch", "4M", &seq, &tok, err, sizeof(err)), FF_OK);
+    cr_expect_eq(ff_parse_global_batch("--global-batch", "4M", &seq, &tok, err, sizeof(err)),
+                 FF_OK);
     cr_expect(seq == 0 && tok == 4194304.0, "4M = 4 x 2^20 tokens");
     cr_expect_eq(ff_parse_global_batch("--global-batch", "512k", &seq, &tok, err, sizeof(err)),
                  FF_OK);
@@ -139,9 +140,9 @@ Test(search, global_batch_and_deadline_parsers)
     cr_expect_eq(ff_parse_global_batch("--global-batch", "1.5M", &seq, &tok, err, sizeof(err)),
                  FF_OK);
     cr_expect_eq(tok, 1572864.0);
-    static const char *const bad[] = {"",   "0",    "-4",   "1.5",   "4X",  "4Mb", "0x10",
-                                      "1e3", "inf", "4M4",  "1..2",  ".5",  "5.",  "tok",
-                                      "4 M", "0tok", "1.5seq", "99999999999999999999"};
+    static const char *const bad[] = {
+        "",    "0",    "-4", "1.5", "4X",  "4Mb", "0x10", "1e3",    "inf",
+        "4M4", "1..2", ".5", "5.",  "tok", "4 M", "0tok", "1.5seq", "99999999999999999999"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
         cr_expect_eq(ff_parse_global_batch("--global-batch", bad[i], &seq, &tok, err, sizeof(err)),
@@ -157,8 +158,8 @@ Test(search, global_batch_and_deadline_parsers)
     cr_expect_eq(s, 2.5 * 7 * 86400.0);
     static const char *const badd[] = {"30", "30s", "d", "-1d", "0h", "1e3d", "30 d", "9999999w"};
     for (size_t i = 0; i < sizeof(badd) / sizeof(badd[0]); i++)
-        cr_expect_eq(ff_parse_duration("--deadline", badd[i], &s, err, sizeof(err)),
-                     FF_ERR_INVALID, "'%s' is refused", badd[i]);
+        cr_expect_eq(ff_parse_duration("--deadline", badd[i], &s, err, sizeof(err)), FF_ERR_INVALID,
+                     "'%s' is refused", badd[i]);
     /* The CLI: exit 2 naming the option. */
     struct out *o = cli("--model", "llama-2-7b", "--device", "h100", "--global-batch", "4Q", NULL);
     cr_expect_eq(o->code, 2);
@@ -245,8 +246,8 @@ Test(search, new_user_commands)
     cr_expect_eq(jnum(r, "layout.dp"), dp);
     json_object_put(r);
     /* ZeRO-1 over 64 GPUs: ZeRO kept, data parallel over the GPUs, no pipeline. */
-    o = cli("--params", "7.5e9", "--train", "--zero", "1", "--gpus", "64", "--device",
-            "a100-80gb", "--json", NULL);
+    o = cli("--params", "7.5e9", "--train", "--zero", "1", "--gpus", "64", "--device", "a100-80gb",
+            "--json", NULL);
     cr_assert_eq(o->code, 0, "%s", o->err);
     r = json_of(o);
     cr_expect_eq(jnum(r, "layout.zero"), 1);
@@ -280,8 +281,8 @@ Test(search, deadline_finds_the_gpus)
     double gpus = jnum(r, "layout.gpus");
     cr_expect_eq(fmod(gpus, 8.0), 0.0, "whole nodes");
     /* Cost = GPU-hours x the catalog rate. */
-    expect_within(jnum(r, "cost.usd"), jnum(r, "time.gpu_hours") * jnum(r, "cost.price_per_gpu_hour"),
-                  1e-9, "cost");
+    expect_within(jnum(r, "cost.usd"),
+                  jnum(r, "time.gpu_hours") * jnum(r, "cost.price_per_gpu_hour"), 1e-9, "cost");
     json_object_put(r);
     o = cli("--model", "llama-2-70b", "--train", "--tokens", "2e12", "--device", "a100-80gb",
             "--deadline", "30d", NULL);

@@ -153,10 +153,11 @@ struct ff_plan {
     bool weights_as_stored;           /* serving: weights take the model's stored_bytes (a
                                          model folder's exact checkpoint size) instead of
                                          params x bytes of `precision`; default false */
-    bool auto_layout;                 /* with gpus > 0: tp and pp are not given; choose the
-                                         fastest layout of exactly `gpus` GPUs that fits
-                                         (tp in powers of two within an 8-GPU node first,
-                                         then pp); default false */
+    bool auto_layout;                 /* with gpus > 0: tp and pp are not given; training
+                                         runs the plan search on exactly `gpus` GPUs (tp and
+                                         pp, plus the dimensions `search` frees), serving the
+                                         layout with the most output tokens/s; default
+                                         false */
     bool paged_optimizer;             /* training: the optimizer states live in paged (unified)
                                          memory that bitsandbytes' paged optimizers page to
                                          host under pressure; they count only at the step,
@@ -529,12 +530,15 @@ static inline int ff_plan_choice_init(struct ff_plan_choice *c, size_t n)
 }
 #define FF_MAX_PLAN_CHOICES 8
 /*
- * The fastest plans on exactly p->gpus GPUs that fit (p->gpus > 0), best first: tp in powers
- * of two within a node, pp dividing the GPUs, ZeRO 0-3, recomputation none/selective/full,
- * micro-batch in powers of two with accumulation reaching the global batch (p->global_batch
- * or the default). Fills up to max (<= FF_MAX_PLAN_CHOICES) into out, *n the count (0: none
- * fits). The elements are out[0].struct_size bytes apart (ff_plan_choice_init sets it).
- * Returns 0 or an error as ff_est_run.
+ * The fastest plans on exactly p->gpus GPUs that fit (p->gpus > 0), best first, ranked by the
+ * time to process the run's tokens (never the step time): the plan search ff_est_run runs
+ * for auto_layout, over the dimensions p->search frees (every one but a given ep when it
+ * frees none; tp and pp always): tp in powers of two within a node, pp dividing the GPUs, ep,
+ * ZeRO 0-3, recomputation none/selective/full, micro-batch in powers of two with
+ * accumulation reaching the global batch (p->global_batch_tokens, p->global_batch, or
+ * ff_default_global_batch). Fills up to max (<= FF_MAX_PLAN_CHOICES) into out, *n the count
+ * (0: none fits). The elements are out[0].struct_size bytes apart (ff_plan_choice_init sets
+ * it). Returns 0 or an error as ff_est_run.
  */
 FF_API int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d,
                              const struct ff_plan *p, struct ff_plan_choice *out, size_t max,
