@@ -486,12 +486,11 @@ int ff_plan_search(const struct ff_model *m, const struct ff_spec *d, const stru
                    struct ff_plan_choice *runner_up, bool *has_runner_up)
 {
     *n = 0;
-    static const struct search zero;
+    /* On the heap: it holds two whole plan choices. */
     struct search *sp = malloc(sizeof(*sp));
     if (!sp)
         return FF_ERR_NO_MEMORY;
-    *sp = zero;
-    struct search s = {
+    *sp = (struct search){
         .m = m,
         .d = d,
         .pc = pc,
@@ -506,7 +505,6 @@ int ff_plan_search(const struct ff_model *m, const struct ff_spec *d, const stru
         .max = max,
         .n = n,
     };
-    *sp = s;
     struct ff_plan q = *p;
     q.auto_layout = false;
     q.search = 0;
