@@ -13,12 +13,13 @@ struct ff_rank_row {
     struct ff_estimate est;
     int status;    /* 0, or why no estimate (e.g. FF_ERR_UNSUPPORTED) */
     char why[256]; /* message when status != 0 */
+    bool by_time;  /* --rank time: time (serving: tokens/s in all) before cost */
 };
 
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e);
 void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
-                         const struct ff_rank_row *rows, size_t n);
+                         const struct ff_rank_row *rows, size_t n, bool rank_time);
 /* JSON writers: return 0 or FF_ERR_NO_MEMORY. */
 int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                    const struct ff_plan *p, const struct ff_estimate *e);

@@ -31,6 +31,9 @@ struct ff_estcli_opts {
     int64_t nodes;    /* --nodes; 0 = not given */
     bool gpus_set;    /* --gpus given */
     const char *gguf; /* --gguf FILE; NULL = not given */
+    /* what the plan search keeps (given) and how a ranking sorts */
+    bool zero_set, recompute_set, batch_set, accum_set, ep_set, global_batch_set;
+    bool rank_time; /* --rank time (default: cost) */
 };
 
 /* ---- options.c ---- */

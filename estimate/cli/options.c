@@ -36,7 +36,9 @@ const char ff_estcli_usage_text[] =
     "  --optimizer O          adamw adamw8bit sgd (adamw)\n"
     "  --paged-optimizer      optimizer states paged to host (bitsandbytes paged_*): off the\n"
     "                         forward/backward peak\n"
-    "  --batch N              micro-batch / concurrent sequences (1)\n"
+    "  --batch N              training: micro-batch (searched with --gpus; else 1);\n"
+    "                         serving: concurrent sequences the answer is for (1)\n"
+    "  --users N              serving: the same as --batch\n"
     "  --seq N                training sequence length (model context, at most 4096)\n"
     "  --accum N              gradient accumulation / pipeline micro-batches (1)\n"
     "  --recompute R          none | selective (Megatron: attention scores; with flash\n"
@@ -64,13 +66,18 @@ const char ff_estcli_usage_text[] =
     "  --tp-overlap F         TP communication fraction hidden under the GEMMs (with\n"
     "                         sequence parallelism (tp-1)/tp, else 0)\n"
     "  --dp-overlap on|off    gradient sync overlaps backward (on)\n"
-    "  --plan best            search tp x pp x dp x ZeRO x micro-batch x recompute for the\n"
-    "                         fastest plan on the GPUs; --global-batch N sequences per step\n"
-    "                         (4M tokens / seq)\n"
+    "  --plan best            the plan search, with its five best plans listed (the search\n"
+    "                         runs by default whenever --tp/--pp are not given)\n"
+    "  --global-batch B       training: sequences (1024, 2kseq) or tokens (4M, 512k, 4Mtok;\n"
+    "                         k/M/G binary) per optimizer step (without --batch/--accum:\n"
+    "                         2^21 tokens x (params/7e9)^(1/4), a power of two of sequences)\n"
+    "  --deadline T           without --gpus: the fewest GPUs that finish in T (36h, 30d, 2w)\n"
     "  --compute-efficiency F the compute alone, fraction of peak (0.55; of a profile's\n"
     "                         measured matmul 1.0)\n"
     "device:\n"
     "  --device NAME|all      catalog device (see --list-devices); all = rank every one\n"
+    "  --rank cost|time       --device all: rank by cost (default) or by time (serving:\n"
+    "                         by aggregate tokens/s at --batch users)\n"
     "  --profile FILE         measured profile from `flopfit bench` (repeatable)\n"
     "run:\n"
     "  --tokens N             training tokens (20 x params; fine-tuning 1e8)\n"
@@ -138,6 +145,9 @@ enum {
     OPT_MOE_IMBALANCE,
     OPT_MOE_A2A_OVERLAP,
     OPT_TP_OVERLAP,
+    OPT_USERS,
+    OPT_DEADLINE,
+    OPT_RANK,
 };
 
 static const struct option long_opts[] = {
@@ -192,6 +202,9 @@ static const struct option long_opts[] = {
     {"moe-imbalance", required_argument, NULL, OPT_MOE_IMBALANCE},
     {"moe-a2a-overlap", required_argument, NULL, OPT_MOE_A2A_OVERLAP},
     {"tp-overlap", required_argument, NULL, OPT_TP_OVERLAP},
+    {"users", required_argument, NULL, OPT_USERS},
+    {"deadline", required_argument, NULL, OPT_DEADLINE},
+    {"rank", required_argument, NULL, OPT_RANK},
     {NULL, 0, NULL, 0},
 };
 
@@ -216,6 +229,10 @@ static const struct ff_choice recompute_choices[] = {
     {"full", FF_RECOMPUTE_FULL, false},       {"ops", FF_RECOMPUTE_OPS, false},
     {"layers:2", FF_RECOMPUTE_LAYERS, false}, /* an example K for completion; parse_recompute
                                                  reads any layers:K */
+};
+static const struct ff_choice rank_choices[] = {
+    {"cost", 0, false},
+    {"time", 1, false},
 };
 static const struct ff_choice plan_choices[] = {
     {"given", 0, false},
@@ -278,6 +295,7 @@ static const struct {
     {"optimizer", optimizer_choices, N_OF(optimizer_choices)},
     {"recompute", recompute_choices, N_OF(recompute_choices)},
     {"plan", plan_choices, N_OF(plan_choices)},
+    {"rank", rank_choices, N_OF(rank_choices)},
 };
 static const char *const onoff_options[] = {"flash-attention", "sequence-parallel", "dp-overlap",
                                             "ep-fold"};
@@ -350,10 +368,25 @@ static int check_combinations(const struct ff_estcli_opts *o, const struct ff_pl
     if (o->plan_best && (o->tp_set || o->pp_set))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--plan best chooses tp and pp itself; drop --tp/--pp or --plan best");
-    if (p->global_batch > 0 && !o->plan_best)
+    if (o->global_batch_set && p->task == FF_TASK_SERVE)
         return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "--global-batch applies to --plan best (otherwise the global batch is "
-                       "--batch x --accum x data-parallel ranks)");
+                       "--global-batch applies to training; --serve takes --batch (or --users)");
+    if (o->global_batch_set && o->accum_set)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "give either --global-batch or --accum: the accumulation follows from the "
+                       "global batch, the micro-batch and the data-parallel ranks");
+    if (p->deadline_seconds > 0 && (o->gpus_set || o->nodes > 0))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--deadline finds the GPUs itself; drop --gpus/--nodes or --deadline");
+    if (p->deadline_seconds > 0 && (o->tp_set || o->pp_set))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--deadline chooses the layout itself; drop --tp/--pp or --deadline");
+    if (p->deadline_seconds > 0 && p->task == FF_TASK_SERVE)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--deadline applies to training, not --serve");
+    if (p->deadline_seconds > 0 && (p->mfu > 0 || p->achieved_flops_per_s > 0))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--deadline searches the modelled step; it does not take --mfu or "
+                       "--achieved-tflops");
     if (o->plan_best && !o->gpus_set && o->nodes <= 0)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--plan best needs the GPUs to plan on: --gpus N or --nodes N");
@@ -431,15 +464,22 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             break;
         case OPT_PAGED: p->paged_optimizer = true; break;
         case OPT_BATCH:
-            rc = ff_parse_i64("--batch", optarg, 1, (int64_t)1 << 30, &p->batch, err, errlen);
+        case OPT_USERS:
+            o->batch_set = true;
+            rc = ff_parse_i64(c == OPT_USERS ? "--users" : "--batch", optarg, 1, (int64_t)1 << 30,
+                              &p->batch, err, errlen);
             break;
         case OPT_SEQ:
             rc = ff_parse_i64("--seq", optarg, 1, (int64_t)1 << 34, &p->seq, err, errlen);
             break;
         case OPT_ACCUM:
+            o->accum_set = true;
             rc = ff_parse_i64("--accum", optarg, 1, (int64_t)1 << 30, &p->accum, err, errlen);
             break;
-        case OPT_RECOMPUTE: rc = parse_recompute(optarg, p, err, errlen); break;
+        case OPT_RECOMPUTE:
+            rc = parse_recompute(optarg, p, err, errlen);
+            o->recompute_set = true;
+            break;
         case OPT_CP: rc = ff_parse_i64("--cp", optarg, 1, 1 << 16, &p->cp, err, errlen); break;
         case OPT_EP_FOLD: rc = ff_parse_onoff("--ep-fold", optarg, &p->ep_fold, err, errlen); break;
         case OPT_MOE_IMBALANCE:
@@ -459,6 +499,7 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             rc = ff_parse_onoff("--sequence-parallel", optarg, &p->sequence_parallel, err, errlen);
             break;
         case OPT_ZERO:
+            o->zero_set = true;
             rc = ff_parse_i64("--zero", optarg, 0, 3, &v, err, errlen);
             if (rc == FF_OK)
                 p->zero = (int)v;
@@ -484,7 +525,10 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             if (rc == FF_OK)
                 p->inter_node_bytes_per_s = x * 1e9 / 8.0;
             break;
-        case OPT_EP: rc = ff_parse_i64("--ep", optarg, 1, 1 << 20, &p->ep, err, errlen); break;
+        case OPT_EP:
+            o->ep_set = true;
+            rc = ff_parse_i64("--ep", optarg, 1, 1 << 20, &p->ep, err, errlen);
+            break;
         case OPT_PP_CHUNKS:
             rc = ff_parse_i64("--pp-chunks", optarg, 1, 1 << 16, &p->pp_chunks, err, errlen);
             break;
@@ -498,8 +542,18 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
                 o->plan_best = w != 0;
             break;
         case OPT_GLOBAL_BATCH:
-            rc = ff_parse_i64("--global-batch", optarg, 1, (int64_t)1 << 40, &p->global_batch, err,
-                              errlen);
+            o->global_batch_set = true;
+            rc = ff_parse_global_batch("--global-batch", optarg, &p->global_batch,
+                                       &p->global_batch_tokens, err, errlen);
+            break;
+        case OPT_DEADLINE:
+            rc = ff_parse_duration("--deadline", optarg, &p->deadline_seconds, err, errlen);
+            break;
+        case OPT_RANK:
+            rc = ff_parse_choice("--rank", optarg, rank_choices, N_OF(rank_choices), &w, err,
+                                 errlen);
+            if (rc == FF_OK)
+                o->rank_time = w != 0;
             break;
         case OPT_COMPUTE_EFF:
             rc = ff_parse_double_above("--compute-efficiency", optarg, 0, 1, &p->compute_efficiency,
@@ -575,5 +629,21 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
     }
     /* --gpus alone: the tool chooses tp and pp for that many GPUs. */
     p->auto_layout = (p->gpus > 0 || o->nodes > 0) && !o->tp_set && !o->pp_set && !o->plan_best;
+    /* Training with no layout given: the plan search chooses every dimension the options do
+     * not fix, on the given GPUs or on the fewest that fit (doc/estimator.md "The plan
+     * search"); with no batch given, the global batch is the default rule. */
+    if (p->task != FF_TASK_SERVE && !o->tp_set && !o->pp_set) {
+        unsigned fixed = (o->zero_set ? FF_SEARCH_ZERO : 0u) |
+                         (o->recompute_set ? FF_SEARCH_RECOMPUTE : 0u) |
+                         (o->batch_set ? FF_SEARCH_BATCH : 0u) | (o->ep_set ? FF_SEARCH_EP : 0u);
+        p->search = FF_SEARCH_ALL & ~fixed;
+        /* --accum alone keeps the micro-batch at 1; fine-tuning with no global batch keeps
+         * its micro-batch (no default rule for it: the work per step would follow the
+         * micro-batch). */
+        if ((o->accum_set && !o->batch_set) || (p->task != FF_TASK_TRAIN && !o->global_batch_set))
+            p->search &= ~FF_SEARCH_BATCH;
+    }
+    p->global_batch_default =
+        p->task == FF_TASK_TRAIN && !o->batch_set && !o->accum_set && !o->global_batch_set;
     return check_combinations(o, p, err, errlen);
 }

@@ -1,8 +1,9 @@
 /*
  * estimate/cli/rank.c — `flopfit estimate --device all` (or several --profile): the plan on
  * every device, ranked: fits first, then times that are not lower bounds (a link rate
- * unknown), then the known cost (training: the run; serving: per million tokens), then time
- * (serving: the larger throughput). With --plan best each device runs its own best plan.
+ * unknown), then the known cost (training: the run; serving: per million tokens at the asked
+ * --batch users), then time (serving: the larger throughput at those users); --rank time
+ * puts time first. Each device runs its own plan search (--plan best: the same search).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,34 +33,29 @@ static int cmp_rows(const void *a, const void *b)
     bool le = lower_bound(e), lf = lower_bound(f);
     if (le != lf)
         return le ? 1 : -1;
+    /* Serving at the asked concurrency (serve_batch users): its cost and its throughput. */
     bool serve = e->serve_batch > 0;
     double ce = serve ? e->cost_per_million_tokens : e->cost_usd;
     double cf = serve ? f->cost_per_million_tokens : f->cost_usd;
+    double te = serve ? -e->batch_tokens_per_second : e->seconds;
+    double tf = serve ? -f->batch_tokens_per_second : f->seconds;
+    if (x->by_time && te != tf)
+        return te < tf ? -1 : 1;
     if ((ce >= 0) != (cf >= 0))
         return ce >= 0 ? -1 : 1;
     if (ce >= 0 && ce != cf)
         return ce < cf ? -1 : 1;
-    double te = serve ? -e->max_tokens_per_second : e->seconds;
-    double tf = serve ? -f->max_tokens_per_second : f->seconds;
     return te < tf ? -1 : te > tf;
 }
 
-/* --plan best on one device: the estimate of its fastest plan; when none fits, the plan's
- * own estimate on the same GPUs (which says it does not fit and what would). */
+/* --plan best on one device: the plan search on its GPUs (the same search --gpus N alone
+ * runs); when none fits, the estimate says so and what would fit. */
 static int best_of(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                    struct ff_estimate *e, char *why, size_t whylen)
 {
-    struct ff_plan_choice ch[1];
-    ff_plan_choice_init(ch, 1);
-    ff_estimate_init(e);
-    size_t n = 0;
-    int rc = ff_est_best_plans(m, d, p, ch, 1, &n, why, whylen);
-    if (rc != FF_OK)
-        return rc;
-    if (n > 0)
-        return ff_est_run(m, d, &ch[0].plan, e, why, whylen);
     struct ff_plan q = *p;
     q.auto_layout = true;
+    ff_estimate_init(e);
     return ff_est_run(m, d, &q, e, why, whylen);
 }
 
@@ -81,9 +77,10 @@ int ff_estcli_best(const struct ff_estcli_opts *o, const struct ff_model *m,
     if (!e)
         return 1;
     ff_estimate_init(e);
-    struct ff_plan run = n > 0 ? ch[0].plan : q;
-    if (n == 0)
-        run.auto_layout = true;
+    /* The chosen plan is the default search's on these GPUs (ff_est_run runs it), so
+     * --plan best and --gpus N alone agree; the list is the same search's five best. */
+    struct ff_plan run = q;
+    run.auto_layout = true;
     int code;
     rc = ff_est_run(m, d, &run, e, err, sizeof(err));
     if (rc != FF_OK) {
@@ -135,6 +132,7 @@ int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
         struct ff_plan q = *p;
         ff_estcli_apply_nodes(o, &rows[i].device, &q);
         ff_estimate_init(&rows[i].est);
+        rows[i].by_time = o->rank_time;
         rows[i].status = o->plan_best ? best_of(m, &rows[i].device, &q, &rows[i].est, rows[i].why,
                                                 sizeof(rows[i].why))
                                       : ff_est_run(m, &rows[i].device, &q, &rows[i].est,
@@ -146,7 +144,7 @@ int ff_estcli_rank(const struct ff_estcli_opts *o, const struct ff_model *m,
     if (o->json)
         code = ff_report_rank_json(stdout, m, p, rows, n) == 0 ? 0 : 1;
     else
-        ff_report_rank_text(stdout, m, p, rows, n);
+        ff_report_rank_text(stdout, m, p, rows, n, o->rank_time);
     if (code == 0 && !any_fits)
         code = 1;
 error_rows:

@@ -204,7 +204,55 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
     ADD(lay, "dp", json_object_new_int64(e->dp));
     ADD(lay, "chosen", json_object_new_boolean(e->gpus_chosen));
     ADD(lay, "chosen_for_gpus", json_object_new_boolean(e->layout_chosen));
+    ADD(lay, "searched", json_object_new_boolean(e->searched));
+    if (p->task != FF_TASK_SERVE) {
+        ADD(lay, "zero", json_object_new_int(e->zero));
+        ADD(lay, "recompute", json_object_new_string(ff_recompute_name(e->recompute)));
+        ADD(lay, "micro_batch", json_object_new_int64(e->batch));
+        ADD(lay, "accum", json_object_new_int64(e->accum));
+        ADD(lay, "ep", json_object_new_int64(e->ep));
+    }
     ADD(o, "layout", lay);
+    if (e->searched) {
+        json_object *sr = json_object_new_object();
+        ADD(sr, "candidates", json_object_new_int64(e->candidates));
+        ADD(sr, "objective",
+            json_object_new_string("time to process the tokens at the global "
+                                   "batch"));
+        json_object *ru = NULL;
+        if (e->has_runner_up) {
+            ru = json_object_new_object();
+            ADD(ru, "tp", json_object_new_int64(e->runner_up_tp));
+            ADD(ru, "pp", json_object_new_int64(e->runner_up_pp));
+            ADD(ru, "dp", json_object_new_int64(e->runner_up_dp));
+            ADD(ru, "ep", json_object_new_int64(e->runner_up_ep));
+            ADD(ru, "zero", json_object_new_int(e->runner_up_zero));
+            ADD(ru, "recompute", json_object_new_string(ff_recompute_name(e->runner_up_recompute)));
+            ADD(ru, "micro_batch", json_object_new_int64(e->runner_up_batch));
+            ADD(ru, "accum", json_object_new_int64(e->runner_up_accum));
+            ADD(ru, "seconds", num(e->runner_up_seconds));
+            ADD(ru, "why", json_object_new_string(e->runner_up_why));
+        }
+        ADD(sr, "runner_up", ru);
+        ADD(o, "search", sr);
+    }
+    if (p->task != FF_TASK_SERVE) {
+        json_object *gb = json_object_new_object();
+        ADD(gb, "sequences", json_object_new_int64(e->global_batch));
+        ADD(gb, "tokens", num(e->global_batch_tokens));
+        ADD(gb, "default", json_object_new_boolean(e->global_batch_defaulted));
+        ADD(gb, "rule",
+            e->global_batch_defaulted ? json_object_new_string(ff_default_global_batch_sources())
+                                      : NULL);
+        ADD(o, "global_batch", gb);
+        if (e->deadline_seconds > 0) {
+            json_object *dl = json_object_new_object();
+            ADD(dl, "seconds", num(e->deadline_seconds));
+            ADD(dl, "met", json_object_new_boolean(e->deadline_met));
+            ADD(dl, "gpus", json_object_new_int64(e->gpus));
+            ADD(o, "deadline", dl);
+        }
+    }
 
     json_object *fl = json_object_new_object();
     ADD(fl, "total", num(e->flops_model));
@@ -255,6 +303,11 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
         ADD(s, "max_sequences", json_object_new_int64(e->max_sequences));
         ADD(s, "max_tokens_per_second", num(e->max_tokens_per_second));
         ADD(s, "cost_per_million_tokens", cost_or_null(e->cost_per_million_tokens));
+        ADD(s, "users", json_object_new_int64(e->serve_batch));
+        ADD(s, "tokens_per_second_per_user", num(e->user_tokens_per_second));
+        ADD(s, "aggregate_tokens_per_second", num(e->batch_tokens_per_second));
+        ADD(s, "ttft_seconds", num(e->prefill_seconds));
+        ADD(s, "max_cost_per_million_tokens", cost_or_null(e->max_cost_per_million_tokens));
         ADD(o, "serve", s);
     }
     if (e->step.valid) {
@@ -339,6 +392,7 @@ int ff_report_rank_json(FILE *out, const struct ff_model *m, const struct ff_pla
         json_object_array_add(arr, x);
     }
     ADD(o, "ranking", arr);
+    ADD(o, "rank_by", json_object_new_string(n > 0 && rows[0].by_time ? "time" : "cost"));
     return emit(out, o);
 }
 

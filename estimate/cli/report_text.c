@@ -61,6 +61,9 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
     } else {
         char paged_name[48];
         snprintf(paged_name, sizeof(paged_name), "%s (paged)", ff_optimizer_name(p->optimizer));
+        struct ff_plan rp = *p; /* the recompute policy the plan search chose */
+        rp.recompute = e->recompute;
+        rp.recompute_every = e->recompute_every;
         fprintf(out,
                 ", %s grads, %s, micro-batch %lld, accum %lld, recompute %s, flash %s, "
                 "ZeRO-%d",
@@ -68,9 +71,11 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
                 : p->task == FF_TASK_QLORA   ? ff_precision_name(e->compute_precision)
                                              : ff_precision_name(p->grad_precision),
                 p->paged_optimizer ? paged_name : ff_optimizer_name(p->optimizer),
-                (long long)p->batch, (long long)p->accum, recompute_label(rcb, sizeof(rcb), p),
-                p->flash_attention ? "on" : "off", p->zero);
-        if (p->recompute == FF_RECOMPUTE_SELECTIVE && p->flash_attention)
+                (long long)e->batch, (long long)e->accum, recompute_label(rcb, sizeof(rcb), &rp),
+                p->flash_attention ? "on" : "off", e->zero);
+        if (e->ep > 1)
+            fprintf(out, ", ep %lld", (long long)e->ep);
+        if (e->recompute == FF_RECOMPUTE_SELECTIVE && p->flash_attention)
             fprintf(out, " (selective saves nothing beyond flash attention: see --recompute ops "
                          "or layers:K)");
         if (p->task != FF_TASK_TRAIN)
@@ -82,12 +87,60 @@ static void plan_line(FILE *out, const struct ff_plan *p, const struct ff_estima
         snprintf(cps, sizeof(cps), " x cp %lld", (long long)e->cp);
     fprintf(out, "\nlayout:  %lld GPU(s) = tp %lld x pp %lld%s x dp %lld%s%s\n", (long long)e->gpus,
             (long long)e->tp, (long long)e->pp, cps, (long long)e->dp,
-            p->ep > 1 ? (p->ep_fold ? " (ep folded over tp x cp x dp)" : "") : "",
-            e->gpus_chosen     ? " (no --gpus: the fewest that fit)"
-            : e->layout_chosen ? " (chosen for --gpus: the fastest that fits, tp within a node "
-                                 "first, then pp)"
-            : p->auto_layout   ? " (no layout of these GPUs fits)"
-                               : "");
+            e->ep > 1 && p->ep_fold ? " (ep folded over tp x cp x dp)" : "",
+            e->deadline_seconds > 0 && e->gpus_chosen ? " (no --gpus: the fewest found that "
+                                                        "finish by --deadline)"
+            : e->gpus_chosen && e->searched
+                ? " (no --gpus: the fewest that fit, the fastest plan there)"
+            : e->gpus_chosen              ? " (no --gpus: the fewest that fit)"
+            : e->searched                 ? " (the plan search's fastest for --gpus)"
+            : e->layout_chosen            ? " (chosen for --gpus: the most output tokens/s)"
+            : p->auto_layout || p->search ? " (no layout of these GPUs fits)"
+                                          : "");
+}
+
+/* The search's verdict, its runner-up, the global batch and the deadline (training). */
+static void search_block(FILE *out, const struct ff_plan *p, const struct ff_estimate *e)
+{
+    char b1[64], b2[64];
+    if (p->task == FF_TASK_SERVE)
+        return;
+    if (e->searched) {
+        fprintf(out,
+                "search:  the fastest of %s plans that fit (tp x pp x dp x ZeRO x recompute x "
+                "micro-batch%s; options given are kept), ranked by the time for the tokens at "
+                "this global batch, never by step time\n",
+                ff_fmt_count(b1, sizeof(b1), (double)e->candidates),
+                e->params.expert > 0 ? " x ep" : "");
+        if (e->has_runner_up)
+            fprintf(out,
+                    "         runner-up: tp %lld x pp %lld x dp %lld%s, ZeRO-%d, recompute %s, "
+                    "micro-batch %lld x accum %lld, %s: %s\n",
+                    (long long)e->runner_up_tp, (long long)e->runner_up_pp,
+                    (long long)e->runner_up_dp, e->runner_up_ep > 1 ? " (ep)" : "",
+                    e->runner_up_zero, ff_recompute_name(e->runner_up_recompute),
+                    (long long)e->runner_up_batch, (long long)e->runner_up_accum,
+                    ff_fmt_duration(b2, sizeof(b2), e->runner_up_seconds), e->runner_up_why);
+    }
+    if (e->global_batch > 0)
+        fprintf(out, "global batch: %s sequences = %s tokens per step%s%s\n",
+                ff_fmt_count(b1, sizeof(b1), (double)e->global_batch),
+                ff_fmt_count(b2, sizeof(b2), e->global_batch_tokens),
+                e->global_batch_defaulted ? " (assumed, no --batch/--accum/--global-batch: " : "",
+                e->global_batch_defaulted ? ff_default_global_batch_sources() : "");
+    if (e->global_batch_defaulted) {
+        int64_t rule = ff_default_global_batch(
+            (double)e->params.total, (int64_t)(e->global_batch_tokens / (double)e->global_batch));
+        fprintf(out, "              ; --global-batch 1024 or 4M sets it)%s\n",
+                e->global_batch > rule + rule / 2
+                    ? "; raised from the rule's to one sequence per replica at least: more "
+                      "GPUs than the rule's sequences"
+                    : "");
+    }
+    if (e->deadline_seconds > 0)
+        fprintf(out, "deadline: %s: %s\n", ff_fmt_duration(b1, sizeof(b1), e->deadline_seconds),
+                e->deadline_met ? "met on the GPUs above (the fewest found: whole nodes past one)"
+                                : "NOT met even on the most GPUs a plan may use (10^6)");
 }
 
 /* ---- multi-GPU: one step broken down (comm.c) ---- */
@@ -195,6 +248,7 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
     if (d->notes[0])
         fprintf(out, "         note: %s\n", d->notes);
     plan_line(out, p, e);
+    search_block(out, p, e);
 
     fprintf(out, "\nmemory per GPU (most loaded GPU)\n");
     for (size_t i = 0; i < ff_report_n_mem_terms; i++) {
@@ -320,23 +374,32 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
                 (long long)e->serve_batch,
                 ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
-        fprintf(out, "  one sequence:                 %s tokens/s\n",
+        fprintf(out, "  one sequence alone:           %s tokens/s\n",
                 ff_fmt_count(b1, sizeof(b1), e->tokens_per_second));
-        fprintf(out, "  batch %-6lld end to end:       %s output tokens/s\n",
-                (long long)e->serve_batch,
-                ff_fmt_count(b1, sizeof(b1), e->batch_tokens_per_second));
+        fprintf(out,
+                "  at %lld user(s) (--batch):      %s tokens/s per user, %s output tokens/s "
+                "in all (end to end)\n",
+                (long long)e->serve_batch, ff_fmt_count(b1, sizeof(b1), e->user_tokens_per_second),
+                ff_fmt_count(b2, sizeof(b2), e->batch_tokens_per_second));
+        if (e->cost_per_million_tokens >= 0)
+            fprintf(out,
+                    "  cost at %lld user(s):           %s per million output tokens at $%.2f "
+                    "per GPU-hour x %lld GPU(s)\n",
+                    (long long)e->serve_batch,
+                    ff_fmt_money(b1, sizeof(b1), e->cost_per_million_tokens), e->price_per_hour,
+                    (long long)(e->tp * e->pp));
+        else
+            fprintf(out, "  cost:                         unknown (pass --price)\n");
         if (e->max_sequences > 0) {
-            fprintf(out, "  at %lld sequences (max):        %s output tokens/s\n",
+            char mc[32] = "cost unknown";
+            if (e->max_cost_per_million_tokens >= 0) {
+                char m1[32];
+                snprintf(mc, sizeof(mc), "%s per M tokens",
+                         ff_fmt_money(m1, sizeof(m1), e->max_cost_per_million_tokens));
+            }
+            fprintf(out, "  memory-limited maximum:       %lld sequences, %s output tokens/s, %s\n",
                     (long long)e->max_sequences,
-                    ff_fmt_count(b1, sizeof(b1), e->max_tokens_per_second));
-            if (e->cost_per_million_tokens >= 0)
-                fprintf(out,
-                        "  cost:                         %s per million output tokens "
-                        "at $%.2f per GPU-hour x %lld GPU(s)\n",
-                        ff_fmt_money(b1, sizeof(b1), e->cost_per_million_tokens), e->price_per_hour,
-                        (long long)(e->tp * e->pp));
-            else
-                fprintf(out, "  cost:                         unknown (pass --price)\n");
+                    ff_fmt_count(b1, sizeof(b1), e->max_tokens_per_second), mc);
         }
     }
 }
@@ -366,15 +429,21 @@ static const char *fits_word(const struct ff_estimate *e)
 }
 
 void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_plan *p,
-                         const struct ff_rank_row *rows, size_t n)
+                         const struct ff_rank_row *rows, size_t n, bool rank_time)
 {
     char b1[64];
     bool serve = p->task == FF_TASK_SERVE;
-    fprintf(out, "%s, %s %s — ranked (fits first, then cost)\n", m->name, ff_task_name(p->task),
-            ff_precision_name(p->precision));
+    fprintf(out, "%s, %s %s — ranked (fits first, then %s)\n", m->name, ff_task_name(p->task),
+            ff_precision_name(p->precision),
+            rank_time ? (serve ? "tokens/s in all, --rank time" : "time, --rank time") : "cost");
     if (serve)
-        fprintf(out, "%-4s %-14s %-5s %5s %14s %14s %12s\n", "rank", "device", "fits", "GPUs",
-                "tok/s (1 seq)", "tok/s (max)", "$/M tokens");
+        fprintf(out,
+                "at %lld concurrent user(s) (--batch); the memory-limited maximum is its own "
+                "column\n",
+                (long long)p->batch);
+    if (serve)
+        fprintf(out, "%-4s %-14s %-5s %5s %14s %14s %12s %14s\n", "rank", "device", "fits", "GPUs",
+                "tok/s per user", "tok/s (all)", "$/M tokens", "tok/s (max)");
     else
         fprintf(out, "%-4s %-14s %-5s %11s %6s %14s %14s %16s\n", "rank", "device", "fits",
                 "GPUs needed", "on", "time", "GPU-hours", "cost");
@@ -390,10 +459,12 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
             char t1[32], t2[32];
             if (e->cost_per_million_tokens >= 0)
                 ff_fmt_money(cost, sizeof(cost), e->cost_per_million_tokens);
-            fprintf(out, "%-4zu %-14s %-5s %5lld %14s %14s %12s\n", i + 1, r->device.slug,
+            char t3[32];
+            fprintf(out, "%-4zu %-14s %-5s %5lld %14s %14s %12s %14s\n", i + 1, r->device.slug,
                     fits_word(e), (long long)e->min_gpus,
-                    ff_fmt_count(t1, sizeof(t1), e->tokens_per_second),
-                    ff_fmt_count(t2, sizeof(t2), e->max_tokens_per_second), cost);
+                    ff_fmt_count(t1, sizeof(t1), e->user_tokens_per_second),
+                    ff_fmt_count(t2, sizeof(t2), e->batch_tokens_per_second), cost,
+                    ff_fmt_count(t3, sizeof(t3), e->max_tokens_per_second));
         } else {
             if (e->cost_usd >= 0)
                 ff_fmt_money(cost, sizeof(cost), e->cost_usd);
@@ -416,7 +487,9 @@ void ff_report_rank_text(FILE *out, const struct ff_model *m, const struct ff_pl
         fprintf(out,
                 "GPUs needed: the fewest that fit this plan; time and cost on the \"on\" "
                 "column (%s); MFU %s\n",
-                p->gpus > 0 ? "--gpus" : "the fewest that fit",
+                p->gpus > 0               ? "--gpus"
+                : p->deadline_seconds > 0 ? "the fewest found that finish by --deadline"
+                                          : "the fewest that fit, searched",
                 p->mfu > 0 || p->achieved_flops_per_s > 0
                     ? "as given"
                     : "implied by the step model (compute at the default efficiency + "

@@ -221,7 +221,7 @@ double ff_moe_gemm_efficiency(double tokens_per_expert, double hidden, double wi
 }
 
 /* The TP fraction hidden under the GEMMs: the plan's, else for FP8 plans with sequence
- * parallelism (tp - 1)/tp and none otherwise (the comment above FF_DEFAULT_GLOBAL_BATCH_TOKENS
+ * parallelism (tp - 1)/tp and none otherwise (the comment on tensor-parallel overlap after FF_DEFAULT_MOE_A2A_OVERLAP
  * in flopfit/estimate.h). */
 static double tp_overlap_fraction(const struct ff_plan *p)
 {

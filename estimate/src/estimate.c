@@ -29,17 +29,11 @@ struct serve_ctx {
     double bw_fraction, mfu;
 };
 
-/* A layout's speed for ff_layout_for_gpus: training 1 / step time (communication
- * included), serving output tokens/s over its dp replicas. */
+/* A serving layout's speed for ff_layout_for_gpus: output tokens/s over its dp replicas.
+ * Training layouts come from the plan search (ff_plan_search), ranked by the run's time. */
 static double layout_rate(const struct ff_plan *q, int64_t dp, void *ctx)
 {
     const struct serve_ctx *c = ctx;
-    if (q->task != FF_TASK_SERVE) {
-        struct ff_step st;
-        if (ff_comm_step(c->m, c->d, q, c->pc, dp, &st) != FF_OK || !(st.seconds > 0.0))
-            return 0.0;
-        return 1.0 / st.seconds;
-    }
     struct ff_serve_point pt;
     if (ff_serve_at(c->m, c->d, q, c->pc, c->mfu, c->bw_fraction, q->batch, &pt) != FF_OK)
         return 0.0;
@@ -54,6 +48,108 @@ double ff_default_compute_efficiency(const struct ff_spec *d)
 double ff_default_serve_mfu(const struct ff_spec *d)
 {
     return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_MFU_SERVE;
+}
+
+struct searched {
+    struct ff_plan_choice ch[1], other;
+    size_t n;
+    int64_t candidates;
+    bool has_other;
+};
+
+/* The plan search on exactly `gpus` GPUs; false when nothing fits. */
+static bool search_at(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                      const struct ff_param_count *pc, int64_t G, double tokens, int64_t gpus,
+                      struct searched *r)
+{
+    struct ff_plan s = *p;
+    s.gpus = gpus;
+    s.auto_layout = true; /* tp and pp are searched wherever the search runs */
+    memset(r, 0, sizeof(*r));
+    if (ff_plan_search(m, d, &s, pc, G, tokens, r->ch, 1, &r->n, &r->candidates, &r->other,
+                       &r->has_other) != FF_OK)
+        return false;
+    /* More GPUs than any layout can give a share of the global batch: each replica takes at
+     * least one sequence (the global batch grows to the replicas; the report says so). */
+    if (r->n == 0 && G > 0 && G < gpus &&
+        ff_plan_search(m, d, &s, pc, gpus, tokens, r->ch, 1, &r->n, &r->candidates, &r->other,
+                       &r->has_other) != FF_OK)
+        return false;
+    return r->n > 0;
+}
+
+/* Take the search's best plan into *q and its runner-up into *e. */
+static void take_search(const struct searched *r, struct ff_plan *q, struct ff_estimate *e)
+{
+    size_t size = q->struct_size;
+    *q = r->ch[0].plan;
+    q->struct_size = size;
+    q->auto_layout = false;
+    q->search = 0;
+    e->searched = true;
+    e->candidates = r->candidates;
+    e->has_runner_up = r->has_other;
+    if (r->has_other) {
+        const struct ff_plan_choice *b = &r->other;
+        e->runner_up_tp = b->plan.tp;
+        e->runner_up_pp = b->plan.pp;
+        e->runner_up_dp = b->dp;
+        e->runner_up_ep = b->plan.ep;
+        e->runner_up_batch = b->plan.batch;
+        e->runner_up_accum = b->plan.accum;
+        e->runner_up_zero = b->plan.zero;
+        e->runner_up_recompute = b->plan.recompute;
+        e->runner_up_seconds = b->seconds;
+        ff_plan_runner_up_why(&r->ch[0], b, e->runner_up_why, sizeof(e->runner_up_why));
+    }
+}
+
+/* Does the search on `gpus` GPUs finish within the deadline? */
+static bool in_time(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                    const struct ff_param_count *pc, int64_t G, double tokens, int64_t gpus,
+                    struct searched *r)
+{
+    return search_at(m, d, p, pc, G, tokens, gpus, r) && r->ch[0].seconds <= p->deadline_seconds;
+}
+
+/* The fewest GPUs from n0 up whose best plan finishes within p->deadline_seconds: counts
+ * doubled until one does, then bisected; under a node any count, from a node up whole
+ * nodes. False when not even FF_PLAN_GPUS_MAX GPUs finish in time (*r then holds the plan
+ * on the most GPUs tried that fits, if any). */
+static bool deadline_gpus(const struct ff_model *m, const struct ff_spec *d,
+                          const struct ff_plan *p, const struct ff_param_count *pc, int64_t G,
+                          double tokens, int64_t n0, int64_t node, struct searched *r,
+                          int64_t *gpus)
+{
+    int64_t lo = 0, hi = n0 > 0 ? n0 : 1;
+    while (!in_time(m, d, p, pc, G, tokens, hi, r)) {
+        if (hi >= FF_PLAN_GPUS_MAX) {
+            *gpus = hi;
+            return false;
+        }
+        lo = hi;
+        int64_t next = hi * 2;
+        if (next > node)
+            next = (next + node - 1) / node * node;
+        hi = next < FF_PLAN_GPUS_MAX ? next : FF_PLAN_GPUS_MAX;
+    }
+    for (;;) {
+        int64_t unit = hi > node ? node : 1;
+        if (hi - lo <= unit)
+            break;
+        int64_t mid = (lo + (hi - lo) / 2) / unit * unit;
+        if (mid <= lo)
+            mid = lo + unit;
+        if (mid >= hi)
+            break;
+        struct searched t;
+        if (in_time(m, d, p, pc, G, tokens, mid, &t))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *gpus = hi;
+    return in_time(m, d, p, pc, G, tokens, hi, r);
 }
 
 static int run(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p_in,
@@ -109,10 +205,36 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     e->bw_fraction =
         p->bw_fraction > 0.0 ? p->bw_fraction : (d->measured ? 1.0 : FF_DEFAULT_BW_FRACTION);
 
-    /* Layout: as given, or the fewest GPUs that fit (tp, pp grown from the plan's). */
-    e->min_gpus = ff_layout_min_gpus(&c, p, &e->min_tp, &e->min_pp, &e->min_dp);
+    /* The global batch (training): given, the default rule, or micro-batch x accum x dp. */
+    bool defaulted = false;
+    int64_t G = ff_plan_global_batch(m, p, &e->params, &defaulted);
+    /* Defaults: Chinchilla-optimal 20 tokens per parameter (Hoffmann et al. 2022) for
+     * pre-training; 1e8 tokens (e.g. 50k samples of 2k tokens) for fine-tuning. */
+    e->tokens = p->task == FF_TASK_SERVE   ? 0.0
+                : p->tokens > 0.0          ? p->tokens
+                : p->task == FF_TASK_TRAIN ? 20.0 * (double)e->params.total
+                                           : 1e8;
+    bool search = p->task != FF_TASK_SERVE && (p->auto_layout || p->search != 0);
+
+    /* Layout: as given, the plan search on the given GPUs, or the fewest GPUs that fit (tp,
+     * pp grown from the plan's; in-flight micro-batches as the global batch will have them),
+     * searched at that count; with a deadline the fewest that finish in time. */
+    struct ff_plan pm = *p;
+    if (G > 0)
+        pm.accum = G;
+    e->min_gpus = ff_layout_min_gpus(&c, &pm, &e->min_tp, &e->min_pp, &e->min_dp);
     struct ff_plan q = *p;
-    if (p->gpus > 0 && p->auto_layout) {
+    struct searched sr;
+    e->deadline_seconds = p->task == FF_TASK_SERVE ? 0.0 : p->deadline_seconds;
+    if (p->gpus > 0 && search) {
+        if (search_at(m, d, p, &e->params, G, e->tokens, p->gpus, &sr)) {
+            take_search(&sr, &q, e);
+            e->layout_chosen = true;
+        } else {
+            q.tp = q.pp = 1;
+        }
+        e->dp = p->gpus / (q.tp * q.pp);
+    } else if (p->gpus > 0 && p->auto_layout) {
         struct serve_ctx sc = {m, d, &e->params, e->bw_fraction,
                                p->mfu > 0.0 ? p->mfu : ff_default_serve_mfu(d)};
         int64_t tp = 1, pp = 1;
@@ -127,12 +249,37 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     } else {
         e->gpus_chosen = true;
         e->dp = 1;
-        if (e->min_gpus > 0) {
+        int64_t at = 0;
+        if (e->deadline_seconds > 0.0) {
+            e->deadline_met =
+                deadline_gpus(m, d, p, &e->params, G, e->tokens, e->min_gpus, node, &sr, &at);
+            if (sr.n > 0) {
+                take_search(&sr, &q, e);
+                e->dp = at / (q.tp * q.pp);
+            }
+        } else if (search && e->min_gpus > 0 &&
+                   search_at(m, d, p, &e->params, G, e->tokens, e->min_gpus, &sr)) {
+            take_search(&sr, &q, e);
+            e->dp = e->min_gpus / (q.tp * q.pp);
+        }
+        if (!e->searched && e->min_gpus > 0) {
             q.tp = e->min_tp;
             q.pp = e->min_pp;
             e->dp = e->min_dp;
         }
     }
+    /* A layout not searched takes the accumulation reaching the global batch. */
+    if (!e->searched && G > 0) {
+        int64_t per_rank = (G + e->dp - 1) / e->dp;
+        q.accum = (per_rank + q.batch - 1) / q.batch;
+    }
+    e->global_batch_defaulted = defaulted && G > 0;
+    e->zero = q.zero;
+    e->recompute = q.recompute;
+    e->recompute_every = q.recompute_every;
+    e->batch = q.batch;
+    e->accum = q.accum;
+    e->ep = q.ep;
     e->tp = q.tp;
     e->pp = q.pp;
     e->cp = q.cp;
@@ -154,11 +301,6 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
     e->price_per_hour = p->price_per_hour > 0.0 ? p->price_per_hour : d->price_per_hour;
 
     if (p->task != FF_TASK_SERVE) {
-        /* Defaults: Chinchilla-optimal 20 tokens per parameter (Hoffmann et al. 2022) for
-         * pre-training; 1e8 tokens (e.g. 50k samples of 2k tokens) for fine-tuning. */
-        e->tokens = p->tokens > 0.0            ? p->tokens
-                    : p->task == FF_TASK_TRAIN ? 20.0 * (double)e->params.total
-                                               : 1e8;
         struct ff_flops f;
         if ((rc = ff_est_flops(m, &q, e->tokens, &f)) != FF_OK)
             return ff_errf(err, errlen, rc, "FLOP count failed");
@@ -184,6 +326,8 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
         e->cp_comm_bytes = x.cp_comm_bytes;
         double seq = (double)ff_plan_seq(m, &q);
         e->step.steps = e->step.sequences > 0.0 ? e->tokens / (e->step.sequences * seq) : 0.0;
+        e->global_batch = (int64_t)e->step.sequences;
+        e->global_batch_tokens = e->step.sequences * seq;
         if (p->achieved_flops_per_s > 0.0) {
             e->seconds = f.hardware / (n * p->achieved_flops_per_s);
             e->mfu = f.model / (e->seconds * n * e->rate_flops_per_s);
@@ -218,13 +362,21 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
         e->tokens_per_second = 1.0 / one.step_s;
         e->batch_tokens_per_second = at.tokens_per_s;
         e->max_sequences = e->max_batch;
+        /* At the asked concurrency (serve_batch users): one user's decode rate, and the
+         * price of a million output tokens on one replica's GPUs at that throughput; the
+         * memory-limited maximum is its own line. */
+        e->user_tokens_per_second = at.step_s > 0.0 ? 1.0 / at.step_s : 0.0;
         e->cost_per_million_tokens = -1.0;
+        e->max_cost_per_million_tokens = -1.0;
+        if (e->price_per_hour > 0.0 && at.tokens_per_s > 0.0)
+            e->cost_per_million_tokens =
+                e->price_per_hour * (double)mp / 3600.0 / at.tokens_per_s * 1e6;
         if (e->max_sequences > 0) {
             struct ff_serve_point best;
             ff_serve_at(m, d, &q, &e->params, e->mfu, e->bw_fraction, e->max_sequences, &best);
             e->max_tokens_per_second = best.tokens_per_s;
             if (e->price_per_hour > 0.0)
-                e->cost_per_million_tokens =
+                e->max_cost_per_million_tokens =
                     e->price_per_hour * (double)mp / 3600.0 / best.tokens_per_s * 1e6;
         }
         /* Work of this request: 2 FLOPs per active weight per token (Kaplan). */

@@ -111,6 +111,27 @@ bool ff_layout_for_gpus(const struct ff_fit_ctx *c, const struct ff_plan *p,
                         double (*rate)(const struct ff_plan *q, int64_t dp, void *ctx), void *ctx,
                         int64_t *btp, int64_t *bpp);
 
+/* The global batch of plan p in sequences (global_batch_tokens, global_batch, or with
+ * global_batch_default the rule, *defaulted then true); 0: micro-batch x accum x dp. */
+int64_t ff_plan_global_batch(const struct ff_model *m, const struct ff_plan *p,
+                             const struct ff_param_count *pc, bool *defaulted);
+
+/* The plan search on exactly p->gpus GPUs (layout.c): every combination of the dimensions
+ * p->search frees (auto_layout frees tp and pp), accumulation reaching the global batch G
+ * (sequences; 0: p->accum), ranked by the time to process `tokens` (never by the step
+ * time). The `max` fastest that fit go to out[0..*n), best first; *candidates (may be NULL)
+ * counts the plans that fit; *runner_up (when has_runner_up is not NULL) the best plan of
+ * another layout (tp, pp, ep), *has_runner_up whether there is one. FF_OK or
+ * FF_ERR_NO_MEMORY. */
+int ff_plan_search(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                   const struct ff_param_count *pc, int64_t G, double tokens,
+                   struct ff_plan_choice *out, size_t max, size_t *n, int64_t *candidates,
+                   struct ff_plan_choice *runner_up, bool *has_runner_up);
+/* Why b (the runner-up) lost to a, one line: "1.31x slower: pipeline bubble +2.1 s per step
+ * (18% of its step)". */
+void ff_plan_runner_up_why(const struct ff_plan_choice *a, const struct ff_plan_choice *b,
+                           char *buf, size_t len);
+
 /* ---- communication (comm.c) ---- */
 
 /* GPUs per node of a plan on a device: the plan's, the device's, else 8. */

@@ -111,6 +111,16 @@ int ff_plan_check(const struct ff_model *m, const struct ff_plan *p, char *err, 
             return ff_errf(err, errlen, FF_ERR_RANGE, "%s %lld is out of range (%lld..%lld)",
                            ranges[i].opt, (long long)ranges[i].v, (long long)ranges[i].min,
                            (long long)ranges[i].max);
+    if (!(p->global_batch_tokens >= 0.0 && p->global_batch_tokens <= 1e15))
+        return ff_errf(err, errlen, FF_ERR_RANGE,
+                       "--global-batch %g tokens is out of range (1..1e15)",
+                       p->global_batch_tokens);
+    if (!(p->deadline_seconds >= 0.0 && p->deadline_seconds <= 100.0 * 365.25 * 86400.0))
+        return ff_errf(err, errlen, FF_ERR_RANGE,
+                       "--deadline %g s is out of range (up to 100 years)", p->deadline_seconds);
+    if (p->search & ~FF_SEARCH_ALL)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unknown plan-search bits 0x%x",
+                       p->search & ~FF_SEARCH_ALL);
     if (!(p->tokens >= 0.0 && p->tokens <= 1e18))
         return ff_errf(err, errlen, FF_ERR_RANGE, "--tokens %g is out of range (0..1e18)",
                        p->tokens);

@@ -94,6 +94,15 @@ int ff_parse_double_above(const char *opt, const char *s, double min, double max
 int ff_parse_i64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out, char *err,
                  size_t errlen);
 
+/* A global batch: sequences ("1024", "2kseq") or tokens ("4M", "512k", "4Mtok",
+ * "4194304tok"); k, M, G are binary (4M = 4194304 tokens, 1024 sequences of 4096). Sets
+ * *sequences (and *tokens = 0) or *tokens (and *sequences = 0). Sequences are whole, 1..2^40;
+ * tokens 1..1e15. */
+int ff_parse_global_batch(const char *opt, const char *s, int64_t *sequences, double *tokens,
+                          char *err, size_t errlen);
+/* A duration with its unit, h, d or w ("36h", "30d", "2.5w"), from 1 minute to 100 years. */
+int ff_parse_duration(const char *opt, const char *s, double *seconds, char *err, size_t errlen);
+
 /* One accepted word of a word option: `name` parses to `value`. An alias is accepted but left
  * out of the "expected ..." list (e.g. "adam" for "adamw"). */
 struct ff_choice {

@@ -192,3 +192,96 @@ int ff_unknown_option(char *err, size_t errlen, const char *given, const struct 
                        name, near);
     return ff_errf(err, errlen, FF_ERR_INVALID, "unknown option '%s%s' (see --help)", dashes, name);
 }
+
+/* A plain decimal number ("4", "1.5") at the head of s; *end after it. False when s does not
+ * start with one (strtod would also take hex, exponents, "inf" and leading signs). */
+static bool plain_number(const char *s, double *v, const char **end)
+{
+    size_t n = strspn(s, "0123456789.");
+    const char *dot = memchr(s, '.', n);
+    if (n == 0 || !isdigit((unsigned char)s[0]) || s[n - 1] == '.' ||
+        (dot && memchr(dot + 1, '.', n - (size_t)(dot - s) - 1)))
+        return false;
+    char buf[64];
+    if (n >= sizeof(buf))
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    errno = 0;
+    char *e;
+    *v = strtod(buf, &e);
+    *end = s + n;
+    return !errno && isfinite(*v) && e == buf + n;
+}
+
+int ff_parse_global_batch(const char *opt, const char *s, int64_t *sequences, double *tokens,
+                          char *err, size_t errlen)
+{
+    const char *accepted =
+        "sequences per step (1024, 2kseq) or tokens: a k/M/G suffix (binary: 4M = 4194304) or "
+        "'tok' (4M, 512k, 4Mtok, 4194304tok)";
+    double v;
+    const char *end;
+    if (!s || !plain_number(s, &v, &end))
+        return ff_bad_value(err, errlen, opt, s ? s : "", accepted);
+    double mul = 1.0;
+    bool suffix = false;
+    switch (*end) {
+    case 'k':
+    case 'K': mul = 1024.0; break;
+    case 'M': mul = 1024.0 * 1024.0; break;
+    case 'G': mul = 1024.0 * 1024.0 * 1024.0; break;
+    default: break;
+    }
+    if (mul > 1.0) {
+        suffix = true;
+        end++;
+    }
+    bool tok;
+    if (*end == '\0')
+        tok = suffix; /* "1024": sequences; "4M": tokens */
+    else if (!strcmp(end, "tok") || !strcmp(end, "tokens"))
+        tok = true;
+    else if (!strcmp(end, "seq") || !strcmp(end, "seqs") || !strcmp(end, "sequences"))
+        tok = false;
+    else
+        return ff_bad_value(err, errlen, opt, s, accepted);
+    double x = v * mul;
+    if (tok) {
+        if (!(x >= 1.0 && x <= 1e15))
+            return ff_bad_value(err, errlen, opt, s, "at least 1 and at most 1e15 tokens");
+        *tokens = x;
+        *sequences = 0;
+        return FF_OK;
+    }
+    if (x != floor(x) || !(x >= 1.0 && x <= 1099511627776.0))
+        return ff_bad_value(err, errlen, opt, s,
+                            "a whole number of sequences from 1 to 2^40 (for tokens add 'tok')");
+    *sequences = (int64_t)x;
+    *tokens = 0.0;
+    return FF_OK;
+}
+
+int ff_parse_duration(const char *opt, const char *s, double *seconds, char *err, size_t errlen)
+{
+    const char *accepted = "a duration with a unit h, d or w (36h, 30d, 2.5w)";
+    double v;
+    const char *end;
+    if (!s || !plain_number(s, &v, &end))
+        return ff_bad_value(err, errlen, opt, s ? s : "", accepted);
+    double unit;
+    if (!strcmp(end, "h"))
+        unit = 3600.0;
+    else if (!strcmp(end, "d"))
+        unit = 86400.0;
+    else if (!strcmp(end, "w"))
+        unit = 7.0 * 86400.0;
+    else
+        return ff_bad_value(err, errlen, opt, s, accepted);
+    double x = v * unit;
+    /* A minute is the least a training plan could mean; a century the most. */
+    if (!(x >= 60.0 && x <= 100.0 * 365.25 * 86400.0))
+        return ff_bad_value(err, errlen, opt, s, "a duration from 1 minute to 100 years");
+    *seconds = x;
+    return FF_OK;
+}

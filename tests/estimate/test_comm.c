@@ -480,54 +480,7 @@ Test(comm_profile, measured_links_replace_the_datasheet)
 
 /* ---- the CLI ---- */
 
-#define CAP 400000
-struct out {
-    int code;
-    char out[CAP], err[8192];
-};
-
-static void slurp(FILE *f, char *buf, size_t n)
-{
-    rewind(f);
-    size_t got = fread(buf, 1, n - 1, f);
-    buf[got] = '\0';
-}
-
-static struct out *cli(const char *first, ...)
-{
-    const char *argv[64] = {"estimate"};
-    int argc = 1;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
-        argv[argc++] = a;
-    va_end(ap);
-    static struct out o;
-    memset(&o, 0, sizeof(o));
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    cr_assert(fo && fe);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        dup2(fileno(fo), 1);
-        dup2(fileno(fe), 2);
-        int rc = ff_cmd_estimate(argc, (char **)argv);
-        fflush(stdout);
-        fflush(stderr);
-        _exit(rc);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFEXITED(st), "child crashed");
-    o.code = WEXITSTATUS(st);
-    slurp(fo, o.out, sizeof(o.out));
-    slurp(fe, o.err, sizeof(o.err));
-    fclose(fo);
-    fclose(fe);
-    return &o;
-}
+#include "cli_child.h"
 
 Test(comm_cli, options_are_validated)
 {
@@ -554,9 +507,13 @@ Test(comm_cli, options_are_validated)
     o = cli("--model", "llama-2-7b", "--device", "h100", "--ep", "2", "--gpus", "2", NULL);
     cr_expect_eq(o->code, 2);
     cr_expect(strstr(o->err, "dense"), "%s", o->err);
-    o = cli("--model", "llama-2-7b", "--device", "h100", "--global-batch", "64", NULL);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--serve", "--global-batch", "64", NULL);
     cr_expect_eq(o->code, 2);
-    cr_expect(strstr(o->err, "--plan best"), "%s", o->err);
+    cr_expect(strstr(o->err, "--global-batch applies to training"), "%s", o->err);
+    o = cli("--model", "llama-2-7b", "--device", "h100", "--global-batch", "64", "--accum", "4",
+            NULL);
+    cr_expect_eq(o->code, 2);
+    cr_expect(strstr(o->err, "either --global-batch or --accum"), "%s", o->err);
 }
 
 /* The options of context parallelism, recomputation, MoE and overlap: bad values exit 2 with

@@ -218,10 +218,11 @@ struct ff_plan {
     bool weights_as_stored;           /* serving: weights take the model's stored_bytes (a
                                          model folder's exact checkpoint size) instead of
                                          params x bytes of `precision`; default false */
-    bool auto_layout;                 /* with gpus > 0: tp and pp are not given; choose the
-                                         fastest layout of exactly `gpus` GPUs that fits
-                                         (tp in powers of two within an 8-GPU node first,
-                                         then pp); default false */
+    bool auto_layout;                 /* with gpus > 0: tp and pp are not given; training
+                                         runs the plan search on exactly `gpus` GPUs (tp and
+                                         pp, plus the dimensions `search` frees), serving the
+                                         layout with the most output tokens/s; default
+                                         false */
     bool paged_optimizer;             /* training: the optimizer states live in paged (unified)
                                          memory that bitsandbytes' paged optimizers page to
                                          host under pressure; they count only at the step,
@@ -237,8 +238,9 @@ struct ff_plan {
     int64_t pp_chunks;             /* interleaved 1F1B: model chunks per stage; default 1 */
     bool dp_overlap;               /* the gradient sync overlaps backward (bucketed DDP,
                                       FSDP, DeepSpeed); default true */
-    int64_t global_batch;          /* --plan best: sequences per optimizer step; 0 = the
-                                      default, FF_DEFAULT_GLOBAL_BATCH_TOKENS / seq */
+    int64_t global_batch;          /* training: sequences per optimizer step; 0 = micro-batch
+                                      x accum x dp, or, in a search, the default rule
+                                      (ff_default_global_batch) */
     /* Added for the cost models of context parallelism, recomputation, MoE and overlap. */
     int64_t cp;              /* context-parallel ranks: each holds seq/cp tokens of every
                                 sequence, K/V passed around a ring (ring attention); default 1.
@@ -257,7 +259,40 @@ struct ff_plan {
                                 dp ranks of a stage (ep divides tp x cp x dp), each expert whole
                                 on its rank (expert tensor parallel 1); default false: ep carved
                                 out of dp, experts split over tp */
+    /* The plan search (layout.c) and the defaults a plan takes when it gives none. */
+    unsigned search;            /* FF_SEARCH_* bits: the dimensions the search chooses on
+                                    `gpus` GPUs (auto_layout adds tp and pp); default 0 */
+    bool global_batch_default;  /* training: no batch given, the global batch is
+                                    ff_default_global_batch(); default false */
+    double global_batch_tokens; /* training: tokens per optimizer step, rounded to whole
+                                    sequences; > 0 wins over global_batch; default 0 */
+    double deadline_seconds;    /* training with gpus 0: the fewest GPUs that finish the
+                                    tokens within this; 0 = none (the fewest that fit) */
 };
+
+/* Dimensions of the plan search (struct ff_plan.search): each set bit lets the search choose
+ * that dimension; a clear one keeps the plan's value. FF_SEARCH_ALL is what `--gpus N` alone
+ * asks for (the CLI clears the bits of the options given). */
+#define FF_SEARCH_TP        (1u << 0)
+#define FF_SEARCH_PP        (1u << 1)
+#define FF_SEARCH_EP        (1u << 2)
+#define FF_SEARCH_ZERO      (1u << 3)
+#define FF_SEARCH_RECOMPUTE (1u << 4)
+#define FF_SEARCH_BATCH     (1u << 5) /* micro-batch; accumulation follows the global batch */
+#define FF_SEARCH_ALL       0x3fu
+
+/* The default global batch of a training run of `params` parameters at `seq` tokens per
+ * sequence, in sequences: 2^21 tokens x (params / 7e9)^(1/4), rounded to the nearest power of
+ * two of sequences (at least 1). The published runs behind it (doc/estimator.md "Default
+ * global batch"): GPT-3 0.5M-3.2M tokens from 125M to 175B (Brown et al. 2020, Table 2.1),
+ * LLaMA / Llama 2 4M (Touvron et al. 2023), Llama 3 405B 4M -> 16M (Dubey et al. 2024),
+ * Chinchilla 1.5M -> 3M (Hoffmann et al. 2022), Pythia 2M (Biderman et al. 2023), OLMo 4M
+ * (Groeneveld et al. 2024), BLOOM 2048 x 2048 (BigScience 2022); critical batch size
+ * growing as a power of the model size (McCandlish et al. 2018; Kaplan et al. 2020 §5.1:
+ * B_crit ~ N^0.36 along the loss curve). 0 when params or seq is not positive. */
+FF_API int64_t ff_default_global_batch(double params, int64_t seq);
+/* The sources of ff_default_global_batch, one line. Static string. */
+FF_API const char *ff_default_global_batch_sources(void);
 
 /* Memory per GPU, bytes. Frozen (embedded in ff_estimate and ff_plan_choice): new terms
  * go to the end of the struct that embeds it. */
@@ -376,7 +411,7 @@ struct ff_estimate {
     double batch_tokens_per_second;  /* serve_batch·generate / (prefill + generate·step) */
     int64_t max_sequences;           /* concurrent sequences at prompt+generate that fit */
     double max_tokens_per_second;    /* output tokens/s at max_sequences, end to end */
-    double cost_per_million_tokens;  /* USD per 1e6 output tokens at max_sequences; <0 unknown */
+    double cost_per_million_tokens;  /* USD per 1e6 output tokens at serve_batch; <0 unknown */
 
     size_t n_suggestions;
     struct ff_suggestion suggestions[FF_MAX_SUGGESTIONS];
@@ -425,6 +460,33 @@ struct ff_estimate {
                                        (counted in the tp_comm term) */
     double cp_comm_total_seconds;   /* the same before overlap with the attention compute */
     double cp_comm_bytes;           /* bytes each GPU sends per step for it */
+    /* The plan used, after the search (layout.c): the given values where nothing was
+     * searched. */
+    int zero;                    /* ZeRO stage */
+    enum ff_recompute recompute; /* recomputation */
+    int64_t batch, accum, ep;    /* micro-batch, accumulation, expert-parallel ranks */
+    bool searched;               /* chosen by the plan search (ranked by the run's time) */
+    int64_t candidates;          /* plans the search timed that fit */
+    /* The runner-up of the search (has_runner_up), as its layout and why it lost. */
+    bool has_runner_up;
+    int64_t runner_up_tp, runner_up_pp, runner_up_dp, runner_up_ep;
+    int64_t runner_up_batch, runner_up_accum;
+    int runner_up_zero;
+    enum ff_recompute runner_up_recompute;
+    double runner_up_seconds; /* its run, s */
+    char runner_up_why[160];  /* e.g. "1.31x slower: pipeline bubble +2.1 s per step" */
+    /* Training: the global batch the plan was sized to. */
+    int64_t global_batch;        /* sequences per optimizer step (step.sequences) */
+    double global_batch_tokens;  /* global_batch x sequence length */
+    bool global_batch_defaulted; /* from ff_default_global_batch (no batch was given) */
+    /* Training with a deadline (plan.deadline_seconds): the fewest GPUs that meet it. */
+    double deadline_seconds;
+    bool deadline_met; /* false: not even FF_PLAN_GPUS_MAX GPUs finish in time */
+    /* Serving at the asked concurrency (serve_batch users). */
+    double user_tokens_per_second;      /* one user's decode rate at serve_batch, 1/step */
+    double max_cost_per_million_tokens; /* USD per 1e6 output tokens at max_sequences; < 0
+                                           unknown (cost_per_million_tokens: at serve_batch) */
+    int64_t recompute_every;            /* FF_RECOMPUTE_LAYERS: the plan's K (after the search) */
 };
 
 /* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)
@@ -511,28 +573,28 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * Megatron-LM 44% HFU for 1.7B on 32 A100 with no model parallelism and 52% for 1T on 3072
  * (Narayanan et al. 2021, Table 1), 56% HFU for 530B (Korthikanti et al. 2022, Table 5),
  * PaLM 57.8% HFU (Chowdhery et al. 2022, App. B). 0.55 sits inside that spread. */
-#define FF_DEFAULT_COMPUTE_EFFICIENCY 0.55
+#define FF_DEFAULT_COMPUTE_EFFICIENCY     0.55
 /* Achieved bus bandwidth (nccl-tests busbw) over the link line rate: inside a node ~200-208
  * of 300 GB/s on A100 NVLink 3 (nccl-tests issues #149, #178) and ~370 of 450 GB/s on H100
  * ring (NCCL developer, nccl-tests #212): 0.68-0.82, taken 0.75; across nodes 46-48 of 50
  * GB/s per 400 Gb/s NDR NIC (NCCL developer, nccl-tests #290) and ~41 at 32 MB (#232):
  * taken 0.90. A measured profile replaces both. */
-#define FF_COMM_INTRA_FRACTION        0.75
-#define FF_COMM_INTER_FRACTION        0.90
+#define FF_COMM_INTRA_FRACTION            0.75
+#define FF_COMM_INTER_FRACTION            0.90
 /* Latency per algorithm step: an 8-GPU NVLink all-reduce's smallest message takes ~10 us
  * (FF_DEFAULT_ALLREDUCE_LATENCY_S) over 2*log2(8) = 6 tree steps; a network hop (NIC +
  * switch) a few us. NCCL runs latency-bound sizes as trees (log-depth), bandwidth-bound
  * ones as rings (nccl-tests #196), so steps are log-depth and volumes ring. */
-#define FF_COMM_INTRA_STEP_LATENCY_S  1.7e-6
-#define FF_COMM_INTER_STEP_LATENCY_S  5e-6
+#define FF_COMM_INTRA_STEP_LATENCY_S      1.7e-6
+#define FF_COMM_INTER_STEP_LATENCY_S      5e-6
 /* The gradient bucket that cannot overlap backward: it is reduced after the last layer's
  * backward (PyTorch DDP bucket_cap_mb = 25, Li et al. 2020 §3.2.3). */
-#define FF_COMM_DDP_BUCKET_BYTES      25e6
+#define FF_COMM_DDP_BUCKET_BYTES          25e6
 /* MoE load imbalance: the most loaded expert rank over the mean. Switch Transformer trains
  * at capacity factor 1.0-1.25 (Fedus et al. 2021, Table 1 and §2.2), GShard at 2.0 as an
  * upper bound (Lepikhin et al. 2020 §2.2), DeepSpeed-MoE at 1.0-1.25; dropless routers with
  * balancing losses (Mixtral, DeepSeek-V3) measure max/mean loads of about 1.1-1.3: 1.25. */
-#define FF_DEFAULT_MOE_IMBALANCE      1.25
+#define FF_DEFAULT_MOE_IMBALANCE          1.25
 /* Grouped expert GEMMs: each expert's token rows are padded to the GEMM tile's 128 rows
  * (MegaBlocks, Gale et al. 2022 §5: 128 x 128 blocks; DeepSeek's DeepGEMM aligns each expert's
  * segment of a grouped GEMM to 128 rows; CUTLASS grouped GEMM tiles of 128), and a GEMM of M
@@ -540,7 +602,7 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * arithmetic intensity 2Mhf / (bytes x (Mh + hf + Mf)) against rate x compute efficiency over
  * bandwidth x FF_DEFAULT_BW_FRACTION (the roofline, Williams et al. 2009). Fine-grained
  * experts at few tokens each (DeepSeek-V3: 256 of width 2048) lose most. */
-#define FF_MOE_GEMM_TILE_ROWS         128
+#define FF_MOE_GEMM_TILE_ROWS             128
 /* Expert all-to-all hidden under an adjacent micro-batch's compute, by default: none.
  * Megatron-Core leaves its combined 1F1B schedule (--overlap-moe-expert-parallel-comm) off by
  * default and it needs two micro-batches in flight and no full recompute (Megatron-Core MoE
@@ -549,7 +611,7 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * is the shared experts' compute (DeepSeek-V2 §3.2.3 overlaps it; Megatron-Core
  * --moe-shared-expert-overlap), which is always counted as hiding it. DualPipe (DeepSeek-V3
  * §3.2.1) hides it fully: --moe-a2a-overlap 1. */
-#define FF_DEFAULT_MOE_A2A_OVERLAP    0.0
+#define FF_DEFAULT_MOE_A2A_OVERLAP        0.0
 /* Tensor-parallel communication hidden under the GEMMs, by default, per plan kind.
  * FP8 plans with sequence parallelism: (tp - 1)/tp of it, never more than the layer's GEMM
  * time. FP8 training runs on Transformer Engine, whose userbuffers overlap decomposes the
@@ -564,10 +626,16 @@ FF_API const char *ff_recompute_name(enum ff_recompute r);
  * all-reduced on the critical path (Narayanan et al. 2021). --tp-overlap F replaces the
  * fraction for any plan
  * (comm.c, tp_overlap_fraction). */
-
-/* --plan best's global batch when none is given: about 4M tokens per step (Llama 2 and
- * Llama 3: 4M; GPT-3 175B: 3.2M; Chinchilla 1.5M-3M). */
-#define FF_DEFAULT_GLOBAL_BATCH_TOKENS 4194304.0
+/* The default global batch (ff_default_global_batch): tokens per step at 7e9 parameters and
+ * the power of the parameter count it grows with. A least-squares fit of log(tokens) on
+ * log(params) over 23 published runs from 70M to 671B parameters (GPT-3's eight sizes,
+ * LLaMA, Llama 2 and 3, Chinchilla, Gopher, Pythia, OLMo, BLOOM, DeepSeek-V3; their
+ * starting or constant batches, the geometric mean of a ramp) gives 2.3M tokens at 7B and a
+ * slope of 0.27; Kaplan et al. 2020 (§5.1, eq. 5.3 with L(N)) imply a critical batch growing
+ * as N^0.36 and McCandlish et al. 2018 explain the growth by the gradient noise scale. 2^21
+ * tokens and 1/4 are taken. */
+#define FF_DEFAULT_GLOBAL_BATCH_TOKENS_7B 2097152.0
+#define FF_DEFAULT_GLOBAL_BATCH_EXPONENT  0.25
 
 /* Collectives (nccl-tests doc/PERFORMANCE.md: algbw = S/t, busbw = algbw x factor). */
 enum ff_collective {
@@ -613,12 +681,15 @@ static inline int ff_plan_choice_init(struct ff_plan_choice *c, size_t n)
 }
 #define FF_MAX_PLAN_CHOICES 8
 /*
- * The fastest plans on exactly p->gpus GPUs that fit (p->gpus > 0), best first: tp in powers
- * of two within a node, pp dividing the GPUs, ZeRO 0-3, recomputation none/selective/full,
- * micro-batch in powers of two with accumulation reaching the global batch (p->global_batch
- * or the default). Fills up to max (<= FF_MAX_PLAN_CHOICES) into out, *n the count (0: none
- * fits). The elements are out[0].struct_size bytes apart (ff_plan_choice_init sets it).
- * Returns 0 or an error as ff_est_run.
+ * The fastest plans on exactly p->gpus GPUs that fit (p->gpus > 0), best first, ranked by the
+ * time to process the run's tokens (never the step time): the plan search ff_est_run runs
+ * for auto_layout, over the dimensions p->search frees (every one but a given ep when it
+ * frees none; tp and pp always): tp in powers of two within a node, pp dividing the GPUs, ep,
+ * ZeRO 0-3, recomputation none/selective/full, micro-batch in powers of two with
+ * accumulation reaching the global batch (p->global_batch_tokens, p->global_batch, or
+ * ff_default_global_batch). Fills up to max (<= FF_MAX_PLAN_CHOICES) into out, *n the count
+ * (0: none fits). The elements are out[0].struct_size bytes apart (ff_plan_choice_init sets
+ * it). Returns 0 or an error as ff_est_run.
  */
 FF_API int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d,
                              const struct ff_plan *p, struct ff_plan_choice *out, size_t max,
