@@ -32,7 +32,7 @@ struct ff_estcli_opts {
     bool gpus_set;    /* --gpus given */
     const char *gguf; /* --gguf FILE; NULL = not given */
     /* what the plan search keeps (given) and how a ranking sorts */
-    bool zero_set, recompute_set, batch_set, accum_set, ep_set, global_batch_set;
+    bool zero_set, recompute_set, batch_set, accum_set, ep_set, global_batch_set, cp_set;
     bool rank_time; /* --rank time (default: cost) */
 };
 

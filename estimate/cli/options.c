@@ -480,7 +480,10 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
             rc = parse_recompute(optarg, p, err, errlen);
             o->recompute_set = true;
             break;
-        case OPT_CP: rc = ff_parse_i64("--cp", optarg, 1, 1 << 16, &p->cp, err, errlen); break;
+        case OPT_CP:
+            rc = ff_parse_i64("--cp", optarg, 1, 1 << 16, &p->cp, err, errlen);
+            o->cp_set = true;
+            break;
         case OPT_EP_FOLD: rc = ff_parse_onoff("--ep-fold", optarg, &p->ep_fold, err, errlen); break;
         case OPT_MOE_IMBALANCE:
             rc = ff_parse_double("--moe-imbalance", optarg, 1, 8, &p->moe_imbalance, err, errlen);
@@ -635,7 +638,8 @@ int ff_estcli_parse(int argc, char **argv, struct ff_estcli_opts *o, struct ff_p
     if (p->task != FF_TASK_SERVE && !o->tp_set && !o->pp_set) {
         unsigned fixed = (o->zero_set ? FF_SEARCH_ZERO : 0u) |
                          (o->recompute_set ? FF_SEARCH_RECOMPUTE : 0u) |
-                         (o->batch_set ? FF_SEARCH_BATCH : 0u) | (o->ep_set ? FF_SEARCH_EP : 0u);
+                         (o->batch_set ? FF_SEARCH_BATCH : 0u) | (o->ep_set ? FF_SEARCH_EP : 0u) |
+                         (o->cp_set ? FF_SEARCH_CP : 0u);
         p->search = FF_SEARCH_ALL & ~fixed;
         /* --accum alone keeps the micro-batch at 1; fine-tuning with no global batch keeps
          * its micro-batch (no default rule for it: the work per step would follow the

@@ -211,6 +211,7 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
         ADD(lay, "micro_batch", json_object_new_int64(e->batch));
         ADD(lay, "accum", json_object_new_int64(e->accum));
         ADD(lay, "ep", json_object_new_int64(e->ep));
+        ADD(lay, "cp", json_object_new_int64(e->cp > 0 ? e->cp : 1));
     }
     ADD(o, "layout", lay);
     if (e->searched) {
@@ -225,6 +226,7 @@ static json_object *estimate_json(const struct ff_plan *p, const struct ff_estim
             ADD(ru, "tp", json_object_new_int64(e->runner_up_tp));
             ADD(ru, "pp", json_object_new_int64(e->runner_up_pp));
             ADD(ru, "dp", json_object_new_int64(e->runner_up_dp));
+            ADD(ru, "cp", json_object_new_int64(e->runner_up_cp > 0 ? e->runner_up_cp : 1));
             ADD(ru, "ep", json_object_new_int64(e->runner_up_ep));
             ADD(ru, "zero", json_object_new_int(e->runner_up_zero));
             ADD(ru, "recompute", json_object_new_string(ff_recompute_name(e->runner_up_recompute)));

@@ -112,11 +112,14 @@ static void search_block(FILE *out, const struct ff_plan *p, const struct ff_est
                 "this global batch, never by step time\n",
                 ff_fmt_count(b1, sizeof(b1), (double)e->candidates),
                 e->params.expert > 0 ? " x ep" : "");
+        char rcp[32] = "";
+        if (e->runner_up_cp > 1)
+            snprintf(rcp, sizeof(rcp), " x cp %lld", (long long)e->runner_up_cp);
         if (e->has_runner_up)
             fprintf(out,
-                    "         runner-up: tp %lld x pp %lld x dp %lld%s, ZeRO-%d, recompute %s, "
+                    "         runner-up: tp %lld x pp %lld%s x dp %lld%s, ZeRO-%d, recompute %s, "
                     "micro-batch %lld x accum %lld, %s: %s\n",
-                    (long long)e->runner_up_tp, (long long)e->runner_up_pp,
+                    (long long)e->runner_up_tp, (long long)e->runner_up_pp, rcp,
                     (long long)e->runner_up_dp, e->runner_up_ep > 1 ? " (ep)" : "",
                     e->runner_up_zero, ff_recompute_name(e->runner_up_recompute),
                     (long long)e->runner_up_batch, (long long)e->runner_up_accum,

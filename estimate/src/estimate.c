@@ -92,6 +92,7 @@ static void take_search(const struct searched *r, struct ff_plan *q, struct ff_e
     if (r->has_other) {
         const struct ff_plan_choice *b = &r->other;
         e->runner_up_tp = b->plan.tp;
+        e->runner_up_cp = b->plan.cp;
         e->runner_up_pp = b->plan.pp;
         e->runner_up_dp = b->dp;
         e->runner_up_ep = b->plan.ep;
@@ -233,7 +234,7 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
         } else {
             q.tp = q.pp = 1;
         }
-        e->dp = p->gpus / (q.tp * q.pp);
+        e->dp = p->gpus / (q.tp * q.pp * q.cp);
     } else if (p->gpus > 0 && p->auto_layout) {
         struct serve_ctx sc = {m, d, &e->params, e->bw_fraction,
                                p->mfu > 0.0 ? p->mfu : ff_default_serve_mfu(d)};
@@ -255,12 +256,12 @@ static int run(const struct ff_model *m, const struct ff_spec *d, const struct f
                 deadline_gpus(m, d, p, &e->params, G, e->tokens, e->min_gpus, node, &sr, &at);
             if (sr.n > 0) {
                 take_search(&sr, &q, e);
-                e->dp = at / (q.tp * q.pp);
+                e->dp = at / (q.tp * q.pp * q.cp);
             }
         } else if (search && e->min_gpus > 0 &&
                    search_at(m, d, p, &e->params, G, e->tokens, e->min_gpus, &sr)) {
             take_search(&sr, &q, e);
-            e->dp = e->min_gpus / (q.tp * q.pp);
+            e->dp = e->min_gpus / (q.tp * q.pp * q.cp);
         }
         if (!e->searched && e->min_gpus > 0) {
             q.tp = e->min_tp;

@@ -223,7 +223,8 @@ static void keep_best(struct ff_plan_choice *out, size_t max, size_t *n,
     for (size_t i = 0; i < *n; i++) {
         const struct ff_plan *q = &out[i].plan;
         if (fabs(out[i].seconds - c->seconds) <= 1e-9 * c->seconds && q->tp == c->plan.tp &&
-            q->pp == c->plan.pp && q->batch == c->plan.batch && q->ep == c->plan.ep)
+            q->pp == c->plan.pp && q->batch == c->plan.batch && q->ep == c->plan.ep &&
+            q->cp == c->plan.cp)
             return;
     }
     size_t at = *n;
@@ -262,7 +263,8 @@ struct search {
 
 static bool same_layout(const struct ff_plan_choice *a, const struct ff_plan_choice *b)
 {
-    return a->plan.tp == b->plan.tp && a->plan.pp == b->plan.pp && a->plan.ep == b->plan.ep;
+    return a->plan.tp == b->plan.tp && a->plan.pp == b->plan.pp && a->plan.ep == b->plan.ep &&
+           a->plan.cp == b->plan.cp;
 }
 
 /* A layout's entry only improves, and one dropped was worse than both kept: two suffice. */
@@ -330,6 +332,38 @@ static size_t tp_values(const struct search *s, const struct ff_plan *q, int64_t
 static void set_tp(struct ff_plan *q, int64_t v)
 {
     q->tp = v;
+}
+
+/*
+ * cp (training at long sequences): powers of two from 1 while each rank keeps at least
+ * FF_SEARCH_CP_MIN_TOKENS of every sequence, at most FF_SEARCH_CP_MAX, dividing the GPUs left
+ * by tp, with the sequence a multiple of 2 x cp (ring attention's load-balanced chunks). Below
+ * 16k tokens per sequence only cp 1 is tried: context parallelism is a long-context layout
+ * (Megatron-Core's context-parallel guide recommends it past 8k tokens; Llama 3's 8k stage
+ * ran without it and its 128k stage with cp 16, 8k tokens a rank: Dubey et al. 2024 Table 4;
+ * Ring Attention, Liu et al. 2023).
+ */
+#define FF_SEARCH_CP_MIN_TOKENS 8192
+#define FF_SEARCH_CP_MAX        16
+static size_t cp_values(const struct search *s, const struct ff_plan *q, int64_t *v)
+{
+    size_t n = 0;
+    if (!(s->free & FF_SEARCH_CP)) {
+        v[n++] = s->given->cp;
+        return n;
+    }
+    int64_t seq = (int64_t)s->seq;
+    for (int64_t cp = 1; cp <= FF_SEARCH_CP_MAX && n < VALUES_MAX; cp *= 2) {
+        if (cp > 1 && (seq / cp < FF_SEARCH_CP_MIN_TOKENS || seq % (2 * cp) != 0))
+            break;
+        if (q->gpus % (q->tp * cp) == 0)
+            v[n++] = cp;
+    }
+    return n;
+}
+static void set_cp(struct ff_plan *q, int64_t v)
+{
+    q->cp = v;
 }
 
 /* pp: every count dividing the GPUs left by tp, at most the layers; no more data-parallel
@@ -441,6 +475,7 @@ static void set_batch(struct ff_plan *q, int64_t v)
 
 static const struct search_dim dims[] = {
     {"tp", FF_SEARCH_TP, tp_values, set_tp, false},
+    {"cp", FF_SEARCH_CP, cp_values, set_cp, false},
     {"pp", FF_SEARCH_PP, pp_values, set_pp, false},
     {"ep", FF_SEARCH_EP, ep_values, set_ep, false},
     {"zero", FF_SEARCH_ZERO, zero_values, set_zero, false},

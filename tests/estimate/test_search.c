@@ -289,3 +289,31 @@ Test(search, serving_at_the_asked_users)
     cr_expect_str_eq(json_object_get_string(json_object_object_get(r, "rank_by")), "time");
     json_object_put(r);
 }
+
+/* Context parallelism is searched at long sequences only, and the GPUs stay the ones given. */
+Test(search, cp_searched_at_long_sequences)
+{
+    struct out *o = cli("--model", "llama-3-8b", "--train", "--seq", "131072", "--tokens", "1e11",
+                        "--gpus", "64", "--device", "h100-sxm", "--json", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    json_object *r = json_of(o);
+    double cp = jnum(r, "layout.cp");
+    cr_expect_gt(cp, 1, "131072 tokens a sequence on 64 GPUs: context parallelism");
+    cr_expect_eq(jnum(r, "layout.tp") * jnum(r, "layout.pp") * cp * jnum(r, "layout.dp"), 64);
+    cr_expect_eq(jnum(r, "layout.gpus"), 64);
+    json_object_put(r);
+    /* --cp given: kept */
+    o = cli("--model", "llama-3-8b", "--train", "--seq", "131072", "--tokens", "1e11", "--gpus",
+            "64", "--cp", "1", "--device", "h100-sxm", "--json", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    r = json_of(o);
+    cr_expect_eq(jnum(r, "layout.cp"), 1);
+    json_object_put(r);
+    /* 4096 tokens: no context parallelism tried */
+    o = cli("--model", "llama-3-8b", "--train", "--tokens", "1e11", "--gpus", "64", "--device",
+            "h100-sxm", "--json", NULL);
+    cr_assert_eq(o->code, 0, "%s", o->err);
+    r = json_of(o);
+    cr_expect_eq(jnum(r, "layout.cp"), 1);
+    json_object_put(r);
+}

@@ -16,7 +16,7 @@ static const struct {
     size_t now, recorded;
 } sizes[] = {
     {SIZE(ff_plan, 320)},         {SIZE(ff_memory, 88)},        {SIZE(ff_suggestion, 144)},
-    {SIZE(ff_step_part, 128)},    {SIZE(ff_step, 1000)},        {SIZE(ff_estimate, 3536)},
+    {SIZE(ff_step_part, 128)},    {SIZE(ff_step, 1000)},        {SIZE(ff_estimate, 3544)},
     {SIZE(ff_flops, 24)},         {SIZE(ff_plan_choice, 1432)}, {SIZE(ff_model, 672)},
     {SIZE(ff_param_count, 56)},   {SIZE(ff_model_preset, 24)},  {SIZE(ff_profile_device, 368)},
     {SIZE(ff_profile_info, 520)}, {SIZE(ff_profile_times, 32)}, {SIZE(ff_profile_test, 368)},

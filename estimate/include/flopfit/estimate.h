@@ -279,7 +279,8 @@ struct ff_plan {
 #define FF_SEARCH_ZERO      (1u << 3)
 #define FF_SEARCH_RECOMPUTE (1u << 4)
 #define FF_SEARCH_BATCH     (1u << 5) /* micro-batch; accumulation follows the global batch */
-#define FF_SEARCH_ALL       0x3fu
+#define FF_SEARCH_CP        (1u << 6) /* context parallelism: tried at sequences of 16k and up */
+#define FF_SEARCH_ALL       0x7fu
 
 /* The default global batch of a training run of `params` parameters at `seq` tokens per
  * sequence, in sequences: 2^21 tokens x (params / 7e9)^(1/4), rounded to the nearest power of
@@ -487,6 +488,7 @@ struct ff_estimate {
     double max_cost_per_million_tokens; /* USD per 1e6 output tokens at max_sequences; < 0
                                            unknown (cost_per_million_tokens: at serve_batch) */
     int64_t recompute_every;            /* FF_RECOMPUTE_LAYERS: the plan's K (after the search) */
+    int64_t runner_up_cp;               /* the runner-up's context-parallel ranks */
 };
 
 /* Fill the first struct_size bytes of *plan with the defaults (those listed in struct ff_plan)
