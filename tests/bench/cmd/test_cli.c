@@ -307,11 +307,11 @@ Test(cli_binary, complete_words_lists_the_tables)
         snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s", f->name);
     cr_expect(strstr(out, line), "'%s' not in:\n%s", line, out);
     cr_assert_eq(run("complete-words estimate", out, sizeof(out)), 0);
-    cr_expect(strstr(out, "\n--recompute= none selective full\n") && strstr(out, " llama-2-7b ") &&
-                  strstr(out, " h100-sxm "),
+    cr_expect(strstr(out, "\n--recompute= none selective full ops layers:2\n") &&
+                  strstr(out, " llama-2-7b ") && strstr(out, " h100-sxm "),
               "%s", out);
     cr_assert_eq(run("complete-words results", out, sizeof(out)), 0);
-    cr_expect(strstr(out, "--format= md csv json html\n"), "%s", out);
+    cr_expect(strstr(out, "--format= md csv json html sqlite\n"), "%s", out);
     cr_assert_eq(run("complete-words nosuch", out, sizeof(out)), 2);
 }
 
