@@ -46,6 +46,7 @@
 #include <flopfit/estimate.h>
 #include <flopfit/export.h>
 #include <flopfit/flopfit.h>
+#include <flopfit/gguf.h>
 #include <flopfit/model.h>
 #include <flopfit/precision.h>
 #include <flopfit/profile.h>
