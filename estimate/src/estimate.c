@@ -40,16 +40,6 @@ static double layout_rate(const struct ff_plan *q, int64_t dp, void *ctx)
     return pt.tokens_per_s * (double)dp;
 }
 
-double ff_default_compute_efficiency(const struct ff_spec *d)
-{
-    return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_COMPUTE_EFFICIENCY;
-}
-
-double ff_default_serve_mfu(const struct ff_spec *d)
-{
-    return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_MFU_SERVE;
-}
-
 struct searched {
     struct ff_plan_choice ch[1], other;
     size_t n;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "flopfit/estimate.h"
 #include "flopfit/profile.h"
 #include "flopfit/spec.h"
 #include "flopfit/status.h"
@@ -266,4 +267,16 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     ff_abi_copy_out(out, &d, sizeof(d));
     ff_profile_close(&prof);
     return FF_OK;
+}
+
+/* The efficiency a spec's rate takes when the plan gives none: a measured rate already holds
+ * the GEMM kernel's losses (doc/estimator.md), a datasheet peak does not. */
+double ff_default_compute_efficiency(const struct ff_spec *d)
+{
+    return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_COMPUTE_EFFICIENCY;
+}
+
+double ff_default_serve_mfu(const struct ff_spec *d)
+{
+    return d->measured ? FF_DEFAULT_MEASURED_EFFICIENCY : FF_DEFAULT_MFU_SERVE;
 }

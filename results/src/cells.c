@@ -13,6 +13,22 @@
 
 #include "results_impl.h"
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double ff_pub_median(double *v, size_t n)
+{
+    if (n == 0)
+        return 0.0;
+    qsort(v, n, sizeof(*v), cmp_double);
+    /* the lower middle of an even count: always a figure some run measured, never a mean of
+     * two that no run reached (one run's matrix engine failed, the other's did not) */
+    return v[(n - 1) / 2];
+}
+
 void ff_pub_fmt_value(char *dst, size_t n, double v, const char *unit)
 {
     if (strcmp(unit, FF_PF_UNIT_BYTES) == 0)

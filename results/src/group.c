@@ -64,22 +64,6 @@ const char *ff_pub_device_key_text(const struct ff_pub_device *d, char *buf, siz
     return buf;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double ff_pub_median(double *v, size_t n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(v, n, sizeof(*v), cmp_double);
-    /* the lower middle of an even count: always a figure some run measured, never a mean of
-     * two that no run reached (one run's matrix engine failed, the other's did not) */
-    return v[(n - 1) / 2];
-}
-
 /* The device's figure for metric m: the median over the runs that measured it. */
 static void aggregate(struct ff_pub_device *d, int m, double *scratch)
 {
