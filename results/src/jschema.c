@@ -37,7 +37,7 @@ static void show(json_object *v, char *dst, size_t n)
     if (len < 80)
         snprintf(dst, n, "%s", t);
     else
-        snprintf(dst, n, "%.60s... (%zu characters)", t, len);
+        snprintf(dst, n, "%.56s... (%zu characters)", t, len);
 }
 
 static bool is_number(json_object *v)

@@ -37,6 +37,7 @@ static int trunc_at(struct cur *c, const char *what)
 
 static int take(struct cur *c, size_t n, const unsigned char **out, const char *what)
 {
+    *out = NULL; /* set on every path: callers read it only on FF_OK */
     if (n > c->left)
         return trunc_at(c, what);
     *out = c->p;
