@@ -71,8 +71,69 @@ enum ff_kernel_id {
      * operations per out word and step.
      */
     FF_KERNEL_PEAK,
+    /*
+     * ---- a transformer's own operations (bench/families/suite_ops.c) ----
+     * Row-major and densely packed; activations, outputs and accumulation are fp32. Sizes
+     * given at create time are the only sizes run (params equal desc's m, n, k); buffer sizes
+     * are ff_op_buf_bytes(). An op that a device cannot build in desc.prec answers
+     * FF_ERR_UNSUPPORTED with the reason.
+     *
+     * GEMV: Y[m][n] = X[m][k] * W[n][k]^T, the decode mat-vec (m = 1) and small-m GEMM of a
+     * linear layer whose weights are stored [out][in] as checkpoints keep them, in desc.prec:
+     *   fp32, fp16, bf16  n*k elements; S unused (4 bytes);
+     *   int8              n*k signed bytes, one fp32 scale per row (output channel) in S;
+     *   q8_0, q4_0        GGUF's blocks of 32 weights along k, each with one fp16 scale d:
+     *                     the quants of all blocks in W and their scales in S, two arrays
+     *                     holding exactly GGUF's bytes. q8_0: 32 int8, w = q * d. q4_0: 16
+     *                     bytes, byte j's low nibble element j and high nibble j + 16,
+     *                     w = (q - 8) * d. k a multiple of 32 (of 2 for the others).
+     * bufs: X, W, S, Y.  params: m, n, k.
+     */
+    FF_KERNEL_GEMV,
+    /*
+     * ATTN_DECODE: desc.m query rows (batch x query heads) each against a KV cache of desc.n
+     * positions of head_dim desc.k; desc.g consecutive rows share one KV head (GQA; m a
+     * multiple of g). O[i] = softmax(Q[i] . K[h]^T / sqrt(k)) V[h], h = i / g. K and V are
+     * (m/g) x n x k in desc.prec (fp32, fp16, bf16). bufs: Q, K, V, O.  params: m, n, k.
+     */
+    FF_KERNEL_ATTN_DECODE,
+    /*
+     * ATTN_PREFILL: causal self-attention of desc.n tokens: for each of desc.m heads (batch x
+     * query heads, g rows per KV head as above) and each query position t,
+     * O[i][t] = softmax over s <= t of (Q[i][t] . K[h][s] / sqrt(k)) V[h][s].
+     * Q and O are m x n x k fp32, K and V (m/g) x n x k in desc.prec. bufs: Q, K, V, O.
+     * params: m, n, k.
+     */
+    FF_KERNEL_ATTN_PREFILL,
+    /* RMSNORM: Y[i][j] = X[i][j] / sqrt(mean_j(X[i][j]^2) + 1e-6) * W[j], m rows of n.
+     * bufs: X, W (n floats), Y.  params: m, n. */
+    FF_KERNEL_RMSNORM,
+    /*
+     * ROPE: rotary position embedding, NeoX pairing (element j with j + n/2, n even), base
+     * 10000: row i is at position pos0 + i / desc.g (g heads per token); for j < n/2,
+     * a = pos * 10000^(-2j/n), Y[j] = X[j] cos a - X[j + n/2] sin a,
+     * Y[j + n/2] = X[j] sin a + X[j + n/2] cos a. bufs: X, Y.  params: m, n, pos0.
+     */
+    FF_KERNEL_ROPE,
+    /* SWIGLU: Y = silu(G) * U = G / (1 + exp(-G)) * U, elementwise over m x n.
+     * bufs: G, U, Y.  params: m, n. */
+    FF_KERNEL_SWIGLU,
+    /* ADD: the residual add Y = A + B over m x n. bufs: A, B, Y.  params: m, n. */
+    FF_KERNEL_ADD,
+    /*
+     * XENT: softmax cross-entropy of m rows of n logits: L[i] = log(sum_j exp(X[i][j])) -
+     * X[i][T[i]] (T: m uint32 labels, each < n). bufs: X, T, L.  params: m, n.
+     */
+    FF_KERNEL_XENT,
     FF_KERNEL_COUNT
 };
+
+/* The first of the ops above; ff_kernel_is_op() tells whether an id is one. */
+#define FF_KERNEL_FIRST_OP FF_KERNEL_GEMV
+static inline bool ff_kernel_is_op(enum ff_kernel_id id)
+{
+    return id >= FF_KERNEL_FIRST_OP && id < FF_KERNEL_COUNT;
+}
 
 /* ---- tuning: each kernel's declared parameter space ------------------------ *
  * A backend may declare, per kernel and device, the parameters it can build the kernel with
@@ -111,6 +172,7 @@ struct ff_kernel_desc {
     enum ff_kernel_id id;
     enum ff_precision prec; /* matmul and peak */
     uint32_t m, n, k;       /* matmul shape; n = word count for MEM_*, work-items for PEAK */
+    uint32_t g;             /* ATTN_*: query rows per KV head; ROPE: rows per position */
     /* A point of ff_kernel_space() (tune.n == 0: the backend's choice). Given, it wins over
      * the device options and tables; the front-end checks it is in the space. */
     struct ff_tune_point tune;
@@ -298,6 +360,16 @@ int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct 
 uint64_t ff_tune_hash(uint64_t h, const void *data, size_t n);
 
 #define FF_MAX_BUFS 4
+
+/*
+ * The bytes buffer i of desc's op kernel (ff_kernel_is_op) must hold, and its name ("W") in
+ * *name when name is not NULL; 0 for a buffer the kernel does not take. One definition for the
+ * front-end's checks, the backends and the callers that allocate.
+ */
+uint64_t ff_op_buf_bytes(const struct ff_kernel_desc *desc, uint32_t i, const char **name);
+/* Whether desc.prec is a weight format of FF_KERNEL_GEMV / a KV format of ATTN_*. */
+bool ff_op_gemv_format(enum ff_precision p);
+bool ff_op_kv_format(enum ff_precision p);
 
 /*
  * Run the kernel once and wait for it. *device_ns gets the time the device

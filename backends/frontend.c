@@ -192,6 +192,7 @@ enum buf_size {
     SZ_C,     /* m*n output elements */
     SZ_WORDS, /* desc.n 32-bit words */
     SZ_OUT,   /* ff_kernel_out_words() 32-bit words */
+    SZ_OP,    /* an op kernel's buffer: ff_op_buf_bytes() */
 };
 
 /* What ff_kernel_run takes per kernel id (the list in backend.h's enum ff_kernel_id). */
@@ -214,6 +215,16 @@ static const struct kernel_args {
         {"mem_triad", 3, 0, {"a", "b", "c"}, {SZ_WORDS, SZ_WORDS, SZ_WORDS}, false},
     [FF_KERNEL_EMPTY] = {"empty", 0, 0, {NULL}, {SZ_WORDS}, false},
     [FF_KERNEL_PEAK] = {"peak", 1, 3, {"out"}, {SZ_OUT}, false},
+    [FF_KERNEL_GEMV] = {"gemv", 4, 3, {"X", "W", "S", "Y"}, {SZ_OP, SZ_OP, SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_ATTN_DECODE] =
+        {"attn_decode", 4, 3, {"Q", "K", "V", "O"}, {SZ_OP, SZ_OP, SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_ATTN_PREFILL] =
+        {"attn_prefill", 4, 3, {"Q", "K", "V", "O"}, {SZ_OP, SZ_OP, SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_RMSNORM] = {"rmsnorm", 3, 2, {"X", "W", "Y"}, {SZ_OP, SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_ROPE] = {"rope", 2, 3, {"X", "Y"}, {SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_SWIGLU] = {"swiglu", 3, 2, {"G", "U", "Y"}, {SZ_OP, SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_ADD] = {"add", 3, 2, {"A", "B", "Y"}, {SZ_OP, SZ_OP, SZ_OP}, true},
+    [FF_KERNEL_XENT] = {"xent", 3, 2, {"X", "T", "L"}, {SZ_OP, SZ_OP, SZ_OP}, true},
 };
 
 size_t ff_matmul_in_bytes(enum ff_precision p)
@@ -247,6 +258,10 @@ static uint64_t need_bytes(const struct ff_kernel *k, uint32_t i, char *how, siz
     case SZ_OUT:
         snprintf(how, n, "ff_kernel_out_words() = %" PRIu64 " words of 4 bytes", k->out_words);
         return k->out_words * 4;
+    case SZ_OP:
+        snprintf(how, n, "m x n x k = %ux%ux%u in %s", d->m, d->n, d->k,
+                 ff_precision_name(d->prec));
+        return ff_op_buf_bytes(d, i, NULL);
     }
     return 0;
 }
@@ -278,10 +293,68 @@ static int check_run_args(const struct ff_kernel *k, struct ff_buf *const *bufs,
                            "%s: buffer %u (%s) holds %" PRIu64 " bytes; it needs %" PRIu64 " (%s)",
                            a->name, i, a->buf_names[i], bufs[i]->bytes, need, how);
     }
-    if (a->params_are_shape && (params[0] != d->m || params[1] != d->n || params[2] != d->k))
+    if (a->params_are_shape && a->n_params == 2 && (params[0] != d->m || params[1] != d->n))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s was built for m x n = %ux%u, run with %ux%u",
+                       a->name, d->m, d->n, params[0], params[1]);
+    if (a->params_are_shape && d->id == FF_KERNEL_ROPE &&
+        (params[0] != d->m || params[1] != d->n))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s was built for m x n = %ux%u, run with %ux%u",
+                       a->name, d->m, d->n, params[0], params[1]);
+    if (a->params_are_shape && a->n_params == 3 && d->id != FF_KERNEL_ROPE &&
+        (params[0] != d->m || params[1] != d->n || params[2] != d->k))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s was built for m x n x k = %ux%ux%u, run with %ux%ux%u", a->name, d->m,
                        d->n, d->k, params[0], params[1], params[2]);
+    return FF_OK;
+}
+
+/* An op kernel's format and shape against backend.h's definitions. */
+static int check_op_desc(const struct ff_kernel_desc *d, char *err, size_t errlen)
+{
+    const char *kname = kernel_args[d->id].name;
+    if ((int)d->prec < 0 || d->prec >= FF_PREC_COUNT)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision %d", (int)d->prec);
+    bool attn = d->id == FF_KERNEL_ATTN_DECODE || d->id == FF_KERNEL_ATTN_PREFILL;
+    if (d->id == FF_KERNEL_GEMV && !ff_op_gemv_format(d->prec))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "flopfit has no gemv kernel with %s weights (it has fp32, fp16, bf16, "
+                       "int8, q8_0 and q4_0)",
+                       ff_precision_name(d->prec));
+    if (attn && !ff_op_kv_format(d->prec))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "flopfit has no %s kernel with a %s KV cache (it has fp32, fp16 and bf16)",
+                       kname, ff_precision_name(d->prec));
+    if (!attn && d->id != FF_KERNEL_GEMV && d->prec != FF_PREC_FP32)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "flopfit's %s kernel works in fp32 only, not %s", kname,
+                       ff_precision_name(d->prec));
+    bool uses_k = d->id == FF_KERNEL_GEMV || attn;
+    if (d->m == 0 || d->n == 0 || (uses_k && d->k == 0))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s shape %ux%ux%u has a zero", kname, d->m,
+                       d->n, d->k);
+    if (d->id == FF_KERNEL_GEMV) {
+        bool blocks = d->prec == FF_PREC_Q8_0 || d->prec == FF_PREC_Q4_0;
+        if (d->k % (blocks ? 32 : 2))
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "gemv with %s weights needs k a multiple of %d, got %u",
+                           ff_precision_name(d->prec), blocks ? 32 : 2, d->k);
+    }
+    if ((attn || d->id == FF_KERNEL_ROPE) && (d->g == 0 || d->m % d->g))
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%s needs g (%s) dividing m, got m = %u, g = %u", kname,
+                       attn ? "query rows per KV head" : "rows per position", d->m, d->g);
+    if (d->id == FF_KERNEL_ROPE && d->n % 2)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "rope needs an even row width, got %u", d->n);
+    /* Every buffer must be addressable by 32-bit element indices in the kernels. */
+    for (uint32_t i = 0; i < kernel_args[d->id].n_bufs; i++) {
+        const char *bn;
+        uint64_t b = ff_op_buf_bytes(d, i, &bn);
+        if (b > (uint64_t)UINT32_MAX)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "%s buffer %s would hold %" PRIu64 " bytes; the op kernels take at "
+                           "most 4 GiB - 1 per buffer",
+                           kname, bn, b);
+    }
     return FF_OK;
 }
 
@@ -319,6 +392,11 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                        "the peak kernel needs a work-item count that is a positive multiple of "
                        "64, got %u",
                        desc->n);
+    if (ff_kernel_is_op(desc->id)) {
+        int ret = check_op_desc(desc, err, errlen);
+        if (ret < 0)
+            return ret;
+    }
     if (dev->opts_from_env) {
         /* Opened without options: follow the environment, as the backends did when they read
          * it themselves at this point. */

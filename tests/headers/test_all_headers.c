@@ -65,7 +65,7 @@
 #include "results/src/sb.h"
 
 _Static_assert(FF_PREC_FP16 == 2 && FF_PREC_INT8 == 4, "one precision enum (flopfit/precision.h)");
-_Static_assert(FF_KERNEL_COUNT == 9, "enum ff_kernel_id as listed in backend.h");
+_Static_assert(FF_KERNEL_COUNT == 17, "enum ff_kernel_id as listed in backend.h");
 
 int main(void)
 {
