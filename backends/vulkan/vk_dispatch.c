@@ -126,11 +126,13 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
      * every earlier run was waited for). */
     VkDescriptorBufferInfo bi[FF_MAX_BUFS];
     VkWriteDescriptorSet w[FF_MAX_BUFS];
-    VkBufferView views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-    size_t n_texel = vk->texel_format != VK_FORMAT_UNDEFINED ? 2 : 0;
+    VkBufferView views[FF_MAX_BUFS] = {VK_NULL_HANDLE};
     for (size_t i = 0; i < n_bufs; i++) {
+        VkFormat fmt = ffvk_binding_format(vk, (uint32_t)i);
         bi[i] = (VkDescriptorBufferInfo){
-            .buffer = ((struct ffvk_buf *)bufs[i])->buf, .offset = 0, .range = VK_WHOLE_SIZE};
+            .buffer = ((struct ffvk_buf *)bufs[i])->buf,
+            .offset = 0,
+            .range = vk->exact_ranges ? vk->need_bytes[i] : VK_WHOLE_SIZE};
         w[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = vk->set,
@@ -139,12 +141,12 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .pBufferInfo = &bi[i],
         };
-        if (i < n_texel) {
+        if (fmt != VK_FORMAT_UNDEFINED) {
             /* views live for this run only: the buffers may change per call */
             VkBufferViewCreateInfo vci = {
                 .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
                 .buffer = bi[i].buffer,
-                .format = vk->texel_format,
+                .format = fmt,
                 .offset = 0,
                 .range = vk->need_bytes[i],
             };
@@ -183,8 +185,9 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     ret = ffvk_cmd_submit_wait(d, &wall, err, errlen);
     if (ret < 0)
         goto error_views;
-    for (size_t i = 0; i < n_texel; i++)
-        fn->vkDestroyBufferView(d->dev, views[i], NULL);
+    for (size_t i = 0; i < n_bufs; i++)
+        if (views[i])
+            fn->vkDestroyBufferView(d->dev, views[i], NULL);
 
     uint64_t dev_ns = wall;
     if (d->timestamps) {
@@ -207,7 +210,7 @@ error_views:
     /* a device abandoned after a timeout may still read the views: leak them rather than
      * destroy what the device reads */
     if (!d->abandoned)
-        for (size_t i = 0; i < n_texel; i++)
+        for (size_t i = 0; i < n_bufs; i++)
             if (views[i])
                 fn->vkDestroyBufferView(d->dev, views[i], NULL);
     return ret;

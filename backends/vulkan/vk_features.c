@@ -59,6 +59,8 @@ static void query_properties(struct ffvk_device *d, struct ffvk_caps *c)
                                       .pNext = &m3};
     d->fn->vkGetPhysicalDeviceProperties2(d->phys, &p2);
     d->subgroup_size = sub.subgroupSize ? sub.subgroupSize : 1;
+    d->subgroup_arith = (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+                        (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     d->max_storage_range = d->props.limits.maxStorageBufferRange;
     c->drv = drv;
     c->drv.pNext = NULL;

@@ -169,6 +169,7 @@ struct ffvk_device {
     uint32_t type_device;  /* memory type for ff_buf */
     uint32_t type_staging; /* host-visible, coherent */
     uint32_t subgroup_size;
+    bool subgroup_arith; /* subgroup arithmetic (subgroupAdd ...) in compute shaders */
     uint64_t max_storage_range;
 
     bool storage16, storage8, float16, int8;
@@ -312,7 +313,41 @@ struct ffvk_kernel {
     uint32_t n_fixed_push;            /* leading push words set at create time */
     uint64_t need_bytes[FF_MAX_BUFS]; /* bytes each binding reads (texel views' range) */
     VkFormat texel_format;            /* != UNDEFINED: bindings 0, 1 are texel buffers */
+    /* Op kernels: binding i is a uniform texel buffer viewed in this format (UNDEFINED: a
+     * storage buffer), bound over need_bytes[i] (views and storage ranges alike). */
+    VkFormat bind_fmt[FF_MAX_BUFS];
+    bool exact_ranges; /* bind need_bytes[i], not the whole buffer */
 };
+
+/* The descriptor type of binding i: its texel format, or UNDEFINED for a storage buffer. */
+VkFormat ffvk_binding_format(const struct ffvk_kernel *k, uint32_t i);
+/* Shader module, set layout (per ffvk_binding_format), pipeline with n_spec 32-bit
+ * specialization constants (ids 0..n_spec-1), one descriptor set (vk_pipeline.c). */
+int ffvk_build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *code, size_t bytes,
+               uint32_t n_bufs, uint32_t push_words, const uint32_t *spec, uint32_t n_spec,
+               char *err, size_t errlen);
+uint32_t ffvk_div_up(uint64_t a, uint64_t b);
+/* k->groups against the device's work-group count limits. */
+int ffvk_check_groups(const struct ffvk_device *d, const struct ffvk_kernel *k, char *err,
+                      size_t errlen);
+
+/* ---- the transformer ops (vk_ops.c, vk_ops_tuning.c) ---------------------- */
+
+/* Build an op kernel (ff_kernel_is_op(desc->id)). */
+int ffvk_op_create(struct ffvk_device *d, struct ffvk_kernel *k, const struct ff_kernel_desc *desc,
+                   char *err, size_t errlen);
+int ffvk_op_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                  struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc, char *err,
+                        size_t errlen);
+/* The point an op kernel builds when given none (ops with a space; n == 0 otherwise). */
+void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                     struct ff_tune_point *p);
+/* The smallest subgroup a pipeline may get, and the most subgroups a work-group of wg has. */
+uint32_t ffvk_op_min_subgroup(const struct ffvk_device *d);
+uint32_t ffvk_op_subgroups(const struct ffvk_device *d, uint32_t wg);
+/* The SPIR-V of desc's op in desc's format (NULL when there is none); *bytes its size. */
+const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes);
 
 static inline struct ffvk_device *ffvk_dev(struct ff_device *d)
 {

@@ -33,9 +33,16 @@
 
 /* ---- generic pipeline ------------------------------------------------------ */
 
-static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *code, size_t bytes,
-                 uint32_t n_bufs, uint32_t push_words, const uint32_t *spec, uint32_t n_spec,
-                 char *err, size_t errlen)
+VkFormat ffvk_binding_format(const struct ffvk_kernel *k, uint32_t i)
+{
+    if (k->texel_format != VK_FORMAT_UNDEFINED && i < 2)
+        return k->texel_format;
+    return i < FF_MAX_BUFS ? k->bind_fmt[i] : VK_FORMAT_UNDEFINED;
+}
+
+int ffvk_build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *code, size_t bytes,
+               uint32_t n_bufs, uint32_t push_words, const uint32_t *spec, uint32_t n_spec,
+               char *err, size_t errlen)
 {
     const struct ffvk_fns *fn = d->fn;
     VkResult r;
@@ -50,15 +57,18 @@ static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *c
         return ret == FF_ERR_DEVICE ? FF_ERR_BUILD : ret;
     }
     VkDescriptorSetLayoutBinding bind[FF_MAX_BUFS];
-    uint32_t n_texel = k->texel_format != VK_FORMAT_UNDEFINED ? 2 : 0;
-    for (uint32_t i = 0; i < n_bufs; i++)
+    uint32_t n_texel = 0;
+    for (uint32_t i = 0; i < n_bufs; i++) {
+        bool texel = ffvk_binding_format(k, i) != VK_FORMAT_UNDEFINED;
+        n_texel += texel;
         bind[i] = (VkDescriptorSetLayoutBinding){
             .binding = i,
-            .descriptorType = i < n_texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
-                                          : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType =
+                texel ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
+    }
     VkDescriptorSetLayoutCreateInfo dli = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .bindingCount = n_bufs,
@@ -116,14 +126,18 @@ static int build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *c
         return ret;
     }
     if (n_bufs) {
-        VkDescriptorPoolSize ps[2] = {
-            {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = n_bufs - n_texel},
-            {.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = n_texel},
-        };
+        VkDescriptorPoolSize ps[2];
+        uint32_t n_ps = 0;
+        if (n_bufs > n_texel)
+            ps[n_ps++] = (VkDescriptorPoolSize){.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                .descriptorCount = n_bufs - n_texel};
+        if (n_texel)
+            ps[n_ps++] = (VkDescriptorPoolSize){.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                                .descriptorCount = n_texel};
         VkDescriptorPoolCreateInfo dpi = {
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
             .maxSets = 1,
-            .poolSizeCount = n_texel ? 2 : 1,
+            .poolSizeCount = n_ps,
             .pPoolSizes = ps,
         };
         r = fn->vkCreateDescriptorPool(d->dev, &dpi, NULL, &k->desc_pool);
@@ -166,12 +180,23 @@ void ffvk_kernel_destroy(struct ff_kernel *kernel)
 
 static uint32_t div_up(uint64_t a, uint64_t b)
 {
+    return ffvk_div_up(a, b);
+}
+
+uint32_t ffvk_div_up(uint64_t a, uint64_t b)
+{
     uint64_t q = (a + b - 1) / b;
     return q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
 }
 
 static int check_groups(const struct ffvk_device *d, const struct ffvk_kernel *k, char *err,
                         size_t errlen)
+{
+    return ffvk_check_groups(d, k, err, errlen);
+}
+
+int ffvk_check_groups(const struct ffvk_device *d, const struct ffvk_kernel *k, char *err,
+                      size_t errlen)
 {
     for (int i = 0; i < 3; i++)
         if (k->groups[i] == 0 || k->groups[i] > d->props.limits.maxComputeWorkGroupCount[i])
@@ -277,7 +302,7 @@ static int create_matmul(struct ffvk_device *d, struct ffvk_kernel *k,
     k->need_bytes[2] = (uint64_t)desc->m * desc->n * out_size;
     k->base.n_bufs = 3;
     k->base.n_params = 3;
-    return build(d, k, code, bytes, 3, 0, spec, n_spec, err, errlen);
+    return ffvk_build(d, k, code, bytes, 3, 0, spec, n_spec, err, errlen);
 }
 
 int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, uint32_t kk,
@@ -300,7 +325,7 @@ int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, 
     k->base.n_params = 3;
     snprintf(k->base.variant, sizeof(k->base.variant),
              "baseline: fp32 8x8 block per invocation, scalar loads, work-group 8x8");
-    int ret = build(d, k, SPV(ff_vk_spv_matmul_baseline), 3, 3, NULL, 0, err, errlen);
+    int ret = ffvk_build(d, k, SPV(ff_vk_spv_matmul_baseline), 3, 3, NULL, 0, err, errlen);
     if (ret < 0) {
         ffvk_kernel_destroy(&k->base);
         return ret;
@@ -395,7 +420,7 @@ static int create_coopmat(struct ffvk_device *d, struct ffvk_kernel *k,
              d->coopmat_khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix", best->m,
              best->n, best->k, i8 ? "s8*s8+s32" : "f16*f16+f32",
              i8 ? "int32 out" : "fp32 accumulate, fp16 out", rm, rn, sgs_eff, d->subgroup_size);
-    return build(d, k, code, bytes, 3, 0, spec, 9, err, errlen);
+    return ffvk_build(d, k, code, bytes, 3, 0, spec, 9, err, errlen);
 }
 
 /* ---- bandwidth and empty kernels ------------------------------------------- */
@@ -473,14 +498,14 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
     snprintf(k->base.variant + used, sizeof(k->base.variant) - used, "%s", per);
     uint32_t spec[4] = {wg, vw == 1 ? 1 : vw / 4, layout, epi}; /* U: elements per unit */
     /* push block {n4, value}: always both words so the range covers it */
-    return build(d, k, code, code_bytes, k->base.n_bufs, 2, spec, 4, err, errlen);
+    return ffvk_build(d, k, code, code_bytes, k->base.n_bufs, 2, spec, 4, err, errlen);
 }
 
 static int create_empty(struct ffvk_device *d, struct ffvk_kernel *k, char *err, size_t errlen)
 {
     k->groups[0] = k->groups[1] = k->groups[2] = 1;
     snprintf(k->base.variant, sizeof(k->base.variant), "empty shader, 1 work-group of 64");
-    return build(d, k, SPV(ff_vk_spv_empty), 0, 0, NULL, 0, err, errlen);
+    return ffvk_build(d, k, SPV(ff_vk_spv_empty), 0, 0, NULL, 0, err, errlen);
 }
 
 /* ---- arithmetic peak --------------------------------------------------------- */
@@ -534,7 +559,7 @@ static int create_peak(struct ffvk_device *d, struct ffvk_kernel *k,
              "%s: 8 independent %s multiply-add chains per invocation, %u work-groups of %u",
              prec_name(desc->prec), what, k->groups[0], wg);
     uint32_t spec[1] = {wg};
-    return build(d, k, code, bytes, 1, 3, spec, 1, err, errlen);
+    return ffvk_build(d, k, code, bytes, 1, 3, spec, 1, err, errlen);
 }
 
 int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
@@ -560,6 +585,14 @@ int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     case FF_KERNEL_MEM_TRIAD: ret = create_mem(d, k, desc, err, errlen); break;
     case FF_KERNEL_EMPTY: ret = create_empty(d, k, err, errlen); break;
     case FF_KERNEL_PEAK: ret = create_peak(d, k, desc, err, errlen); break;
+    case FF_KERNEL_GEMV:
+    case FF_KERNEL_ATTN_DECODE:
+    case FF_KERNEL_ATTN_PREFILL:
+    case FF_KERNEL_RMSNORM:
+    case FF_KERNEL_ROPE:
+    case FF_KERNEL_SWIGLU:
+    case FF_KERNEL_ADD:
+    case FF_KERNEL_XENT: ret = ffvk_op_create(d, k, desc, err, errlen); break;
     default:
         ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown kernel id %d", (int)desc->id);
         break;

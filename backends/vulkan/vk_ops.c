@@ -1,0 +1,402 @@
+/*
+ * backends/vulkan/vk_ops.c — the transformer's own operations (backend.h, FF_KERNEL_GEMV to
+ * FF_KERNEL_XENT) as compute pipelines: which SPIR-V, the texel views every input is read
+ * through (format and texel count), the storage range of every output, specialization
+ * constants and the dispatch. Tuning spaces and default points: vk_ops_tuning.c.
+ *
+ * Inputs are uniform texel buffers: on lavapipe a texel fetch gathers all SIMD lanes at once
+ * where a storage-buffer load is a per-lane loop, and a texel view is bounded by
+ * maxTexelBufferElements, not by the 128 MiB maxStorageBufferRange. An input or output beyond
+ * the device's limits is FF_ERR_UNSUPPORTED with the numbers.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+#include "vk_ops_add.h"
+#include "vk_ops_attn_decode_bf16.h"
+#include "vk_ops_attn_decode_f16.h"
+#include "vk_ops_attn_decode_f32.h"
+#include "vk_ops_attn_prefill_bf16.h"
+#include "vk_ops_attn_prefill_f16.h"
+#include "vk_ops_attn_prefill_f32.h"
+#include "vk_ops_gemv_bf16.h"
+#include "vk_ops_gemv_f16.h"
+#include "vk_ops_gemv_f32.h"
+#include "vk_ops_gemv_i8.h"
+#include "vk_ops_gemv_q4_0.h"
+#include "vk_ops_gemv_q8_0.h"
+#include "vk_ops_rmsnorm.h"
+#include "vk_ops_rope.h"
+#include "vk_ops_swiglu.h"
+#include "vk_ops_xent.h"
+
+#define SPV(name)                                                                                  \
+    do {                                                                                           \
+        *bytes = sizeof(name);                                                                     \
+        return name;                                                                               \
+    } while (0)
+
+/* ops_gemv.comp, ops_attn_decode.comp: arrays the shaders are compiled with */
+#define ATTN_MAX_D 256
+
+const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes)
+{
+    *bytes = 0;
+    enum ff_precision p = desc->prec;
+    switch (desc->id) {
+    case FF_KERNEL_GEMV:
+        switch (p) {
+        case FF_PREC_FP32: SPV(ff_vk_spv_ops_gemv_f32);
+        case FF_PREC_FP16: SPV(ff_vk_spv_ops_gemv_f16);
+        case FF_PREC_BF16: SPV(ff_vk_spv_ops_gemv_bf16);
+        case FF_PREC_INT8: SPV(ff_vk_spv_ops_gemv_i8);
+        case FF_PREC_Q8_0: SPV(ff_vk_spv_ops_gemv_q8_0);
+        case FF_PREC_Q4_0: SPV(ff_vk_spv_ops_gemv_q4_0);
+        default: return NULL;
+        }
+    case FF_KERNEL_ATTN_DECODE:
+        switch (p) {
+        case FF_PREC_FP32: SPV(ff_vk_spv_ops_attn_decode_f32);
+        case FF_PREC_FP16: SPV(ff_vk_spv_ops_attn_decode_f16);
+        case FF_PREC_BF16: SPV(ff_vk_spv_ops_attn_decode_bf16);
+        default: return NULL;
+        }
+    case FF_KERNEL_ATTN_PREFILL:
+        switch (p) {
+        case FF_PREC_FP32: SPV(ff_vk_spv_ops_attn_prefill_f32);
+        case FF_PREC_FP16: SPV(ff_vk_spv_ops_attn_prefill_f16);
+        case FF_PREC_BF16: SPV(ff_vk_spv_ops_attn_prefill_bf16);
+        default: return NULL;
+        }
+    case FF_KERNEL_RMSNORM: SPV(ff_vk_spv_ops_rmsnorm);
+    case FF_KERNEL_XENT: SPV(ff_vk_spv_ops_xent);
+    case FF_KERNEL_ADD: SPV(ff_vk_spv_ops_add);
+    case FF_KERNEL_SWIGLU: SPV(ff_vk_spv_ops_swiglu);
+    case FF_KERNEL_ROPE: SPV(ff_vk_spv_ops_rope);
+    default: return NULL;
+    }
+}
+
+static const char *fmt_name(VkFormat f)
+{
+    switch (f) {
+    case VK_FORMAT_R16_UINT: return "R16_UINT";
+    case VK_FORMAT_R32_UINT: return "R32_UINT";
+    case VK_FORMAT_R32G32_UINT: return "R32G32_UINT";
+    case VK_FORMAT_R32G32B32A32_UINT: return "R32G32B32A32_UINT";
+    case VK_FORMAT_R32_SFLOAT: return "R32_SFLOAT";
+    case VK_FORMAT_R32G32_SFLOAT: return "R32G32_SFLOAT";
+    case VK_FORMAT_R32G32B32A32_SFLOAT: return "R32G32B32A32_SFLOAT";
+    default: return "?";
+    }
+}
+
+/* Texels of tw 32-bit words (tw = 0: 16-bit texels). */
+static VkFormat word_format(uint32_t tw)
+{
+    switch (tw) {
+    case 0: return VK_FORMAT_R16_UINT;
+    case 1: return VK_FORMAT_R32_UINT;
+    case 2: return VK_FORMAT_R32G32_UINT;
+    default: return VK_FORMAT_R32G32B32A32_UINT;
+    }
+}
+
+static VkFormat float_format(uint32_t floats)
+{
+    return floats == 4 ? VK_FORMAT_R32G32B32A32_SFLOAT
+           : floats == 2 ? VK_FORMAT_R32G32_SFLOAT
+                         : VK_FORMAT_R32_SFLOAT;
+}
+
+static uint32_t format_bytes(VkFormat f)
+{
+    switch (f) {
+    case VK_FORMAT_R16_UINT: return 2;
+    case VK_FORMAT_R32_UINT:
+    case VK_FORMAT_R32_SFLOAT: return 4;
+    case VK_FORMAT_R32G32_UINT:
+    case VK_FORMAT_R32G32_SFLOAT: return 8;
+    default: return 16;
+    }
+}
+
+/* Binding i read through a texel view of `texels` texels of fmt. */
+static int set_view(struct ffvk_device *d, struct ffvk_kernel *k, uint32_t i, const char *name,
+                    VkFormat fmt, uint64_t texels, char *err, size_t errlen)
+{
+    VkFormatProperties fp;
+    d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, fmt, &fp);
+    if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "the device cannot read %s uniform texel buffers (buffer %s)",
+                       fmt_name(fmt), name);
+    const uint64_t max = d->props.limits.maxTexelBufferElements;
+    if (texels > max)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "buffer %s is read as %" PRIu64 " %s texels (%" PRIu64
+                       " bytes); the device's maxTexelBufferElements is %" PRIu64,
+                       name, texels, fmt_name(fmt), texels * format_bytes(fmt), max);
+    k->bind_fmt[i] = fmt;
+    k->need_bytes[i] = texels * format_bytes(fmt);
+    return FF_OK;
+}
+
+/* Binding i written as a storage buffer of `bytes`. */
+static int set_storage(struct ffvk_device *d, struct ffvk_kernel *k, uint32_t i, const char *name,
+                       uint64_t bytes, char *err, size_t errlen)
+{
+    if (bytes > d->max_storage_range)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "output %s holds %" PRIu64 " bytes; the device binds at most %" PRIu64
+                       " bytes per storage buffer (maxStorageBufferRange)",
+                       name, bytes, d->max_storage_range);
+    k->bind_fmt[i] = VK_FORMAT_UNDEFINED;
+    k->need_bytes[i] = bytes;
+    return FF_OK;
+}
+
+static int need_subgroups(const struct ffvk_device *d, const char *what, char *err, size_t errlen)
+{
+    if (!d->subgroup_arith)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "the device offers no subgroup arithmetic in compute shaders, which the "
+                       "%s kernel's reductions use",
+                       what);
+    return FF_OK;
+}
+
+static uint32_t small_wg(const struct ffvk_device *d)
+{
+    uint32_t wg = 64, m = d->props.limits.maxComputeWorkGroupInvocations;
+    if (m > d->props.limits.maxComputeWorkGroupSize[0])
+        m = d->props.limits.maxComputeWorkGroupSize[0];
+    while (wg > m)
+        wg /= 2;
+    return wg;
+}
+
+/* ---- GEMV ---------------------------------------------------------------------- */
+
+static int create_gemv(struct ffvk_device *d, struct ffvk_kernel *k,
+                       const struct ff_kernel_desc *desc, char *err, size_t errlen)
+{
+    const uint64_t m = desc->m, n = desc->n, kk = desc->k;
+    const enum ff_precision p = desc->prec;
+    int ret = need_subgroups(d, "gemv", err, errlen);
+    if (ret < 0)
+        return ret;
+    /* W's texels: tw words each (0: 16-bit), e weights per unit of work */
+    uint32_t tw, e;
+    switch (p) {
+    case FF_PREC_Q4_0:
+    case FF_PREC_Q8_0:
+        tw = 4;
+        e = 32;
+        break;
+    case FF_PREC_INT8:
+        tw = kk % 16 == 0 ? 4 : kk % 8 == 0 ? 2 : kk % 4 == 0 ? 1 : 0;
+        e = tw ? tw * 4 : 2;
+        break;
+    case FF_PREC_FP16:
+    case FF_PREC_BF16:
+        tw = kk % 8 == 0 ? 4 : kk % 4 == 0 ? 2 : 1;
+        e = tw * 2;
+        break;
+    default:
+        tw = kk % 4 == 0 ? 4 : 2;
+        e = tw;
+        break;
+    }
+    const uint32_t xf = e % 4 == 0 ? 4 : 2;
+    const uint64_t w_bytes = ff_op_buf_bytes(desc, 1, NULL);
+    if ((ret = set_view(d, k, 0, "X", float_format(xf), m * kk / xf, err, errlen)) < 0 ||
+        (ret = set_view(d, k, 1, "W", word_format(tw), w_bytes / format_bytes(word_format(tw)),
+                        err, errlen)) < 0)
+        return ret;
+    if (p == FF_PREC_Q4_0 || p == FF_PREC_Q8_0)
+        ret = set_view(d, k, 2, "S", VK_FORMAT_R16_UINT, n * (kk / 32), err, errlen);
+    else
+        ret = set_view(d, k, 2, "S", VK_FORMAT_R32_UINT, p == FF_PREC_INT8 ? n : 1, err, errlen);
+    if (ret < 0 || (ret = set_storage(d, k, 3, "Y", m * n * 4, err, errlen)) < 0)
+        return ret;
+
+    if (desc->tune.n)
+        k->base.point = desc->tune;
+    else
+        ffvk_op_default(d, desc, &k->base.point);
+    const uint32_t wg = k->base.point.v[0], rows = k->base.point.v[1], mt = k->base.point.v[2];
+    k->groups[0] = ffvk_div_up(n, rows);
+    k->groups[1] = ffvk_div_up(m, mt);
+    k->groups[2] = 1;
+    if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
+        return ret;
+    k->base.n_bufs = 4;
+    k->base.n_params = 3;
+    snprintf(k->base.variant, sizeof(k->base.variant),
+             "%s weights as %s texels, %u-weight units; %u rows of W x %u of X per work-group "
+             "of %u; fp32 accumulate",
+             ff_precision_name(p), fmt_name(word_format(tw)), e, rows, mt, wg);
+    const uint32_t spec[9] = {wg,  desc->m, desc->n, desc->k, rows,
+                              mt,  tw,      xf,      ffvk_op_subgroups(d, wg)};
+    size_t bytes;
+    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    return ffvk_build(d, k, code, bytes, 4, 0, spec, 9, err, errlen);
+}
+
+/* ---- attention ----------------------------------------------------------------- */
+
+/* K and V rows of d elements in p as texels of tw words (0: 16-bit texels). */
+static uint32_t kv_words(enum ff_precision p, uint32_t d)
+{
+    if (p == FF_PREC_FP32)
+        return d % 4 == 0 ? 4 : d % 2 == 0 ? 2 : 1;
+    return d % 8 == 0 ? 4 : d % 4 == 0 ? 2 : d % 2 == 0 ? 1 : 0;
+}
+
+static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
+                       const struct ff_kernel_desc *desc, char *err, size_t errlen)
+{
+    const bool decode = desc->id == FF_KERNEL_ATTN_DECODE;
+    const char *what = decode ? "attn_decode" : "attn_prefill";
+    int ret;
+    if (desc->k > ATTN_MAX_D)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "%s is built for head dims up to %u, got %u", what, ATTN_MAX_D, desc->k);
+    if (decode && (ret = need_subgroups(d, what, err, errlen)) < 0)
+        return ret;
+    const uint32_t tw = kv_words(desc->prec, desc->k);
+    const VkFormat kvf = word_format(tw);
+    const uint64_t q_bytes = ff_op_buf_bytes(desc, 0, NULL);
+    const uint64_t kv_bytes = ff_op_buf_bytes(desc, 1, NULL);
+    if ((ret = set_view(d, k, 0, "Q", VK_FORMAT_R32_SFLOAT, q_bytes / 4, err, errlen)) < 0 ||
+        (ret = set_view(d, k, 1, "K", kvf, kv_bytes / format_bytes(kvf), err, errlen)) < 0 ||
+        (ret = set_view(d, k, 2, "V", kvf, kv_bytes / format_bytes(kvf), err, errlen)) < 0 ||
+        (ret = set_storage(d, k, 3, "O", q_bytes, err, errlen)) < 0)
+        return ret;
+    if (desc->tune.n)
+        k->base.point = desc->tune;
+    else
+        ffvk_op_default(d, desc, &k->base.point);
+    const uint32_t wg = k->base.point.v[0];
+    size_t bytes;
+    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    k->base.n_bufs = 4;
+    k->base.n_params = 3;
+    if (decode) {
+        const uint32_t gb = k->base.point.v[1];
+        k->groups[0] = desc->m / gb;
+        k->groups[1] = k->groups[2] = 1;
+        if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
+            return ret;
+        snprintf(k->base.variant, sizeof(k->base.variant),
+                 "%s KV as %s texels; %u query rows per work-group of %u, online softmax per "
+                 "invocation, merged by subgroups",
+                 ff_precision_name(desc->prec), fmt_name(kvf), gb, wg);
+        const uint32_t spec[8] = {wg, desc->m, desc->n, desc->k, desc->g, gb, tw,
+                                  ffvk_op_subgroups(d, wg)};
+        return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
+    }
+    k->groups[0] = ffvk_div_up(desc->n, wg);
+    k->groups[1] = desc->m;
+    k->groups[2] = 1;
+    if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
+        return ret;
+    snprintf(k->base.variant, sizeof(k->base.variant),
+             "%s KV as %s texels; one query per invocation, %u per work-group, causal online "
+             "softmax",
+             ff_precision_name(desc->prec), fmt_name(kvf), wg);
+    const uint32_t spec[6] = {wg, desc->m, desc->n, desc->k, desc->g, tw};
+    return ffvk_build(d, k, code, bytes, 4, 0, spec, 6, err, errlen);
+}
+
+/* ---- row-wise and elementwise ops ---------------------------------------------- */
+
+static int create_rows(struct ffvk_device *d, struct ffvk_kernel *k,
+                       const struct ff_kernel_desc *desc, char *err, size_t errlen)
+{
+    const bool rms = desc->id == FF_KERNEL_RMSNORM;
+    int ret = need_subgroups(d, rms ? "rmsnorm" : "xent", err, errlen);
+    if (ret < 0)
+        return ret;
+    const uint64_t m = desc->m, n = desc->n;
+    if ((ret = set_view(d, k, 0, "X", VK_FORMAT_R32_SFLOAT, m * n, err, errlen)) < 0)
+        return ret;
+    if (rms)
+        ret = set_view(d, k, 1, "W", VK_FORMAT_R32_SFLOAT, n, err, errlen);
+    else
+        ret = set_view(d, k, 1, "T", VK_FORMAT_R32_UINT, m, err, errlen);
+    if (ret < 0 || (ret = set_storage(d, k, 2, rms ? "Y" : "L", (rms ? m * n : m) * 4, err,
+                                      errlen)) < 0)
+        return ret;
+    const uint32_t wg = small_wg(d);
+    if (ffvk_op_subgroups(d, wg) > 64)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "work-groups of %u would hold more than 64 subgroups", wg);
+    k->groups[0] = desc->m;
+    k->groups[1] = k->groups[2] = 1;
+    if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
+        return ret;
+    k->base.n_bufs = 3;
+    k->base.n_params = 2;
+    snprintf(k->base.variant, sizeof(k->base.variant),
+             "one work-group of %u per row, R32F texel reads, subgroup reductions", wg);
+    const uint32_t spec[3] = {wg, desc->m, desc->n};
+    size_t bytes;
+    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    return ffvk_build(d, k, code, bytes, 3, 0, spec, 3, err, errlen);
+}
+
+static int create_eltwise(struct ffvk_device *d, struct ffvk_kernel *k,
+                          const struct ff_kernel_desc *desc, char *err, size_t errlen)
+{
+    const bool rope = desc->id == FF_KERNEL_ROPE;
+    const uint64_t elems = (uint64_t)desc->m * desc->n;
+    int ret;
+    if ((ret = set_view(d, k, 0, rope ? "X" : desc->id == FF_KERNEL_ADD ? "A" : "G",
+                        VK_FORMAT_R32_SFLOAT, elems, err, errlen)) < 0)
+        return ret;
+    if (!rope && (ret = set_view(d, k, 1, desc->id == FF_KERNEL_ADD ? "B" : "U",
+                                 VK_FORMAT_R32_SFLOAT, elems, err, errlen)) < 0)
+        return ret;
+    const uint32_t out = rope ? 1 : 2;
+    if ((ret = set_storage(d, k, out, "Y", elems * 4, err, errlen)) < 0)
+        return ret;
+    const uint32_t wg = small_wg(d);
+    k->groups[0] = ffvk_div_up(rope ? desc->n / 2 : desc->n, wg);
+    k->groups[1] = desc->m;
+    k->groups[2] = 1;
+    if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
+        return ret;
+    k->base.n_bufs = out + 1;
+    k->base.n_params = rope ? 3 : 2;
+    snprintf(k->base.variant, sizeof(k->base.variant),
+             "one %s per invocation, work-groups of %u along a row, R32F texel reads",
+             rope ? "pair" : "element", wg);
+    const uint32_t spec[4] = {wg, desc->m, desc->n, desc->g ? desc->g : 1};
+    size_t bytes;
+    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    /* push block {m, n, pos0}: the run's params */
+    return ffvk_build(d, k, code, bytes, k->base.n_bufs, 3, spec, 4, err, errlen);
+}
+
+int ffvk_op_create(struct ffvk_device *d, struct ffvk_kernel *k, const struct ff_kernel_desc *desc,
+                   char *err, size_t errlen)
+{
+    k->exact_ranges = true;
+    switch (desc->id) {
+    case FF_KERNEL_GEMV: return create_gemv(d, k, desc, err, errlen);
+    case FF_KERNEL_ATTN_DECODE:
+    case FF_KERNEL_ATTN_PREFILL: return create_attn(d, k, desc, err, errlen);
+    case FF_KERNEL_RMSNORM:
+    case FF_KERNEL_XENT: return create_rows(d, k, desc, err, errlen);
+    case FF_KERNEL_ROPE:
+    case FF_KERNEL_SWIGLU:
+    case FF_KERNEL_ADD: return create_eltwise(d, k, desc, err, errlen);
+    default:
+        return ff_errf(err, errlen, FF_ERR_INVALID, "not an op kernel: %d", (int)desc->id);
+    }
+}

@@ -1,0 +1,180 @@
+/*
+ * backends/vulkan/vk_ops_tuning.c — the tuning spaces of the op kernels that have a choice
+ * worth searching (ff_kernel_space): GEMV (work-group size, rows of W and rows of X per
+ * work-group), decode attention (work-group size, query rows sharing one pass over K and V)
+ * and prefill attention (work-group size), their legality checks and default points.
+ *
+ * Defaults follow device properties, not a table: on a CPU device (lavapipe runs one
+ * work-group per thread, its invocations as the lanes of one SIMD batch of the subgroup
+ * size) a work-group is one subgroup and owns 8 rows of W, so each unit of X is fetched once
+ * for 8 rows; on a GPU a work-group is 64 invocations or one subgroup, whichever is larger,
+ * with 2 rows. Rows per work-group shrink until the dispatch has at least 64 work-groups.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+enum { G_WG, G_ROWS, G_MT, G_N };
+enum { D_WG, D_GB, D_N };
+
+static const struct ff_tune_param gemv_params[G_N] = {
+    [G_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
+    [G_ROWS] = {"rows", 5, {1, 2, 4, 8, 16}},
+    [G_MT] = {"mt", 3, {1, 2, 4}},
+};
+static const struct ff_tune_param decode_params[D_N] = {
+    [D_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
+    [D_GB] = {"gb", 3, {1, 2, 4}},
+};
+static const struct ff_tune_param prefill_params[1] = {
+    {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
+};
+
+/* Shader arrays the builds are compiled with (ops_gemv.comp, ops_attn_*.comp). */
+#define GEMV_MAX_R  16
+#define GEMV_MAX_MT 4
+#define ATTN_MAX_D  256
+#define ATTN_MAX_GB 4
+
+static uint32_t max_wg(const struct ffvk_device *d)
+{
+    uint32_t m = d->props.limits.maxComputeWorkGroupInvocations;
+    return m < d->props.limits.maxComputeWorkGroupSize[0] ? m
+                                                          : d->props.limits.maxComputeWorkGroupSize[0];
+}
+
+static bool is_cpu(const struct ffvk_device *d)
+{
+    return d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
+/* The smallest power of two of the wg list >= v, capped by the device. */
+static uint32_t pick_wg(const struct ffvk_device *d, uint32_t v)
+{
+    uint32_t wg = 4;
+    while (wg < v && wg < 256)
+        wg *= 2;
+    while (wg > max_wg(d) && wg > 4)
+        wg /= 2;
+    return wg;
+}
+
+uint32_t ffvk_op_min_subgroup(const struct ffvk_device *d)
+{
+    /* Vulkan 1.3 tells the smallest subgroup a pipeline may get; before it, drivers use the
+     * reported size. */
+    if (d->props.apiVersion >= VK_API_VERSION_1_3) {
+        VkPhysicalDeviceSubgroupSizeControlProperties sc = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &sc};
+        d->fn->vkGetPhysicalDeviceProperties2(d->phys, &p2);
+        if (sc.minSubgroupSize)
+            return sc.minSubgroupSize;
+    }
+    return d->subgroup_size ? d->subgroup_size : 1;
+}
+
+uint32_t ffvk_op_subgroups(const struct ffvk_device *d, uint32_t wg)
+{
+    uint32_t s = ffvk_op_min_subgroup(d);
+    return (wg + s - 1) / s;
+}
+
+void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                     struct ff_tune_point *p)
+{
+    memset(p, 0, sizeof(*p));
+    const uint32_t wg = pick_wg(d, is_cpu(d) ? d->subgroup_size
+                                             : (d->subgroup_size > 64 ? d->subgroup_size : 64));
+    switch (desc->id) {
+    case FF_KERNEL_GEMV: {
+        uint32_t rows = is_cpu(d) ? 8 : 2;
+        while (rows > 1 && (desc->n + rows - 1) / rows < 64)
+            rows /= 2;
+        p->n = G_N;
+        p->v[G_WG] = wg;
+        p->v[G_ROWS] = rows;
+        p->v[G_MT] = desc->m >= 3 ? 4 : desc->m;
+        break;
+    }
+    case FF_KERNEL_ATTN_DECODE: {
+        uint32_t gb = 4;
+        while (gb > 1 && (desc->g % gb || (uint64_t)gb * desc->k > 512))
+            gb /= 2;
+        p->n = D_N;
+        p->v[D_WG] = pick_wg(d, d->subgroup_size); /* one subgroup: no shared-memory merge */
+        p->v[D_GB] = gb;
+        break;
+    }
+    case FF_KERNEL_ATTN_PREFILL:
+        p->n = 1;
+        p->v[0] = wg;
+        break;
+    default: break;
+    }
+}
+
+int ffvk_op_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
+                  struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    switch (desc->id) {
+    case FF_KERNEL_GEMV:
+        out->n_params = G_N;
+        memcpy(out->param, gemv_params, sizeof(gemv_params));
+        break;
+    case FF_KERNEL_ATTN_DECODE:
+        out->n_params = D_N;
+        memcpy(out->param, decode_params, sizeof(decode_params));
+        break;
+    case FF_KERNEL_ATTN_PREFILL:
+        out->n_params = 1;
+        memcpy(out->param, prefill_params, sizeof(prefill_params));
+        break;
+    default:
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "the Vulkan backend declares no tuning space for this op");
+    }
+    ffvk_op_default(d, desc, &out->dflt);
+    size_t bytes = 0;
+    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    *source_hash = ff_tune_hash(FF_TUNE_HASH_INIT, code, code ? bytes : 0);
+    return FF_OK;
+}
+
+int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc *desc, char *err,
+                        size_t errlen)
+{
+    const struct ff_tune_point *p = &desc->tune;
+    const uint32_t wg = p->v[0];
+    if (wg > max_wg(d))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "work-group of %u exceeds the device's maximum of %u", wg, max_wg(d));
+    const uint64_t shared_max = d->props.limits.maxComputeSharedMemorySize;
+    const uint32_t sgs = ffvk_op_subgroups(d, wg);
+    uint64_t shared = 0;
+    switch (desc->id) {
+    case FF_KERNEL_GEMV:
+        shared = (uint64_t)GEMV_MAX_R * GEMV_MAX_MT * sgs * 4;
+        if (p->v[G_MT] > desc->m && p->v[G_MT] > 1 && desc->m < 3)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "mt=%u rows of X per work-group, but m is %u", p->v[G_MT], desc->m);
+        break;
+    case FF_KERNEL_ATTN_DECODE:
+        if (desc->g % p->v[D_GB])
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "gb=%u query rows per work-group must divide g=%u", p->v[D_GB],
+                           desc->g);
+        shared = (uint64_t)ATTN_MAX_GB * sgs * (ATTN_MAX_D + 2) * 4;
+        break;
+    default: break;
+    }
+    if (shared > shared_max)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "a work-group of %u (up to %u subgroups) needs %llu bytes of shared "
+                       "memory; the device has %llu",
+                       wg, sgs, (unsigned long long)shared, (unsigned long long)shared_max);
+    return FF_OK;
+}

@@ -1,0 +1,165 @@
+#version 450
+/*
+ * Decode attention (backend.h FF_KERNEL_ATTN_DECODE): O[i] = softmax(Q[i] . K[h]^T / sqrt(D))
+ * V[h], h = i / G, over N cached positions of head dim D; K and V in one format per build
+ * (-DFF_FP32, FF_FP16, FF_BF16), read as texels of TW 32-bit words (TW = 0: one 16-bit
+ * element per texel); Q through R32F texels.
+ *
+ * A work-group takes GB query rows of one KV head (GB divides G), so each K and V row is read
+ * once for all of them. Its invocations stride over the positions, each keeping an online
+ * softmax (running max, sum and output row, rescaled only when the max grows) in registers;
+ * at the end the invocations' states are merged (subgroup max/add, then shared memory across
+ * subgroups).
+ *
+ * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 TW,
+ * 7 SGS (most subgroups a work-group may have).
+ */
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG = 8;
+layout(constant_id = 1) const uint M = 1;
+layout(constant_id = 2) const uint N = 1;
+layout(constant_id = 3) const uint D = 128;
+layout(constant_id = 4) const uint G = 1;
+layout(constant_id = 5) const uint GB = 1;
+layout(constant_id = 6) const uint TW = 4;
+layout(constant_id = 7) const uint SGS = 8;
+
+#define MAX_D  256
+#define MAX_GB 4
+
+layout(set = 0, binding = 0) uniform samplerBuffer q_tex;
+layout(set = 0, binding = 1) uniform usamplerBuffer k_tex;
+layout(set = 0, binding = 2) uniform usamplerBuffer v_tex;
+layout(set = 0, binding = 3, std430) writeonly buffer Ob { float o_out[]; };
+
+#if defined(FF_FP32)
+#define EPW 1
+#else
+#define EPW 2
+#endif
+const uint EPT = TW == 0 ? 1 : TW * EPW; /* elements per texel */
+const uint TPR = D / EPT;                /* texels per row */
+#define MAX_EPT (4 * EPW)
+
+shared float sh_m[MAX_GB][SGS];
+shared float sh_l[MAX_GB][SGS];
+shared float sh_o[MAX_GB][SGS][MAX_D];
+
+/* The elements of texel t of a K or V row. */
+void unpack_texel(uvec4 t, out float e[MAX_EPT])
+{
+    [[unroll]] for (uint w = 0; w < 4; w++) {
+#if defined(FF_FP32)
+        e[w] = uintBitsToFloat(t[w]);
+#elif defined(FF_FP16)
+        vec2 h = unpackHalf2x16(t[w]);
+        e[2 * w] = h.x;
+        e[2 * w + 1] = h.y;
+#else
+        e[2 * w] = uintBitsToFloat(t[w] << 16);
+        e[2 * w + 1] = uintBitsToFloat(t[w] & 0xffff0000u);
+#endif
+    }
+    /* TW = 0 (R16 texels): the element is the low half of t.x, e[0] above */
+}
+
+void main()
+{
+    const uint lid = gl_LocalInvocationID.x;
+    const uint row0 = gl_WorkGroupID.x * GB; /* first query row */
+    const uint kvh = row0 / G;
+    const float scale = inversesqrt(float(D));
+
+    float q[MAX_GB][MAX_D];
+    float o[MAX_GB][MAX_D];
+    float mx[MAX_GB], l[MAX_GB];
+    [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+        mx[g] = -1.0 / 0.0;
+        l[g] = 0.0;
+        [[unroll]] for (uint d = 0; d < MAX_D; d++) {
+            o[g][d] = 0.0;
+            q[g][d] = g < GB && d < D ? texelFetch(q_tex, int((row0 + g) * D + d)).x * scale : 0.0;
+        }
+    }
+
+    const uint kv0 = kvh * N * TPR;
+    for (uint p = lid; p < N; p += WG) {
+        float s[MAX_GB];
+        [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+            s[g] = 0.0;
+        [[unroll]] for (uint t = 0; t < MAX_D; t++) {
+            if (t < TPR) {
+                float e[MAX_EPT];
+                unpack_texel(texelFetch(k_tex, int(kv0 + p * TPR + t)), e);
+                [[unroll]] for (uint j = 0; j < MAX_EPT; j++)
+                    if (j < EPT && t * EPT + j < MAX_D)
+                        [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+                            if (g < GB)
+                                s[g] += q[g][t * EPT + j] * e[j];
+            }
+        }
+        float pr[MAX_GB];
+        [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+            if (g < GB) {
+                if (s[g] > mx[g]) {
+                    float c = exp(mx[g] - s[g]);
+                    l[g] *= c;
+                    [[unroll]] for (uint d = 0; d < MAX_D; d++)
+                        if (d < D)
+                            o[g][d] *= c;
+                    mx[g] = s[g];
+                }
+                pr[g] = exp(s[g] - mx[g]);
+                l[g] += pr[g];
+            }
+        }
+        [[unroll]] for (uint t = 0; t < MAX_D; t++) {
+            if (t < TPR) {
+                float e[MAX_EPT];
+                unpack_texel(texelFetch(v_tex, int(kv0 + p * TPR + t)), e);
+                [[unroll]] for (uint j = 0; j < MAX_EPT; j++)
+                    if (j < EPT && t * EPT + j < MAX_D)
+                        [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+                            if (g < GB)
+                                o[g][t * EPT + j] += pr[g] * e[j];
+            }
+        }
+    }
+
+    /* Merge the invocations' states: within each subgroup, then across subgroups. */
+    const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
+    [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+        if (g < GB) {
+            float m = subgroupMax(mx[g]); /* finite: N >= 1, lane 0 saw position 0 */
+            float c = mx[g] == -1.0 / 0.0 ? 0.0 : exp(mx[g] - m);
+            float ls = subgroupAdd(l[g] * c);
+            if (gl_SubgroupInvocationID == 0) {
+                sh_m[g][sg] = m;
+                sh_l[g][sg] = ls;
+            }
+            [[unroll]] for (uint d = 0; d < MAX_D; d++)
+                if (d < D) {
+                    float v = subgroupAdd(o[g][d] * c);
+                    if (gl_SubgroupInvocationID == 0)
+                        sh_o[g][sg][d] = v;
+                }
+        }
+    }
+    barrier();
+    for (uint idx = lid; idx < GB * D; idx += WG) {
+        uint g = idx / D, d = idx % D;
+        float m = -1.0 / 0.0;
+        for (uint s = 0; s < nsg; s++)
+            m = max(m, sh_m[g][s]);
+        float ls = 0.0, v = 0.0;
+        for (uint s = 0; s < nsg; s++) {
+            float c = sh_m[g][s] == -1.0 / 0.0 ? 0.0 : exp(sh_m[g][s] - m);
+            ls += sh_l[g][s] * c;
+            v += sh_o[g][s][d] * c;
+        }
+        o_out[(row0 + g) * D + d] = v / ls;
+    }
+}
