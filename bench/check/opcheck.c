@@ -56,45 +56,60 @@ static void fill_float(enum ff_precision p, void *dst, double *val, uint64_t n, 
     }
 }
 
-/* GEMV weights in format p into w and s (ff_op_buf_bytes' layout); their values into val. */
-static void fill_weights(enum ff_precision p, uint32_t n, uint32_t k, void *w, void *s, double *val,
+/* GEMV weights in format p into w and s (ff_op_buf_bytes' layout). */
+static void fill_weights(enum ff_precision p, uint32_t n, uint32_t k, void *w, void *s,
                          struct ff_rng *r)
 {
     const uint64_t nk = (uint64_t)n * k;
     switch (p) {
     case FF_PREC_INT8:
-        for (uint32_t row = 0; row < n; row++) {
-            float scale = (1.0f + 0.5f * uniform(r)) / 127.0f;
-            ((float *)s)[row] = scale;
-            for (uint32_t c = 0; c < k; c++) {
-                int8_t q = (int8_t)(ff_rng_next(r) >> 56);
-                ((int8_t *)w)[(uint64_t)row * k + c] = q;
-                val[(uint64_t)row * k + c] = (double)q * scale;
-            }
-        }
+        for (uint32_t row = 0; row < n; row++)
+            ((float *)s)[row] = (1.0f + 0.5f * uniform(r)) / 127.0f;
+        for (uint64_t e = 0; e < nk; e++)
+            ((int8_t *)w)[e] = (int8_t)(ff_rng_next(r) >> 56);
         return;
     case FF_PREC_Q8_0:
     case FF_PREC_Q4_0:
-        for (uint64_t b = 0; b < nk / 32; b++) {
-            uint16_t dh = ff_f32_to_f16((1.0f + 0.5f * uniform(r)) / 64.0f);
-            ((uint16_t *)s)[b] = dh;
-            double d = ff_f16_to_f32(dh);
-            for (uint32_t j = 0; j < 32; j++) {
-                uint64_t e = b * 32 + j;
-                if (p == FF_PREC_Q8_0) {
-                    int8_t q = (int8_t)(ff_rng_next(r) >> 56);
-                    ((int8_t *)w)[e] = q;
-                    val[e] = q * d;
-                } else if (j < 16) {
-                    uint8_t byte = (uint8_t)(ff_rng_next(r) >> 56);
-                    ((uint8_t *)w)[b * 16 + j] = byte;
-                    val[e] = ((int)(byte & 15) - 8) * d;
-                    val[e + 16] = ((int)(byte >> 4) - 8) * d;
-                }
-            }
+        for (uint64_t b = 0; b < nk / 32; b++)
+            ((uint16_t *)s)[b] = ff_f32_to_f16((1.0f + 0.5f * uniform(r)) / 64.0f);
+        for (uint64_t e = 0; e < (p == FF_PREC_Q8_0 ? nk : nk / 2); e++)
+            ((uint8_t *)w)[e] = (uint8_t)(ff_rng_next(r) >> 56);
+        return;
+    default: {
+        /* floats: one row of exact values at a time, never the whole matrix in double */
+        double v[64];
+        for (uint64_t e = 0; e < nk; e += 64) {
+            uint64_t c = nk - e < 64 ? nk - e : 64;
+            fill_float(p, (char *)w + e * (p == FF_PREC_FP32 ? 4 : 2), v, c, r);
         }
         return;
-    default: fill_float(p, w, val, nk, r); return;
+    }
+    }
+}
+
+/* The exact values of row `row` of GEMV weights (k of them) into out. */
+static void dequant_row(enum ff_precision p, const void *w, const void *s, uint32_t row, uint32_t k,
+                        double *out)
+{
+    const uint64_t e0 = (uint64_t)row * k;
+    for (uint32_t c = 0; c < k; c++) {
+        const uint64_t e = e0 + c;
+        switch (p) {
+        case FF_PREC_FP32: out[c] = ((const float *)w)[e]; break;
+        case FF_PREC_FP16: out[c] = ff_f16_to_f32(((const uint16_t *)w)[e]); break;
+        case FF_PREC_BF16: out[c] = from_bf16(((const uint16_t *)w)[e]); break;
+        case FF_PREC_INT8: out[c] = (double)((const int8_t *)w)[e] * ((const float *)s)[row]; break;
+        case FF_PREC_Q8_0:
+            out[c] = (double)((const int8_t *)w)[e] * ff_f16_to_f32(((const uint16_t *)s)[e / 32]);
+            break;
+        case FF_PREC_Q4_0: {
+            const uint8_t byte = ((const uint8_t *)w)[e / 32 * 16 + (e % 16)];
+            const int q = e % 32 < 16 ? byte & 15 : byte >> 4;
+            out[c] = (q - 8) * (double)ff_f16_to_f32(((const uint16_t *)s)[e / 32]);
+            break;
+        }
+        default: out[c] = NAN; break;
+        }
     }
 }
 
@@ -145,17 +160,20 @@ static int no_memory(char *err, size_t errlen)
 }
 
 /* The references of each op kind; vals[i] holds input i's exact values where it needs them. */
-static void ref_gemv(struct ff_opcheck *oc, double *const *vals)
+static int ref_gemv(struct ff_opcheck *oc)
 {
     const struct ff_kernel_desc *d = &oc->desc;
     const float *x = oc->host[0];
-    const double *w = vals[1];
+    double *w = malloc(sizeof(double) * d->k);
+    if (!w)
+        return FF_ERR_NO_MEMORY;
     const double g = fmin((double)d->k, sqrt((double)d->k) + 4) + 4;
-    for (uint32_t i = 0; i < d->m; i++)
-        for (uint32_t j = 0; j < d->n; j++) {
+    for (uint32_t j = 0; j < d->n; j++) {
+        dequant_row(d->prec, oc->host[1], oc->host[2], j, d->k, w);
+        for (uint32_t i = 0; i < d->m; i++) {
             double s = 0, a = 0;
             for (uint32_t t = 0; t < d->k; t++) {
-                double pr = x[(uint64_t)i * d->k + t] * w[(uint64_t)j * d->k + t];
+                double pr = x[(uint64_t)i * d->k + t] * w[t];
                 s += pr;
                 a += fabs(pr);
             }
@@ -163,6 +181,9 @@ static void ref_gemv(struct ff_opcheck *oc, double *const *vals)
             oc->want[e] = s;
             oc->bound[e] = g * U * a + U * fabs(s) + 0x1p-126;
         }
+    }
+    free(w);
+    return FF_OK;
 }
 
 static int ref_attn(struct ff_opcheck *oc, double *const *vals, struct ff_rng *rng)
@@ -334,14 +355,16 @@ int ff_opcheck_init(struct ff_opcheck *oc, const struct ff_kernel_desc *desc, ui
 
     /* inputs: activations fp32 in [-1, 1), weights and KV in their format */
     if (d->id == FF_KERNEL_GEMV) {
-        uint64_t nk = (uint64_t)d->n * d->k;
-        if (!(vals[1] = malloc(sizeof(double) * nk)))
+        double *scratch = malloc(sizeof(double) * d->m * (uint64_t)d->k);
+        if (!scratch)
             goto error;
-        fill_float(FF_PREC_FP32, oc->host[0], vals[1], (uint64_t)d->m * d->k, &rng);
-        fill_weights(d->prec, d->n, d->k, oc->host[1], oc->host[2], vals[1], &rng);
+        fill_float(FF_PREC_FP32, oc->host[0], scratch, (uint64_t)d->m * d->k, &rng);
+        free(scratch);
+        fill_weights(d->prec, d->n, d->k, oc->host[1], oc->host[2], &rng);
         if (!has_scales(d->prec))
             memset(oc->host[2], 0, oc->bytes[2]); /* S unused: written, never read */
-        ref_gemv(oc, vals);
+        if ((ret = ref_gemv(oc)) < 0)
+            goto error;
     } else if (attn) {
         uint64_t q_n = oc->bytes[0] / 4, kv_n = oc->bytes[1] / (d->prec == FF_PREC_FP32 ? 4 : 2);
         double *scratch = malloc(sizeof(double) * q_n);
