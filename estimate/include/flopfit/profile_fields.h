@@ -91,6 +91,7 @@
 #define FF_PF_SHAPE_M         "m"
 #define FF_PF_SHAPE_N         "n"
 #define FF_PF_SHAPE_K         "k"
+#define FF_PF_SHAPE_G         "g" /* op: attention/rope group */
 #define FF_PF_ERROR_MAX_ABS   "max_abs"
 #define FF_PF_ERROR_MAX_REL   "max_rel"
 #define FF_PF_ERROR_TOLERANCE "tolerance"
@@ -218,6 +219,7 @@
     X(FF_PF_SHAPE_M)                                                                               \
     X(FF_PF_SHAPE_N)                                                                               \
     X(FF_PF_SHAPE_K)                                                                               \
+    X(FF_PF_SHAPE_G)                                                                               \
     X(FF_PF_ERROR_MAX_ABS)                                                                         \
     X(FF_PF_ERROR_MAX_REL)                                                                         \
     X(FF_PF_ERROR_TOLERANCE)                                                                       \
