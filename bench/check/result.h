@@ -30,7 +30,8 @@ struct ff_result {
     char name[24];    /* matmul, usable, read, upload_pinned, launch ... */
     char impl[16];    /* flopfit, coopmat, clblast */
     int prec;         /* enum ff_precision, or -1 when not a matmul */
-    uint32_t m, n, k; /* matmul shape */
+    uint32_t m, n, k; /* matmul and op shape */
+    uint32_t g;       /* op: attention query rows per KV head, rope rows per position */
     uint64_t bytes;   /* bytes per run (bandwidth/transfer), 0 otherwise */
     enum ff_res_status status;
     char reason[320]; /* why unsupported / failed */

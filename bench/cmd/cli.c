@@ -98,6 +98,19 @@ void ff_bench_usage(FILE *f)
         "                       a signal or a dead rank ends the whole job: no fleet file\n"
         "  --concurrent         run the tests on every selected device alone, then on all of\n"
         "                       them at once (one thread each), and report both rates\n"
+        "  --model M            time model M's own operations (a preset, a config.json or a\n"
+        "                       model folder, as `flopfit estimate --model` reads it) and\n"
+        "                       store them as op tests for the bottom-up estimate; runs the\n"
+        "                       latency, bandwidth and ops families unless --only says\n"
+        "  --serve | --train    with --model: a prefill of --seq tokens and decode steps at\n"
+        "                       contexts --seq and 4x --seq (default), or one training step\n"
+        "  --batch N            with --model: sequences (1..4096, default 1)\n"
+        "  --seq N              with --model: prompt / training sequence (1..131072, default 512)\n"
+        "  --weights LIST       with --model: weight formats, e.g. q4_0,q8_0 (fp32 fp16 bf16\n"
+        "                       int8 q8_0 q4_0; default bf16, fp32 with --train)\n"
+        "  --kv FORMAT          with --model --serve: KV cache fp32, fp16 or bf16 (default: bf16\n"
+        "                       for bf16 weights, fp32 for fp32, else fp16)\n"
+        "  --tp N               with --model: the shapes of one of N tensor-parallel ranks\n"
         "  -h, --help           this text\n"
         "\n"
         "Ctrl-C (SIGINT) or SIGTERM stops at the next safe point and writes what was\n"
@@ -353,6 +366,14 @@ enum {
     OPT_MPI,
     OPT_CONCURRENT,
     OPT_NO_TUNE,
+    OPT_MODEL,
+    OPT_SERVE,
+    OPT_TRAIN,
+    OPT_BATCH,
+    OPT_SEQ,
+    OPT_WEIGHTS,
+    OPT_KV,
+    OPT_TP,
 };
 
 static const struct option long_opts[] = {
@@ -380,6 +401,14 @@ static const struct option long_opts[] = {
     {"mpi", no_argument, NULL, OPT_MPI},
     {"concurrent", no_argument, NULL, OPT_CONCURRENT},
     {"no-tune", no_argument, NULL, OPT_NO_TUNE},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"serve", no_argument, NULL, OPT_SERVE},
+    {"train", no_argument, NULL, OPT_TRAIN},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"seq", required_argument, NULL, OPT_SEQ},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"kv", required_argument, NULL, OPT_KV},
+    {"tp", required_argument, NULL, OPT_TP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -387,6 +416,64 @@ static const struct option long_opts[] = {
 const struct option *ff_bench_options(void)
 {
     return long_opts;
+}
+
+static int add_weights(const char *opt, const char *item, void *ctx, char *err, size_t errlen)
+{
+    struct ff_bench_model *bm = ctx;
+    enum ff_precision p;
+    if (ff_precision_parse(item, &p) < 0 || !ff_op_gemv_format(p))
+        return ff_bad_value(err, errlen, opt, item, "fp32, fp16, bf16, int8, q8_0 or q4_0");
+    for (size_t i = 0; i < bm->n_weights; i++)
+        if (bm->weights[i] == p)
+            return FF_OK;
+    if (bm->n_weights >= sizeof(bm->weights) / sizeof(bm->weights[0]))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%s: at most %zu formats", opt,
+                       sizeof(bm->weights) / sizeof(bm->weights[0]));
+    bm->weights[bm->n_weights++] = p;
+    return FF_OK;
+}
+
+static int parse_kv(const char *s, struct ff_bench_model *bm, char *err, size_t errlen)
+{
+    enum ff_precision p;
+    if (ff_precision_parse(s, &p) < 0 || !ff_op_kv_format(p))
+        return ff_bad_value(err, errlen, "--kv", s, "fp32, fp16 or bf16");
+    bm->kv = p;
+    bm->kv_given = true;
+    return FF_OK;
+}
+
+/* The model options belong with --model, and --serve and --train exclude each other. */
+static int check_model_opts(const struct ff_bench_model *bm, bool only_given, char *err,
+                            size_t errlen)
+{
+    (void)only_given;
+    if (!bm->name) {
+        if (bm->serve_given || bm->train || bm->batch || bm->seq || bm->n_weights || bm->kv_given ||
+            bm->tp)
+            return ff_errf(err, errlen, FF_ERR_INVALID,
+                           "--serve, --train, --batch, --seq, --weights, --kv and --tp describe "
+                           "the job of --model; give --model too");
+        return FF_OK;
+    }
+    if (bm->serve_given && bm->train)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "--serve and --train: choose one");
+    if (bm->train && bm->kv_given)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "--kv is the serving KV cache's format; a training step keeps none");
+    return FF_OK;
+}
+
+/* What --model runs without --only: the launch latency and read bandwidth the bottom-up
+ * estimate takes its dispatch cost and constant terms from, and the ops. */
+static uint32_t model_families(void)
+{
+    uint32_t bits = 0;
+    const char *names[] = {"latency", "bandwidth", "ops"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        bits |= ff_family_bit(ff_family_find(names[i]));
+    return bits;
 }
 
 int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, size_t errlen)
@@ -478,6 +565,25 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
         case OPT_OVERRIDE: ret = parse_override(optarg, o, &overrides_seen, err, errlen); break;
         case OPT_MPI: o->mpi = true; break;
         case OPT_CONCURRENT: o->concurrent = true; break;
+        case OPT_MODEL:
+            if (!*optarg)
+                ret = ff_bad_value(err, errlen, "--model", optarg,
+                                   "a preset, a config.json or a model folder");
+            o->model.name = optarg;
+            break;
+        case OPT_SERVE: o->model.serve_given = true; break;
+        case OPT_TRAIN: o->model.train = true; break;
+        case OPT_BATCH:
+            ret = ff_parse_u32("--batch", optarg, 1, 4096, &o->model.batch, err, errlen);
+            break;
+        case OPT_SEQ:
+            ret = ff_parse_u32("--seq", optarg, 1, 131072, &o->model.seq, err, errlen);
+            break;
+        case OPT_TP: ret = ff_parse_u32("--tp", optarg, 1, 1024, &o->model.tp, err, errlen); break;
+        case OPT_WEIGHTS:
+            ret = each_item("--weights", optarg, err, errlen, add_weights, &o->model);
+            break;
+        case OPT_KV: ret = parse_kv(optarg, &o->model, err, errlen); break;
         case 'h': return FF_CLI_HELP;
         case ':': ret = ff_errf(err, errlen, FF_ERR_INVALID, "option %s needs a value", opt); break;
         default: ret = ff_unknown_option(err, errlen, opt, long_opts); break;
@@ -495,15 +601,21 @@ int ff_bench_parse(int argc, char **argv, struct ff_bench_opts *o, char *err, si
                        "--mpi and --concurrent do not combine (a fleet run shares a node's "
                        "devices between its ranks; run --concurrent on one node)");
 
+    if ((ret = check_model_opts(&o->model, families != 0, err, errlen)) < 0)
+        return ret;
+    if (o->model.name && !families)
+        families = model_families();
+
     /* --standard is one documented workload so community results compare: nothing changes it */
     if (standard && (quick || prec_given || families || cfg->sizes_given || reps_given ||
-                     budget_given || !cfg->library || cfg->memory_limit_bytes))
+                     budget_given || !cfg->library || cfg->memory_limit_bytes || o->model.name))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "--standard is a fixed workload: it takes no --quick, --precision, "
-                       "--only, --sizes, --reps, --time-budget, --no-library or --memory-limit");
+                       "--only, --sizes, --reps, --time-budget, --no-library, --memory-limit "
+                       "or --model");
     /* "full" is a plain run: nothing --standard fixes is changed (README: `flopfit bench`) */
     bool restricted = prec_given || families || cfg->sizes_given || reps_given || budget_given ||
-                      !cfg->library || cfg->memory_limit_bytes;
+                      o->model.name || !cfg->library || cfg->memory_limit_bytes;
     o->run.record.kind = ff_run_kind(quick, standard, restricted);
     o->run.record.argv = (const char *const *)argv;
     o->run.record.argc = argc > 0 ? (size_t)argc : 0;

@@ -57,6 +57,19 @@ int ff_cmd_bench(int argc, char **argv)
             ff_bench_list_formats(stdout);
         return 0;
     }
+    /* --model: the model's own operations for the ops family, resolved before anything runs */
+    static struct ff_bench_op model_ops[FF_BENCH_MODEL_OPS_MAX];
+    if (o.model.name) {
+        size_t n_ops = 0;
+        ret = ff_bench_model_ops(&o.model, model_ops, FF_BENCH_MODEL_OPS_MAX, &n_ops, err,
+                                 sizeof(err));
+        if (ret < 0) {
+            fprintf(stderr, "flopfit bench: --model %s: %s\n", o.model.name, err);
+            return ret == FF_ERR_NO_MEMORY ? 1 : 2;
+        }
+        o.run.cfg.ops = model_ops;
+        o.run.cfg.n_ops = n_ops;
+    }
     if (isatty(STDERR_FILENO)) {
         o.run.cfg.progress = progress_to_terminal;
         o.run.cfg.progress_ctx = stderr;

@@ -42,6 +42,13 @@ struct ff_bench_tuning {
     struct ff_bench_tuned k[FF_BENCH_MAX_TUNED];
 };
 
+/* One operation of a model step for the ops family: the kernel to run (FF_KERNEL_MATMUL for a
+ * GEMM, else an op kernel, backend.h) at its shape, and its role in the model ("ffn_down"). */
+struct ff_bench_op {
+    struct ff_kernel_desc desc;
+    char what[24];
+};
+
 struct ff_bench_cfg {
     uint32_t families;            /* bit i: ff_families()[i] runs (ff_family_bit) */
     bool prec[FF_PREC_COUNT];     /* precisions to run */
@@ -59,6 +66,10 @@ struct ff_bench_cfg {
     bool no_tune;            /* --no-tune: the built-in defaults, no cache, no tune */
     /* The points this device's kernels use (NULL: none recorded, the backends' choice). */
     const struct ff_bench_tuning *tuning;
+    /* The ops family's list (not owned): a model's operations (bench --model); NULL: the
+     * generic grid of suite_ops.c. */
+    const struct ff_bench_op *ops;
+    size_t n_ops;
 };
 
 /* Every family, every precision with a kernel, sizes unset, a seed from the clock. */
@@ -85,6 +96,13 @@ void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, s
 void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+
+/* The ops family's generic grid (suite_ops.c): the shapes it runs without --model, at most
+ * max entries into out; returns how many. quick: the short grid of --quick. */
+size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max);
+/* The profile name of op kernel id ("gemv", "attn_decode", ...; "gemm" for FF_KERNEL_MATMUL). */
+const char *ff_suite_op_name(enum ff_kernel_id id);
 
 /*
  * The peak kernel as the companion of another measurement (suite_matmul.c runs it after every

@@ -9,20 +9,25 @@
 static const struct ff_family families[] = {
     {"latency",
      "launch latency: an empty kernel's device time and its submit-to-completion wall time",
-     "an empty kernel", ff_probe_latency, NULL},
+     "an empty kernel", ff_probe_latency, NULL, false},
     {"transfer", "host <-> device copies from pageable and from pinned/mapped memory",
-     "device buffers up to --memory-limit", ff_probe_transfer, NULL},
+     "device buffers up to --memory-limit", ff_probe_transfer, NULL, false},
     {"bandwidth", "device memory bandwidth: read, write, copy, triad, each verified",
-     "the read/write/copy/triad kernels, buffers up to --memory-limit", ff_probe_bandwidth, NULL},
+     "the read/write/copy/triad kernels, buffers up to --memory-limit", ff_probe_bandwidth, NULL,
+     false},
     {"peak", "arithmetic peak: independent multiply-add (int8: byte dot) chains, verified",
-     "the peak kernel per --precision", ff_suite_peak, NULL},
+     "the peak kernel per --precision", ff_suite_peak, NULL, false},
     {"matmul", "square matrix multiplication, verified against the CPU reference",
      "matmul kernels per --precision; --sizes; CLBlast unless --no-library", ff_suite_matmul,
-     ff_suite_matmul_note},
+     ff_suite_matmul_note, false},
     {"memory", "usable device memory: allocated, written and read back intact",
      "the write kernel; the device's memory up to --memory-limit", ff_probe_memory,
-     ff_probe_memory_note},
-    {NULL, NULL, NULL, NULL, NULL},
+     ff_probe_memory_note, false},
+    {"ops",
+     "a transformer's own operations: GEMMs, weight-only quantised mat-vecs, attention, norms",
+     "on request: --only ops (a generic grid of shapes) or --model (the model's own)", ff_suite_ops,
+     NULL, true},
+    {NULL, NULL, NULL, NULL, NULL, false},
 };
 
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]) - 1)
@@ -53,7 +58,11 @@ uint32_t ff_family_bit(const struct ff_family *f)
 
 uint32_t ff_family_all(void)
 {
-    return N_FAMILIES == 32 ? UINT32_MAX : (1u << N_FAMILIES) - 1;
+    uint32_t bits = 0;
+    for (const struct ff_family *f = families; f->name; f++)
+        if (!f->on_request)
+            bits |= ff_family_bit(f);
+    return bits;
 }
 
 void ff_family_names(char *dst, size_t n, const char *sep)

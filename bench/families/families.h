@@ -27,6 +27,7 @@ struct ff_family {
     const char *needs;       /* what it asks of the device and which options steer it */
     ff_family_run_fn run;
     ff_family_note_fn note; /* (optional) the report's last column for an ok result */
+    bool on_request;        /* runs only when named (--only) or asked for (--model) */
 };
 
 /* Largest number of families (cfg->families is a bit set of table indices). */
@@ -40,7 +41,7 @@ size_t ff_family_count(void);
 const struct ff_family *ff_family_find(const char *name);
 /* f's bit in cfg->families. */
 uint32_t ff_family_bit(const struct ff_family *f);
-/* Every family's bit. */
+/* The bits of every family a plain run runs (all but the on-request ones): `--only all`. */
 uint32_t ff_family_all(void);
 /* "matmul, memory, bandwidth, transfer, latency" into dst (n bytes). */
 void ff_family_names(char *dst, size_t n, const char *sep);

@@ -55,6 +55,8 @@ struct json_object *ff_result_to_json(const struct ff_result *r)
         add_u64(s, FF_PF_SHAPE_M, r->m);
         add_u64(s, FF_PF_SHAPE_N, r->n);
         add_u64(s, FF_PF_SHAPE_K, r->k);
+        if (r->g)
+            add_u64(s, FF_PF_SHAPE_G, r->g);
         json_object_object_add(o, FF_PF_TEST_SHAPE, s);
     }
     if (r->bytes)

@@ -9,27 +9,6 @@
 
 #include "estcli.h"
 
-/*
- * What --model names. A name with a '/' or ending in ".json" is a path. A bare name that is
- * a preset is the preset, even when a file or folder of that name is in the working
- * directory (write ./NAME for that one): what a command means must not depend on where it
- * runs. Any other bare name that exists on disk is a path.
- */
-static bool is_path(const char *s, bool preset)
-{
-    struct stat st;
-    size_t n = strlen(s);
-    if (strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json")))
-        return true;
-    return !preset && stat(s, &st) == 0;
-}
-
-static bool is_dir(const char *s)
-{
-    struct stat st;
-    return stat(s, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* An unknown name for option `opt`, what it accepts and the close matches found (near, may
  * be empty), in the bad-value form bench uses (ff_bad_value). */
 static int unknown(const char *opt, const char *name, const char *accepted, const char *near)
@@ -54,18 +33,9 @@ int ff_estcli_model(const struct ff_estcli_opts *o, struct ff_model *m)
         int rc = ff_model_rough(o->params, m, err, sizeof(err));
         return rc == FF_OK ? 0 : ff_estcli_fail(rc, err);
     }
-    struct ff_model preset;
-    ff_model_init(&preset);
-    bool is_preset = ff_model_preset_find(o->model_arg, &preset) == FF_OK;
-    if (is_path(o->model_arg, is_preset)) {
-        int rc = is_dir(o->model_arg) ? ff_model_from_hf_dir(o->model_arg, m, err, sizeof(err))
-                                      : ff_model_from_hf_config(o->model_arg, m, err, sizeof(err));
+    int rc = ff_model_resolve(o->model_arg, m, err, sizeof(err));
+    if (rc != FF_ERR_NOT_FOUND)
         return rc == FF_OK ? 0 : ff_estcli_fail(rc, err);
-    }
-    if (is_preset) {
-        *m = preset;
-        return 0;
-    }
     char near[256];
     ff_model_suggest(o->model_arg, near, sizeof(near), 4);
     return unknown("--model", o->model_arg,

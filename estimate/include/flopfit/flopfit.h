@@ -7,6 +7,7 @@
 #include "flopfit/export.h"
 #include "flopfit/gguf.h"
 #include "flopfit/model.h"
+#include "flopfit/ops.h"
 #include "flopfit/precision.h"
 #include "flopfit/profile.h"
 #include "flopfit/status.h"

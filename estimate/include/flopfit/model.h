@@ -242,6 +242,17 @@ FF_API int ff_model_from_hf_json(const char *json, const char *label, struct ff_
                                  char *err, size_t errlen);
 
 /*
+ * What a --model argument names, as every flopfit command reads it: a name with a '/' or
+ * ending in ".json" is a path (a folder: ff_model_from_hf_dir, a file: ff_model_from_hf_config);
+ * a bare name that is a preset is the preset, even when a file of that name is in the working
+ * directory (./NAME for that one), so a command means the same wherever it runs; any other
+ * bare name that exists on disk is a path. Returns 0 and *out; FF_ERR_NOT_FOUND for a bare
+ * name that is neither (err says so; ff_model_suggest gives close matches); else as the
+ * readers.
+ */
+FF_API int ff_model_resolve(const char *arg, struct ff_model *out, char *err, size_t errlen);
+
+/*
  * A rough dense model with `params` parameters (> 0): the shape is guessed (head_dim 128,
  * hidden ≈ (128·N/12)^(1/3) rounded to 128, layers ≈ N/(12h²), SwiGLU-free, vocab 32000,
  * MHA) only for activations and KV; counts report `params` itself.

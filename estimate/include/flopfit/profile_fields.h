@@ -91,6 +91,7 @@
 #define FF_PF_SHAPE_M         "m"
 #define FF_PF_SHAPE_N         "n"
 #define FF_PF_SHAPE_K         "k"
+#define FF_PF_SHAPE_G         "g" /* op: attention/rope group */
 #define FF_PF_ERROR_MAX_ABS   "max_abs"
 #define FF_PF_ERROR_MAX_REL   "max_rel"
 #define FF_PF_ERROR_TOLERANCE "tolerance"
@@ -136,6 +137,20 @@
  * by the estimator as that format's fraction of the read bandwidth. */
 #define FF_PF_FAMILY_OP           "op"
 #define FF_PF_OP_WEIGHT_STREAM    "weight_stream"
+/* The op tests of `flopfit bench --model M` (flopfit/ops.h, ff_op_kind_name): one kernel of the
+ * model's step at the step's shape ("shape" m, n, k and for attention and rope g), "bytes"
+ * ff_op_bytes, "value" B/s (FLOP/s or OP/s for gemm), the time in "device_time_s". */
+#define FF_PF_OP_GEMM             "gemm"
+#define FF_PF_OP_GEMV             "gemv"
+#define FF_PF_OP_ATTN_DECODE      "attn_decode"
+#define FF_PF_OP_ATTN_PREFILL     "attn_prefill"
+#define FF_PF_OP_RMSNORM          "rmsnorm"
+#define FF_PF_OP_ROPE             "rope"
+#define FF_PF_OP_SWIGLU           "swiglu"
+#define FF_PF_OP_ADD              "add"
+#define FF_PF_OP_XENT             "xent"
+/* The latency family's empty-kernel test: the device time of one launch, s. */
+#define FF_PF_LATENCY_LAUNCH      "launch"
 #define FF_PF_SCOPE_INTRA_NODE    "intra_node"
 #define FF_PF_SCOPE_INTER_NODE    "inter_node"
 #define FF_PF_UNIT_FLOPS          "FLOP/s"
@@ -218,6 +233,7 @@
     X(FF_PF_SHAPE_M)                                                                               \
     X(FF_PF_SHAPE_N)                                                                               \
     X(FF_PF_SHAPE_K)                                                                               \
+    X(FF_PF_SHAPE_G)                                                                               \
     X(FF_PF_ERROR_MAX_ABS)                                                                         \
     X(FF_PF_ERROR_MAX_REL)                                                                         \
     X(FF_PF_ERROR_TOLERANCE)                                                                       \

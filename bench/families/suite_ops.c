@@ -1,0 +1,286 @@
+/*
+ * bench/families/suite_ops.c — a transformer's own operations timed on the device: GEMMs at
+ * the shapes a model runs (the matmul kernel, kcheck.h), decode mat-vecs with weight-only
+ * quantised weights, decode and prefill attention, and the memory-bound rest of a layer
+ * (backend.h's op kernels, opcheck.h). Every result is verified like matmul: fresh inputs,
+ * the output poisoned before every timed run and the last one compared with the CPU
+ * reference; a figure above the device's physical limit is failed as implausible.
+ *
+ * Without --model it runs a generic grid of shapes (ff_suite_ops_grid) that the estimator
+ * interpolates between; with it, the model's own list (cfg->ops). Each result is an "op"
+ * test: its name the op ("gemv"), its precision the weight, KV or GEMM format, its shape the
+ * kernel's m, n, k (and g), its bytes the traffic no kernel can avoid, its value B/s for the
+ * memory-bound ops and FLOP/s (OP/s for int8) for GEMMs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "probe_common.h"
+#include "check/kcheck.h"
+#include "check/opcheck.h"
+
+const char *ff_suite_op_name(enum ff_kernel_id id)
+{
+    switch (id) {
+    case FF_KERNEL_MATMUL: return "gemm";
+    case FF_KERNEL_GEMV: return "gemv";
+    case FF_KERNEL_ATTN_DECODE: return "attn_decode";
+    case FF_KERNEL_ATTN_PREFILL: return "attn_prefill";
+    case FF_KERNEL_RMSNORM: return "rmsnorm";
+    case FF_KERNEL_ROPE: return "rope";
+    case FF_KERNEL_SWIGLU: return "swiglu";
+    case FF_KERNEL_ADD: return "add";
+    case FF_KERNEL_XENT: return "xent";
+    default: return "?";
+    }
+}
+
+/*
+ * GEMM work per run is capped (multiply-adds): wider shapes are run with n, then m, halved
+ * until under it and recorded at the shape run, the estimator interpolating in FLOPs between
+ * them (a GEMM's time grows linearly in n once the shape fills the device). A 128k-vocab head
+ * at 512 tokens is 2.7e11 multiply-adds: seconds per run on a CPU device, and its sampled
+ * reference 130 rows of 5e8.
+ */
+#define GEMM_MAX_MACS       (1ull << 34)
+#define GEMM_MAX_MACS_QUICK (1ull << 33)
+
+/* Per op: the time budget of its timed runs (the grid has dozens of shapes). */
+#define OP_BUDGET_S       0.3
+#define OP_BUDGET_S_QUICK 0.1
+
+static void add(struct ff_bench_op *out, size_t max, size_t *n, enum ff_kernel_id id,
+                enum ff_precision p, uint32_t m, uint32_t nn, uint32_t k, uint32_t g)
+{
+    if (*n >= max)
+        return;
+    out[*n] = (struct ff_bench_op){.desc = {.id = id, .prec = p, .m = m, .n = nn, .k = k, .g = g}};
+    snprintf(out[*n].what, sizeof(out[*n].what), "grid");
+    (*n)++;
+}
+
+size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max)
+{
+    size_t n = 0;
+    /* decode mat-vecs: a 7B/8B model's projections (4096 wide, FFN 14336) and a small one */
+    static const enum ff_precision wfmt[] = {FF_PREC_Q4_0, FF_PREC_Q8_0, FF_PREC_FP16,
+                                             FF_PREC_INT8, FF_PREC_BF16, FF_PREC_FP32};
+    static const uint32_t wshape[][2] = {{1024, 1024}, {4096, 4096}, {14336, 4096}, {4096, 14336}};
+    for (size_t f = 0; f < (quick ? 3 : 6); f++)
+        for (size_t s = quick ? 1 : 0; s < (quick ? 3 : 4); s++)
+            add(out, max, &n, FF_KERNEL_GEMV, wfmt[f], 1, wshape[s][0], wshape[s][1], 0);
+    for (size_t f = 0; f < 3 && !quick; f++)
+        for (uint32_t m = 4; m <= 16; m *= 4)
+            add(out, max, &n, FF_KERNEL_GEMV, wfmt[f], m, 4096, 4096, 0);
+    /* decode attention: 32 query heads of 128 over 8 KV heads (GQA 4), and MHA */
+    static const enum ff_precision kv[] = {FF_PREC_FP16, FF_PREC_BF16, FF_PREC_FP32};
+    for (size_t f = 0; f < (quick ? 1 : 3); f++)
+        for (uint32_t L = quick ? 512 : 128; L <= (quick ? 2048u : 8192u); L *= 4)
+            add(out, max, &n, FF_KERNEL_ATTN_DECODE, kv[f], 32, L, 128, 4);
+    if (!quick)
+        for (uint32_t L = 512; L <= 2048; L *= 4)
+            add(out, max, &n, FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, L, 128, 1);
+    /* causal prefill attention: 8 heads (its time is linear in the heads) */
+    for (uint32_t L = quick ? 512 : 128; L <= (quick ? 512u : 2048u); L *= 4)
+        add(out, max, &n, FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 8, L, 128, 4);
+    /* the memory-bound rest of a layer, one token and a 512-token prompt */
+    const uint32_t rows[] = {1, 512};
+    for (size_t r = 0; r < 2; r++) {
+        add(out, max, &n, FF_KERNEL_RMSNORM, FF_PREC_FP32, rows[r], 4096, 0, 0);
+        add(out, max, &n, FF_KERNEL_ROPE, FF_PREC_FP32, rows[r] * 32, 128, 0, 32);
+        add(out, max, &n, FF_KERNEL_SWIGLU, FF_PREC_FP32, rows[r], 14336, 0, 0);
+        add(out, max, &n, FF_KERNEL_ADD, FF_PREC_FP32, rows[r], 4096, 0, 0);
+        if (!quick) {
+            add(out, max, &n, FF_KERNEL_RMSNORM, FF_PREC_FP32, rows[r], 768, 0, 0);
+            add(out, max, &n, FF_KERNEL_SWIGLU, FF_PREC_FP32, rows[r], 2048, 0, 0);
+            add(out, max, &n, FF_KERNEL_ADD, FF_PREC_FP32, rows[r], 768, 0, 0);
+        }
+    }
+    add(out, max, &n, FF_KERNEL_XENT, FF_PREC_FP32, 16, 32000, 0, 0);
+    if (!quick) {
+        add(out, max, &n, FF_KERNEL_XENT, FF_PREC_FP32, 256, 32000, 0, 0);
+        add(out, max, &n, FF_KERNEL_XENT, FF_PREC_FP32, 16, 128256, 0, 0);
+    }
+    /* GEMMs of prefill and training: tokens x out x in */
+    static const uint32_t gshape[][3] = {
+        {512, 4096, 4096}, {64, 4096, 4096}, {2048, 4096, 4096}, {512, 14336, 4096}};
+    for (int p = 0; p < 2; p++)
+        for (size_t s = 0; s < (quick ? 1 : 4); s++)
+            add(out, max, &n, FF_KERNEL_MATMUL, p ? FF_PREC_INT8 : FF_PREC_FP32, gshape[s][0],
+                gshape[s][1], gshape[s][2], 0);
+    return n;
+}
+
+static void set_shape(struct ff_result *r, const struct ff_kernel_desc *d)
+{
+    ff_result_set(r, "op", ff_suite_op_name(d->id), "flopfit");
+    r->prec = (int)d->prec;
+    r->m = d->m;
+    r->n = d->n;
+    r->k = d->k;
+    r->g = d->g;
+}
+
+/* A GEMM shape under the work cap: n halved, then m, keeping each at least 1. */
+static void cap_gemm(struct ff_kernel_desc *d, uint64_t max_macs)
+{
+    while ((uint64_t)d->m * d->n * d->k > max_macs && d->n > 256)
+        d->n = (d->n + 1) / 2;
+    while ((uint64_t)d->m * d->n * d->k > max_macs && d->m > 1)
+        d->m = (d->m + 1) / 2;
+}
+
+/* Marks r from a failed step: unsupported, interrupted or failed with the status. */
+static void fail(struct ff_result *r, int ret, const char *err)
+{
+    ff_probe_fail(r, ret, "", err);
+}
+
+static void run_gemm(struct ff_device *dev, const struct ff_bench_cfg *cfg,
+                     const struct ff_measure_cfg *mc, struct ff_kernel_desc desc,
+                     struct ff_result *r)
+{
+    char err[512] = "";
+    struct ff_kcheck kc;
+    int ret = ff_kcheck_init(&kc, desc.prec, desc.m, desc.n, desc.k, cfg->seed ^ desc.n, err,
+                             sizeof(err));
+    if (ret < 0) {
+        fail(r, ret, err);
+        return;
+    }
+    struct ff_kernel *kern = NULL;
+    ff_bench_apply_tuning(cfg, dev, &desc, r);
+    if ((ret = ff_kcheck_upload(&kc, dev, err, sizeof(err))) == FF_OK &&
+        (ret = ff_kernel_create(dev, &desc, &kern, err, sizeof(err))) == FF_OK) {
+        snprintf(r->variant, sizeof(r->variant), "%s", ff_kernel_variant(kern));
+        if ((ret = ff_kcheck_run(&kc, kern, err, sizeof(err))) == FF_OK)
+            ret = ff_kcheck_bench(&kc, kern, mc, &r->t, err, sizeof(err));
+        if (ret == FF_OK || ret == FF_ERR_VERIFY) {
+            r->has_error = true;
+            r->max_abs = kc.check.max_abs;
+            r->max_rel = kc.check.max_rel;
+            r->tolerance = kc.check.tolerance;
+        }
+    }
+    ff_kernel_destroy(&kern);
+    ff_kcheck_finish(&kc);
+    if (ret < 0) {
+        fail(r, ret, err);
+        return;
+    }
+    const uint64_t in = ff_matmul_in_bytes(desc.prec), out = ff_matmul_out_bytes(desc.prec);
+    r->bytes = ((uint64_t)desc.m * desc.k + (uint64_t)desc.k * desc.n) * in +
+               (uint64_t)desc.m * desc.n * out;
+    r->has_timing = r->verified = true;
+    r->status = FF_RES_OK;
+    double t = r->t.dev_median_s > 0 ? r->t.dev_median_s : r->t.wall_median_s;
+    r->value = 2.0 * desc.m * desc.n * (double)desc.k / t;
+    snprintf(r->unit, sizeof(r->unit), "%s", desc.prec == FF_PREC_INT8 ? "OP/s" : "FLOP/s");
+    char why[200];
+    double limit = ff_kcheck_rate_limit(ff_device_info(dev), desc.prec, why, sizeof(why));
+    ff_result_implausible(r, r->value, limit, why);
+}
+
+static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
+                   const struct ff_measure_cfg *mc, const struct ff_kernel_desc *desc,
+                   struct ff_result *r)
+{
+    char err[512] = "";
+    struct ff_opcheck oc;
+    int ret = ff_opcheck_init(&oc, desc, cfg->seed ^ ((uint64_t)desc->id << 32 | desc->n), err,
+                              sizeof(err));
+    if (ret < 0) {
+        fail(r, ret, err);
+        return;
+    }
+    struct ff_kernel *kern = NULL;
+    struct ff_kernel_desc d = *desc;
+    ff_bench_apply_tuning(cfg, dev, &d, r);
+    if ((ret = ff_kernel_create(dev, &d, &kern, err, sizeof(err))) == FF_OK &&
+        (ret = ff_opcheck_upload(&oc, dev, err, sizeof(err))) == FF_OK) {
+        snprintf(r->variant, sizeof(r->variant), "%s", ff_kernel_variant(kern));
+        if ((ret = ff_opcheck_run(&oc, kern, err, sizeof(err))) == FF_OK)
+            ret = ff_opcheck_bench(&oc, kern, mc, &r->t, err, sizeof(err));
+        if (ret == FF_OK || ret == FF_ERR_VERIFY) {
+            r->has_error = true;
+            r->max_abs = oc.check.max_abs;
+            r->max_rel = oc.check.max_rel;
+            r->tolerance = oc.check.tolerance;
+        }
+    }
+    ff_kernel_destroy(&kern);
+    ff_opcheck_finish(&oc);
+    if (ret < 0) {
+        fail(r, ret, err);
+        return;
+    }
+    r->bytes = ff_opcheck_bytes(desc);
+    r->has_timing = r->verified = true;
+    r->status = FF_RES_OK;
+    double t = r->t.dev_median_s > 0 ? r->t.dev_median_s : r->t.wall_median_s;
+    r->value = (double)r->bytes / t;
+    snprintf(r->unit, sizeof(r->unit), "B/s");
+    char why[200];
+    double limit = ff_probe_bandwidth_limit(ff_device_info(dev), why, sizeof(why));
+    if (ff_result_implausible(r, r->value, limit, why))
+        return;
+    double flops = ff_opcheck_flops(desc);
+    if (flops > 0) {
+        limit = ff_kcheck_rate_limit(ff_device_info(dev), FF_PREC_FP32, why, sizeof(why));
+        ff_result_implausible(r, flops / t, limit, why);
+    }
+}
+
+/* (kernel, format) pairs found unsupported: said once, their other shapes skipped. */
+struct refused {
+    size_t n;
+    struct {
+        enum ff_kernel_id id;
+        enum ff_precision prec;
+    } k[64];
+};
+
+static bool was_refused(const struct refused *rf, const struct ff_kernel_desc *d)
+{
+    for (size_t i = 0; i < rf->n; i++)
+        if (rf->k[i].id == d->id && rf->k[i].prec == d->prec)
+            return true;
+    return false;
+}
+
+void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *prof)
+{
+    static struct ff_bench_op grid[128];
+    const struct ff_bench_op *ops = cfg->ops;
+    size_t n_ops = cfg->n_ops;
+    if (!ops) {
+        n_ops = ff_suite_ops_grid(cfg->quick, grid, sizeof(grid) / sizeof(grid[0]));
+        ops = grid;
+    }
+    struct ff_measure_cfg mc = cfg->measure;
+    mc.budget_s = fmin(mc.budget_s, cfg->quick ? OP_BUDGET_S_QUICK : OP_BUDGET_S);
+    struct refused rf = {0};
+    for (size_t i = 0; i < n_ops && !ff_interrupted; i++) {
+        struct ff_kernel_desc d = ops[i].desc;
+        if (was_refused(&rf, &d))
+            continue;
+        if (d.id == FF_KERNEL_MATMUL)
+            cap_gemm(&d, cfg->quick ? GEMM_MAX_MACS_QUICK : GEMM_MAX_MACS);
+        struct ff_result *r = ff_run_add(prof);
+        if (!r)
+            return;
+        set_shape(r, &d);
+        ff_progress(cfg, "%s op %s %s %ux%ux%u (%s)", ff_device_info(dev)->name,
+                    ff_suite_op_name(d.id), ff_precision_name(d.prec), d.m, d.n, d.k, ops[i].what);
+        if (d.id == FF_KERNEL_MATMUL)
+            run_gemm(dev, cfg, &mc, d, r);
+        else
+            run_op(dev, cfg, &mc, &d, r);
+        if (r->status == FF_RES_UNSUPPORTED && rf.n < sizeof(rf.k) / sizeof(rf.k[0])) {
+            rf.k[rf.n].id = d.id;
+            rf.k[rf.n++].prec = d.prec;
+        }
+    }
+}
