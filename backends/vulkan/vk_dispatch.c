@@ -109,9 +109,11 @@ int ffvk_cmd_submit_wait(struct ffvk_device *d, uint64_t *wall_ns, char *err, si
     return FF_OK;
 }
 
-int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                    const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
-                    char *err, size_t errlen)
+/* Record `count` dispatches of k, each waiting for the previous one's writes, in one
+ * submission timed as a whole. */
+static int run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                     const uint32_t *params, size_t n_params, uint32_t count, uint64_t *device_ns,
+                     uint64_t *wall_ns, char *err, size_t errlen)
 {
     struct ffvk_kernel *vk = (struct ffvk_kernel *)k;
     struct ffvk_device *d = ffvk_dev(k->dev);
@@ -178,7 +180,19 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     if (vk->push_words)
         fn->vkCmdPushConstants(cmd, vk->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, vk->push_words * 4,
                                vk->push);
-    fn->vkCmdDispatch(cmd, vk->groups[0], vk->groups[1], vk->groups[2]);
+    for (uint32_t c = 0; c < count; c++) {
+        if (c) {
+            VkMemoryBarrier mb = {
+                .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+            };
+            fn->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
+                                     NULL);
+        }
+        fn->vkCmdDispatch(cmd, vk->groups[0], vk->groups[1], vk->groups[2]);
+    }
     if (d->timestamps)
         fn->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d->timestamps, 1);
     uint64_t wall = 0;
@@ -214,4 +228,24 @@ error_views:
             if (views[i])
                 fn->vkDestroyBufferView(d->dev, views[i], NULL);
     return ret;
+}
+
+int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                    const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
+                    char *err, size_t errlen)
+{
+    return run_chain(k, bufs, n_bufs, params, n_params, 1, device_ns, wall_ns, err, errlen);
+}
+
+int ff_vk_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                           const uint32_t *params, size_t n_params, uint32_t count,
+                           uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+{
+    if (!k || count == 0 || n_bufs != k->n_bufs || n_params != k->n_params)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "a chain needs a kernel, its buffers and "
+                                                    "parameters, and at least one dispatch");
+    for (size_t i = 0; i < n_bufs; i++)
+        if (!bufs[i] || bufs[i]->dev != k->dev)
+            return ff_errf(err, errlen, FF_ERR_INVALID, "chain buffer %zu missing or foreign", i);
+    return run_chain(k, bufs, n_bufs, params, n_params, count, device_ns, wall_ns, err, errlen);
 }

@@ -16,12 +16,24 @@
 #include "vk_internal.h"
 
 #include "vk_ops_add.h"
-#include "vk_ops_attn_decode_bf16.h"
-#include "vk_ops_attn_decode_f16.h"
-#include "vk_ops_attn_decode_f32.h"
-#include "vk_ops_attn_prefill_bf16.h"
-#include "vk_ops_attn_prefill_f16.h"
-#include "vk_ops_attn_prefill_f32.h"
+#include "vk_ops_attn_decode_bf16_any.h"
+#include "vk_ops_attn_decode_bf16_w128.h"
+#include "vk_ops_attn_decode_bf16_w256.h"
+#include "vk_ops_attn_decode_f16_any.h"
+#include "vk_ops_attn_decode_f16_w128.h"
+#include "vk_ops_attn_decode_f16_w256.h"
+#include "vk_ops_attn_decode_f32_any.h"
+#include "vk_ops_attn_decode_f32_w128.h"
+#include "vk_ops_attn_decode_f32_w256.h"
+#include "vk_ops_attn_prefill_bf16_any.h"
+#include "vk_ops_attn_prefill_bf16_w128.h"
+#include "vk_ops_attn_prefill_bf16_w256.h"
+#include "vk_ops_attn_prefill_f16_any.h"
+#include "vk_ops_attn_prefill_f16_w128.h"
+#include "vk_ops_attn_prefill_f16_w256.h"
+#include "vk_ops_attn_prefill_f32_any.h"
+#include "vk_ops_attn_prefill_f32_w128.h"
+#include "vk_ops_attn_prefill_f32_w256.h"
 #include "vk_ops_gemv_bf16.h"
 #include "vk_ops_gemv_f16.h"
 #include "vk_ops_gemv_f32.h"
@@ -42,6 +54,16 @@
 /* ops_gemv.comp, ops_attn_decode.comp: arrays the shaders are compiled with */
 #define ATTN_MAX_D 256
 
+/* Which attention build runs head dim desc->k: 0 and 1 the wide ones (uvec4 texels, the head
+ * dim unrolled, up to 128 and 256), 2 the generic one (one element per texel). */
+static int attn_build(const struct ff_kernel_desc *desc)
+{
+    const uint32_t per_texel = desc->prec == FF_PREC_FP32 ? 4 : 8;
+    if (desc->k % per_texel)
+        return 2;
+    return desc->k <= 128 ? 0 : 1;
+}
+
 const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes)
 {
     *bytes = 0;
@@ -58,19 +80,34 @@ const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes)
         default: return NULL;
         }
     case FF_KERNEL_ATTN_DECODE:
+    case FF_KERNEL_ATTN_PREFILL: {
+        const bool dec = desc->id == FF_KERNEL_ATTN_DECODE;
+        const int v = attn_build(desc);
+#define ATTN(op, f)                                                                                \
+    do {                                                                                           \
+        if (v == 0)                                                                                \
+            SPV(ff_vk_spv_ops_attn_##op##_##f##_w128);                                             \
+        if (v == 1)                                                                                \
+            SPV(ff_vk_spv_ops_attn_##op##_##f##_w256);                                             \
+        SPV(ff_vk_spv_ops_attn_##op##_##f##_any);                                                  \
+    } while (0)
         switch (p) {
-        case FF_PREC_FP32: SPV(ff_vk_spv_ops_attn_decode_f32);
-        case FF_PREC_FP16: SPV(ff_vk_spv_ops_attn_decode_f16);
-        case FF_PREC_BF16: SPV(ff_vk_spv_ops_attn_decode_bf16);
+        case FF_PREC_FP32:
+            if (dec)
+                ATTN(decode, f32);
+            ATTN(prefill, f32);
+        case FF_PREC_FP16:
+            if (dec)
+                ATTN(decode, f16);
+            ATTN(prefill, f16);
+        case FF_PREC_BF16:
+            if (dec)
+                ATTN(decode, bf16);
+            ATTN(prefill, bf16);
         default: return NULL;
         }
-    case FF_KERNEL_ATTN_PREFILL:
-        switch (p) {
-        case FF_PREC_FP32: SPV(ff_vk_spv_ops_attn_prefill_f32);
-        case FF_PREC_FP16: SPV(ff_vk_spv_ops_attn_prefill_f16);
-        case FF_PREC_BF16: SPV(ff_vk_spv_ops_attn_prefill_bf16);
-        default: return NULL;
-        }
+#undef ATTN
+    }
     case FF_KERNEL_RMSNORM: SPV(ff_vk_spv_ops_rmsnorm);
     case FF_KERNEL_XENT: SPV(ff_vk_spv_ops_xent);
     case FF_KERNEL_ADD: SPV(ff_vk_spv_ops_add);
@@ -249,13 +286,6 @@ static int create_gemv(struct ffvk_device *d, struct ffvk_kernel *k,
 
 /* ---- attention ----------------------------------------------------------------- */
 
-/* K and V rows of d elements in p as texels of tw words (0: 16-bit texels). */
-static uint32_t kv_words(enum ff_precision p, uint32_t d)
-{
-    if (p == FF_PREC_FP32)
-        return d % 4 == 0 ? 4 : d % 2 == 0 ? 2 : 1;
-    return d % 8 == 0 ? 4 : d % 4 == 0 ? 2 : d % 2 == 0 ? 1 : 0;
-}
 
 static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
                        const struct ff_kernel_desc *desc, char *err, size_t errlen)
@@ -268,8 +298,10 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
                        "%s is built for head dims up to %u, got %u", what, ATTN_MAX_D, desc->k);
     if (decode && (ret = need_subgroups(d, what, err, errlen)) < 0)
         return ret;
-    const uint32_t tw = kv_words(desc->prec, desc->k);
-    const VkFormat kvf = word_format(tw);
+    /* uvec4 texels for the wide builds, else one element per texel */
+    const VkFormat kvf = attn_build(desc) < 2           ? VK_FORMAT_R32G32B32A32_UINT
+                         : desc->prec == FF_PREC_FP32 ? VK_FORMAT_R32_UINT
+                                                      : VK_FORMAT_R16_UINT;
     const uint64_t q_bytes = ff_op_buf_bytes(desc, 0, NULL);
     const uint64_t kv_bytes = ff_op_buf_bytes(desc, 1, NULL);
     if ((ret = set_view(d, k, 0, "Q", VK_FORMAT_R32_SFLOAT, q_bytes / 4, err, errlen)) < 0 ||
@@ -296,7 +328,7 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
                  "%s KV as %s texels; %u query rows per work-group of %u, online softmax per "
                  "invocation, merged by subgroups",
                  ff_precision_name(desc->prec), fmt_name(kvf), gb, wg);
-        const uint32_t spec[8] = {wg, desc->m, desc->n, desc->k, desc->g, gb, tw,
+        const uint32_t spec[8] = {wg, desc->m, desc->n, desc->k, desc->g, gb, 0,
                                   ffvk_op_subgroups(d, wg)};
         return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
     }
@@ -309,8 +341,8 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
              "%s KV as %s texels; one query per invocation, %u per work-group, causal online "
              "softmax",
              ff_precision_name(desc->prec), fmt_name(kvf), wg);
-    const uint32_t spec[6] = {wg, desc->m, desc->n, desc->k, desc->g, tw};
-    return ffvk_build(d, k, code, bytes, 4, 0, spec, 6, err, errlen);
+    const uint32_t spec[5] = {wg, desc->m, desc->n, desc->k, desc->g};
+    return ffvk_build(d, k, code, bytes, 4, 0, spec, 5, err, errlen);
 }
 
 /* ---- row-wise and elementwise ops ---------------------------------------------- */

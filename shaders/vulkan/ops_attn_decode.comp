@@ -2,8 +2,8 @@
 /*
  * Decode attention (backend.h FF_KERNEL_ATTN_DECODE): O[i] = softmax(Q[i] . K[h]^T / sqrt(D))
  * V[h], h = i / G, over N cached positions of head dim D; K and V in one format per build
- * (-DFF_FP32, FF_FP16, FF_BF16), read as texels of TW 32-bit words (TW = 0: one 16-bit
- * element per texel); Q through R32F texels.
+ * (-DFF_FP32, FF_FP16, FF_BF16), read as uvec4 texels (FF_WIDE) or one element per R32 / R16
+ * texel; Q through R32F texels.
  *
  * A work-group takes GB query rows of one KV head (GB divides G), so each K and V row is read
  * once for all of them. Its invocations stride over the positions, each keeping an online
@@ -11,11 +11,20 @@
  * at the end the invocations' states are merged (subgroup max/add, then shared memory across
  * subgroups).
  *
- * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 TW,
+ * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 (unused),
  * 7 SGS (most subgroups a work-group may have).
  */
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
+
+/* MAX_D (-DMAX_D=...): the largest head dim of the build. The wide builds (FF_WIDE) unroll
+ * the head dim so the query and output rows stay in registers; the generic build (one element
+ * per texel, any D) leaves the loops to the driver. */
+#if defined(FF_WIDE)
+#define UNROLL [[unroll]]
+#else
+#define UNROLL
+#endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WG = 8;
@@ -24,10 +33,8 @@ layout(constant_id = 2) const uint N = 1;
 layout(constant_id = 3) const uint D = 128;
 layout(constant_id = 4) const uint G = 1;
 layout(constant_id = 5) const uint GB = 1;
-layout(constant_id = 6) const uint TW = 4;
 layout(constant_id = 7) const uint SGS = 8;
 
-#define MAX_D  256
 #define MAX_GB 4
 
 layout(set = 0, binding = 0) uniform samplerBuffer q_tex;
@@ -40,9 +47,13 @@ layout(set = 0, binding = 3, std430) writeonly buffer Ob { float o_out[]; };
 #else
 #define EPW 2
 #endif
-const uint EPT = TW == 0 ? 1 : TW * EPW; /* elements per texel */
-const uint TPR = D / EPT;                /* texels per row */
-#define MAX_EPT (4 * EPW)
+#if defined(FF_WIDE)
+#define MAX_EPT (4 * EPW) /* uvec4 texels: D a multiple of MAX_EPT */
+#else
+#define MAX_EPT 1 /* one element per texel (R32 / R16): any D */
+#endif
+const uint EPT = MAX_EPT; /* elements per texel */
+const uint TPR = D / EPT; /* texels per row */
 
 shared float sh_m[MAX_GB][SGS];
 shared float sh_l[MAX_GB][SGS];
@@ -51,6 +62,15 @@ shared float sh_o[MAX_GB][SGS][MAX_D];
 /* The elements of texel t of a K or V row. */
 void unpack_texel(uvec4 t, out float e[MAX_EPT])
 {
+#if !defined(FF_WIDE)
+#if defined(FF_FP32)
+    e[0] = uintBitsToFloat(t.x);
+#elif defined(FF_FP16)
+    e[0] = unpackHalf2x16(t.x).x;
+#else
+    e[0] = uintBitsToFloat(t.x << 16);
+#endif
+#else
     [[unroll]] for (uint w = 0; w < 4; w++) {
 #if defined(FF_FP32)
         e[w] = uintBitsToFloat(t[w]);
@@ -63,7 +83,7 @@ void unpack_texel(uvec4 t, out float e[MAX_EPT])
         e[2 * w + 1] = uintBitsToFloat(t[w] & 0xffff0000u);
 #endif
     }
-    /* TW = 0 (R16 texels): the element is the low half of t.x, e[0] above */
+#endif
 }
 
 void main()
@@ -79,7 +99,7 @@ void main()
     [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
         mx[g] = -1.0 / 0.0;
         l[g] = 0.0;
-        [[unroll]] for (uint d = 0; d < MAX_D; d++) {
+        UNROLL for (uint d = 0; d < MAX_D; d++) {
             o[g][d] = 0.0;
             q[g][d] = g < GB && d < D ? texelFetch(q_tex, int((row0 + g) * D + d)).x * scale : 0.0;
         }
@@ -90,7 +110,7 @@ void main()
         float s[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
             s[g] = 0.0;
-        [[unroll]] for (uint t = 0; t < MAX_D; t++) {
+        UNROLL for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
             if (t < TPR) {
                 float e[MAX_EPT];
                 unpack_texel(texelFetch(k_tex, int(kv0 + p * TPR + t)), e);
@@ -107,7 +127,7 @@ void main()
                 if (s[g] > mx[g]) {
                     float c = exp(mx[g] - s[g]);
                     l[g] *= c;
-                    [[unroll]] for (uint d = 0; d < MAX_D; d++)
+                    UNROLL for (uint d = 0; d < MAX_D; d++)
                         if (d < D)
                             o[g][d] *= c;
                     mx[g] = s[g];
@@ -116,7 +136,7 @@ void main()
                 l[g] += pr[g];
             }
         }
-        [[unroll]] for (uint t = 0; t < MAX_D; t++) {
+        UNROLL for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
             if (t < TPR) {
                 float e[MAX_EPT];
                 unpack_texel(texelFetch(v_tex, int(kv0 + p * TPR + t)), e);
@@ -140,7 +160,7 @@ void main()
                 sh_m[g][sg] = m;
                 sh_l[g][sg] = ls;
             }
-            [[unroll]] for (uint d = 0; d < MAX_D; d++)
+            UNROLL for (uint d = 0; d < MAX_D; d++)
                 if (d < D) {
                     float v = subgroupAdd(o[g][d] * c);
                     if (gl_SubgroupInvocationID == 0)

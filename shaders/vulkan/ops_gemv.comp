@@ -97,10 +97,17 @@ void main()
                     }
                 }
 #if defined(FF_Q4_0)
+                /* Nibble j of a word is masked in place, not shifted down: its x is scaled by
+                 * 2^-4j instead (exact: a power of two), once per unit for all R rows. */
                 float s = 0.0;
                 [[unroll]] for (uint j = 0; j < 32; j++)
                     s += xv[i][j];
                 sx[i] = s;
+                [[unroll]] for (uint wi = 0; wi < 4; wi++)
+                    [[unroll]] for (uint b = 0; b < 4; b++) {
+                        xv[i][4 * wi + b] *= exp2(-8.0 * float(b));
+                        xv[i][16 + 4 * wi + b] *= exp2(-8.0 * float(b) - 4.0);
+                    }
 #endif
             }
         }
@@ -116,8 +123,8 @@ void main()
                         float dot = 0.0;
                         [[unroll]] for (uint wi = 0; wi < 4; wi++)
                             [[unroll]] for (uint b = 0; b < 4; b++) {
-                                dot += float((q[wi] >> (8 * b)) & 15u) * xv[i][4 * wi + b];
-                                dot += float((q[wi] >> (8 * b + 4)) & 15u) * xv[i][16 + 4 * wi + b];
+                                dot += float(q[wi] & (15u << (8 * b))) * xv[i][4 * wi + b];
+                                dot += float(q[wi] & (240u << (8 * b))) * xv[i][16 + 4 * wi + b];
                             }
                         acc[r][i] += d * (dot - 8.0 * sx[i]);
                     }
@@ -185,8 +192,8 @@ void main()
                     red[r * MAX_MT + i][gl_SubgroupID] = v;
             }
     barrier();
-    if (lid < R * MT) {
-        uint r = lid / MT, i = lid % MT;
+    for (uint idx = lid; idx < R * MT; idx += WG) {
+        uint r = idx / MT, i = idx % MT;
         float v = 0.0;
         for (uint s = 0; s < gl_NumSubgroups; s++)
             v += red[r * MAX_MT + i][s];
