@@ -52,6 +52,7 @@ layout(set = 0, binding = 3, std430) writeonly buffer Ob { float o_out[]; };
 #else
 #define MAX_EPT 1 /* one element per texel (R32 / R16): any D */
 #endif
+#define RESCALE 8.0
 const uint EPT = MAX_EPT; /* elements per texel */
 const uint TPR = D / EPT; /* texels per row */
 
@@ -124,7 +125,11 @@ void main()
         float pr[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
             if (g < GB) {
-                if (s[g] > mx[g]) {
+                /* Rescale only when the max has grown by more than RESCALE (then to the new
+                 * max): terms stay below e^RESCALE, far from fp32's range, and the rescale,
+                 * a pass over the whole output row, runs a few times instead of at every
+                 * new maximum. */
+                if (s[g] > mx[g] + RESCALE) {
                     float c = exp(mx[g] - s[g]);
                     l[g] *= c;
                     UNROLL for (uint d = 0; d < MAX_D; d++)

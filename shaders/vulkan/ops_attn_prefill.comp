@@ -46,6 +46,7 @@ layout(set = 0, binding = 3, std430) writeonly buffer Ob { float o_out[]; };
 #else
 #define MAX_EPT 1 /* one element per texel (R32 / R16): any D */
 #endif
+#define RESCALE 8.0
 const uint EPT = MAX_EPT;
 const uint TPR = D / EPT;
 
@@ -101,7 +102,9 @@ void main()
                         sc += q[tt * EPT + j] * e[j];
             }
         }
-        if (sc > mx) {
+        /* Rescale only when the max has grown by more than RESCALE (see
+         * ops_attn_decode.comp) */
+        if (sc > mx + RESCALE) {
             float c = exp(mx - sc);
             l *= c;
             UNROLL for (uint d = 0; d < MAX_D; d++)
