@@ -131,10 +131,10 @@ static int run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_b
     VkBufferView views[FF_MAX_BUFS] = {VK_NULL_HANDLE};
     for (size_t i = 0; i < n_bufs; i++) {
         VkFormat fmt = ffvk_binding_format(vk, (uint32_t)i);
-        bi[i] = (VkDescriptorBufferInfo){
-            .buffer = ((struct ffvk_buf *)bufs[i])->buf,
-            .offset = 0,
-            .range = vk->exact_ranges ? vk->need_bytes[i] : VK_WHOLE_SIZE};
+        bi[i] =
+            (VkDescriptorBufferInfo){.buffer = ((struct ffvk_buf *)bufs[i])->buf,
+                                     .offset = 0,
+                                     .range = vk->exact_ranges ? vk->need_bytes[i] : VK_WHOLE_SIZE};
         w[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = vk->set,
@@ -242,8 +242,9 @@ int ff_vk_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size
                            uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
 {
     if (!k || count == 0 || n_bufs != k->n_bufs || n_params != k->n_params)
-        return ff_errf(err, errlen, FF_ERR_INVALID, "a chain needs a kernel, its buffers and "
-                                                    "parameters, and at least one dispatch");
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "a chain needs a kernel, its buffers and "
+                       "parameters, and at least one dispatch");
     for (size_t i = 0; i < n_bufs; i++)
         if (!bufs[i] || bufs[i]->dev != k->dev)
             return ff_errf(err, errlen, FF_ERR_INVALID, "chain buffer %zu missing or foreign", i);

@@ -144,7 +144,7 @@ static VkFormat word_format(uint32_t tw)
 
 static VkFormat float_format(uint32_t floats)
 {
-    return floats == 4 ? VK_FORMAT_R32G32B32A32_SFLOAT
+    return floats == 4   ? VK_FORMAT_R32G32B32A32_SFLOAT
            : floats == 2 ? VK_FORMAT_R32G32_SFLOAT
                          : VK_FORMAT_R32_SFLOAT;
 }
@@ -169,8 +169,8 @@ static int set_view(struct ffvk_device *d, struct ffvk_kernel *k, uint32_t i, co
     d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, fmt, &fp);
     if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "the device cannot read %s uniform texel buffers (buffer %s)",
-                       fmt_name(fmt), name);
+                       "the device cannot read %s uniform texel buffers (buffer %s)", fmt_name(fmt),
+                       name);
     const uint64_t max = d->props.limits.maxTexelBufferElements;
     if (texels > max)
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
@@ -251,8 +251,8 @@ static int create_gemv(struct ffvk_device *d, struct ffvk_kernel *k,
     const uint32_t xf = e % 4 == 0 ? 4 : 2;
     const uint64_t w_bytes = ff_op_buf_bytes(desc, 1, NULL);
     if ((ret = set_view(d, k, 0, "X", float_format(xf), m * kk / xf, err, errlen)) < 0 ||
-        (ret = set_view(d, k, 1, "W", word_format(tw), w_bytes / format_bytes(word_format(tw)),
-                        err, errlen)) < 0)
+        (ret = set_view(d, k, 1, "W", word_format(tw), w_bytes / format_bytes(word_format(tw)), err,
+                        errlen)) < 0)
         return ret;
     if (p == FF_PREC_Q4_0 || p == FF_PREC_Q8_0)
         ret = set_view(d, k, 2, "S", VK_FORMAT_R16_UINT, n * (kk / 32), err, errlen);
@@ -277,15 +277,14 @@ static int create_gemv(struct ffvk_device *d, struct ffvk_kernel *k,
              "%s weights as %s texels, %u-weight units; %u rows of W x %u of X per work-group "
              "of %u; fp32 accumulate",
              ff_precision_name(p), fmt_name(word_format(tw)), e, rows, mt, wg);
-    const uint32_t spec[9] = {wg,  desc->m, desc->n, desc->k, rows,
-                              mt,  tw,      xf,      ffvk_op_subgroups(d, wg)};
+    const uint32_t spec[9] = {
+        wg, desc->m, desc->n, desc->k, rows, mt, tw, xf, ffvk_op_subgroups(d, wg)};
     size_t bytes;
     const uint32_t *code = ffvk_op_code(desc, &bytes);
     return ffvk_build(d, k, code, bytes, 4, 0, spec, 9, err, errlen);
 }
 
 /* ---- attention ----------------------------------------------------------------- */
-
 
 static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
                        const struct ff_kernel_desc *desc, char *err, size_t errlen)
@@ -299,7 +298,7 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
     if (decode && (ret = need_subgroups(d, what, err, errlen)) < 0)
         return ret;
     /* uvec4 texels for the wide builds, else one element per texel */
-    const VkFormat kvf = attn_build(desc) < 2           ? VK_FORMAT_R32G32B32A32_UINT
+    const VkFormat kvf = attn_build(desc) < 2         ? VK_FORMAT_R32G32B32A32_UINT
                          : desc->prec == FF_PREC_FP32 ? VK_FORMAT_R32_UINT
                                                       : VK_FORMAT_R16_UINT;
     const uint64_t q_bytes = ff_op_buf_bytes(desc, 0, NULL);
@@ -328,8 +327,8 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
                  "%s KV as %s texels; %u query rows per work-group of %u, online softmax per "
                  "invocation, merged by subgroups",
                  ff_precision_name(desc->prec), fmt_name(kvf), gb, wg);
-        const uint32_t spec[8] = {wg, desc->m, desc->n, desc->k, desc->g, gb, 0,
-                                  ffvk_op_subgroups(d, wg)};
+        const uint32_t spec[8] = {wg,      desc->m, desc->n, desc->k,
+                                  desc->g, gb,      0,       ffvk_op_subgroups(d, wg)};
         return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
     }
     k->groups[0] = ffvk_div_up(desc->n, wg);
@@ -361,8 +360,8 @@ static int create_rows(struct ffvk_device *d, struct ffvk_kernel *k,
         ret = set_view(d, k, 1, "W", VK_FORMAT_R32_SFLOAT, n, err, errlen);
     else
         ret = set_view(d, k, 1, "T", VK_FORMAT_R32_UINT, m, err, errlen);
-    if (ret < 0 || (ret = set_storage(d, k, 2, rms ? "Y" : "L", (rms ? m * n : m) * 4, err,
-                                      errlen)) < 0)
+    if (ret < 0 ||
+        (ret = set_storage(d, k, 2, rms ? "Y" : "L", (rms ? m * n : m) * 4, err, errlen)) < 0)
         return ret;
     const uint32_t wg = small_wg(d);
     if (ffvk_op_subgroups(d, wg) > 64)
@@ -388,7 +387,10 @@ static int create_eltwise(struct ffvk_device *d, struct ffvk_kernel *k,
     const bool rope = desc->id == FF_KERNEL_ROPE;
     const uint64_t elems = (uint64_t)desc->m * desc->n;
     int ret;
-    if ((ret = set_view(d, k, 0, rope ? "X" : desc->id == FF_KERNEL_ADD ? "A" : "G",
+    if ((ret = set_view(d, k, 0,
+                        rope                        ? "X"
+                        : desc->id == FF_KERNEL_ADD ? "A"
+                                                    : "G",
                         VK_FORMAT_R32_SFLOAT, elems, err, errlen)) < 0)
         return ret;
     if (!rope && (ret = set_view(d, k, 1, desc->id == FF_KERNEL_ADD ? "B" : "U",
@@ -428,7 +430,6 @@ int ffvk_op_create(struct ffvk_device *d, struct ffvk_kernel *k, const struct ff
     case FF_KERNEL_ROPE:
     case FF_KERNEL_SWIGLU:
     case FF_KERNEL_ADD: return create_eltwise(d, k, desc, err, errlen);
-    default:
-        return ff_errf(err, errlen, FF_ERR_INVALID, "not an op kernel: %d", (int)desc->id);
+    default: return ff_errf(err, errlen, FF_ERR_INVALID, "not an op kernel: %d", (int)desc->id);
     }
 }

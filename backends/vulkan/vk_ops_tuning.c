@@ -40,8 +40,9 @@ static const struct ff_tune_param prefill_params[1] = {
 static uint32_t max_wg(const struct ffvk_device *d)
 {
     uint32_t m = d->props.limits.maxComputeWorkGroupInvocations;
-    return m < d->props.limits.maxComputeWorkGroupSize[0] ? m
-                                                          : d->props.limits.maxComputeWorkGroupSize[0];
+    return m < d->props.limits.maxComputeWorkGroupSize[0]
+               ? m
+               : d->props.limits.maxComputeWorkGroupSize[0];
 }
 
 static bool is_cpu(const struct ffvk_device *d)
@@ -86,8 +87,8 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
                      struct ff_tune_point *p)
 {
     memset(p, 0, sizeof(*p));
-    const uint32_t wg = pick_wg(d, is_cpu(d) ? d->subgroup_size
-                                             : (d->subgroup_size > 64 ? d->subgroup_size : 64));
+    const uint32_t wg =
+        pick_wg(d, is_cpu(d) ? d->subgroup_size : (d->subgroup_size > 64 ? d->subgroup_size : 64));
     switch (desc->id) {
     case FF_KERNEL_GEMV: {
         uint32_t rows = is_cpu(d) ? 8 : 2;
@@ -165,8 +166,7 @@ int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc
     case FF_KERNEL_ATTN_DECODE:
         if (desc->g % p->v[D_GB])
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                           "gb=%u query rows per work-group must divide g=%u", p->v[D_GB],
-                           desc->g);
+                           "gb=%u query rows per work-group must divide g=%u", p->v[D_GB], desc->g);
         shared = (uint64_t)ATTN_MAX_GB * sgs * (ATTN_MAX_D + 2) * 4;
         break;
     default: break;

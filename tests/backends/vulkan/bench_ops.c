@@ -76,8 +76,8 @@ static double read_bw(struct ff_device *dev, const char *point, double budget_s)
         for (uint64_t i = 0; i < words; i++)
             got ^= out[i];
         if (got != want)
-            ret = ff_errf(err, sizeof(err), FF_ERR_VERIFY, "read kernel XOR %08x, want %08x",
-                          got, want);
+            ret = ff_errf(err, sizeof(err), FF_ERR_VERIFY, "read kernel XOR %08x, want %08x", got,
+                          want);
     }
     if (ret == FF_OK && best_s > 0)
         bw = (double)n * 4 / best_s;
@@ -166,8 +166,8 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
                bw > 0 ? bytes / s / bw : 0.0, bw > 0 ? bytes / best / bw : 0.0,
                ff_kernel_variant(k));
     } else {
-        printf("%-12s %-5s %-26s %s: %s\n", op_name(desc->id), ff_precision_name(desc->prec),
-               shape, ret == FF_ERR_UNSUPPORTED ? "unsupported" : "FAILED", err);
+        printf("%-12s %-5s %-26s %s: %s\n", op_name(desc->id), ff_precision_name(desc->prec), shape,
+               ret == FF_ERR_UNSUPPORTED ? "unsupported" : "FAILED", err);
     }
     fflush(stdout);
     ff_kernel_destroy(&k);
@@ -196,14 +196,14 @@ static int bench_chain(struct ff_device *dev, uint32_t n)
         double best = 0;
         for (int r = 0; ret == FF_OK && r < 6; r++) {
             uint64_t dns = 0, wns = 0;
-            ret = ff_vk_kernel_run_chain(k, oc.bufs, oc.n_bufs, oc.params, oc.n_params,
-                                         counts[c], &dns, &wns, err, sizeof(err));
+            ret = ff_vk_kernel_run_chain(k, oc.bufs, oc.n_bufs, oc.params, oc.n_params, counts[c],
+                                         &dns, &wns, err, sizeof(err));
             if (r > 0 && (best == 0 || dns * 1e-9 < best))
                 best = dns * 1e-9;
         }
         per[c] = best / counts[c];
-        printf("chain        rmsnorm 1x%-5u %4u dependent dispatches: %8.3f ms, %7.2f us each\n",
-               n, counts[c], best * 1e3, per[c] * 1e6);
+        printf("chain        rmsnorm 1x%-5u %4u dependent dispatches: %8.3f ms, %7.2f us each\n", n,
+               counts[c], best * 1e3, per[c] * 1e6);
     }
     if (ret == FF_OK)
         printf("chain        per-dispatch cost (slope 16 -> 256): %.2f us\n",
@@ -240,8 +240,7 @@ int main(int argc, char **argv)
     if (need)
         return need;
     struct ff_device *dev = NULL;
-    if (ff_device_open(ff_backend_find("vulkan"), vkt_device_index(), &dev, err, sizeof(err)) <
-        0) {
+    if (ff_device_open(ff_backend_find("vulkan"), vkt_device_index(), &dev, err, sizeof(err)) < 0) {
         fprintf(stderr, "open: %s\n", err);
         return 1;
     }
@@ -257,8 +256,11 @@ int main(int argc, char **argv)
                                           FF_PREC_INT8, FF_PREC_BF16, FF_PREC_FP32};
         for (size_t f = 0; f < 6; f++)
             for (size_t s = 0; s < 3; s++) {
-                struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV, .prec = fmts[f], .m = 1,
-                                           .n = shapes[s][0], .k = shapes[s][1]};
+                struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV,
+                                           .prec = fmts[f],
+                                           .m = 1,
+                                           .n = shapes[s][0],
+                                           .k = shapes[s][1]};
                 fails += bench_one(dev, &d, bw0, budget) != 0;
             }
         struct ff_kernel_desc d = {
@@ -269,14 +271,22 @@ int main(int argc, char **argv)
         const uint32_t ls[] = {512, 1024, 2048, 4096}, gs[] = {4, 1};
         for (size_t g = 0; g < 2; g++)
             for (size_t l = 0; l < 4; l++) {
-                struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16,
-                                           .m = 32, .n = ls[l], .k = 128, .g = gs[g]};
+                struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE,
+                                           .prec = FF_PREC_FP16,
+                                           .m = 32,
+                                           .n = ls[l],
+                                           .k = 128,
+                                           .g = gs[g]};
                 fails += bench_one(dev, &d, bw0, budget) != 0;
             }
     }
     if (WANT("prefill")) {
-        struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_PREFILL, .prec = FF_PREC_FP16,
-                                   .m = 32, .n = 256, .k = 128, .g = 4};
+        struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_PREFILL,
+                                   .prec = FF_PREC_FP16,
+                                   .m = 32,
+                                   .n = 256,
+                                   .k = 128,
+                                   .g = 4};
         fails += bench_one(dev, &d, bw0, budget) != 0;
     }
     if (WANT("small")) {

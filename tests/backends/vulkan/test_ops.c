@@ -73,8 +73,11 @@ Test(vk_ops, gemv)
     for (size_t f = 0; f < sizeof(gemv_formats) / sizeof(gemv_formats[0]); f++)
         for (size_t a = 0; a < 3; a++)
             for (size_t b = 0; b < 3; b++) {
-                struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV, .prec = gemv_formats[f],
-                                           .m = ms[a], .n = ns[b], .k = ks[b]};
+                struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV,
+                                           .prec = gemv_formats[f],
+                                           .m = ms[a],
+                                           .n = ns[b],
+                                           .k = ks[b]};
                 check(&d, 100 + f * 10 + a * 3 + b);
             }
 }
@@ -173,7 +176,9 @@ Test(vk_ops, beyond_limits)
     const struct ffvk_device *vd = (const struct ffvk_device *)dev;
     /* Y = m*n floats just over maxStorageBufferRange */
     uint64_t floats = vd->max_storage_range / 4 + 1024;
-    struct ff_kernel_desc d = {.id = FF_KERNEL_ADD, .prec = FF_PREC_FP32, .m = 1024,
+    struct ff_kernel_desc d = {.id = FF_KERNEL_ADD,
+                               .prec = FF_PREC_FP32,
+                               .m = 1024,
                                .n = (uint32_t)((floats + 1023) / 1024)};
     struct ff_kernel *k = NULL;
     int ret = ff_kernel_create(dev, &d, &k, err, sizeof(err));
