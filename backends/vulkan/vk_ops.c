@@ -295,7 +295,7 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
     if (desc->k > ATTN_MAX_D)
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                        "%s is built for head dims up to %u, got %u", what, ATTN_MAX_D, desc->k);
-    if (decode && (ret = need_subgroups(d, what, err, errlen)) < 0)
+    if ((ret = need_subgroups(d, what, err, errlen)) < 0)
         return ret;
     /* uvec4 texels for the wide builds, else one element per texel */
     const VkFormat kvf = attn_build(desc) < 2         ? VK_FORMAT_R32G32B32A32_UINT
@@ -303,7 +303,9 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
                                                       : VK_FORMAT_R16_UINT;
     const uint64_t q_bytes = ff_op_buf_bytes(desc, 0, NULL);
     const uint64_t kv_bytes = ff_op_buf_bytes(desc, 1, NULL);
-    if ((ret = set_view(d, k, 0, "Q", VK_FORMAT_R32_SFLOAT, q_bytes / 4, err, errlen)) < 0 ||
+    const uint32_t q_floats = attn_build(desc) < 2 ? 4 : 1; /* per Q texel */
+    if ((ret = set_view(d, k, 0, "Q", float_format(q_floats), q_bytes / 4 / q_floats, err,
+                        errlen)) < 0 ||
         (ret = set_view(d, k, 1, "K", kvf, kv_bytes / format_bytes(kvf), err, errlen)) < 0 ||
         (ret = set_view(d, k, 2, "V", kvf, kv_bytes / format_bytes(kvf), err, errlen)) < 0 ||
         (ret = set_storage(d, k, 3, "O", q_bytes, err, errlen)) < 0)
@@ -312,36 +314,25 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
         k->base.point = desc->tune;
     else
         ffvk_op_default(d, desc, &k->base.point);
-    const uint32_t wg = k->base.point.v[0];
+    const uint32_t wg = k->base.point.v[0], gb = k->base.point.v[1];
     size_t bytes;
     const uint32_t *code = ffvk_op_code(desc, &bytes);
     k->base.n_bufs = 4;
     k->base.n_params = 3;
-    if (decode) {
-        const uint32_t gb = k->base.point.v[1];
-        k->groups[0] = desc->m / gb;
-        k->groups[1] = k->groups[2] = 1;
-        if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
-            return ret;
-        snprintf(k->base.variant, sizeof(k->base.variant),
-                 "%s KV as %s texels; %u query rows per work-group of %u, online softmax per "
-                 "invocation, merged by subgroups",
-                 ff_precision_name(desc->prec), fmt_name(kvf), gb, wg);
-        const uint32_t spec[8] = {wg,      desc->m, desc->n, desc->k,
-                                  desc->g, gb,      0,       ffvk_op_subgroups(d, wg)};
-        return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
-    }
-    k->groups[0] = ffvk_div_up(desc->n, wg);
-    k->groups[1] = desc->m;
+    /* decode: one work-group per GB query rows; prefill: per GB positions (x) of a head (y) */
+    k->groups[0] = decode ? desc->m / gb : ffvk_div_up(desc->n, gb);
+    k->groups[1] = decode ? 1 : desc->m;
     k->groups[2] = 1;
     if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
         return ret;
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s KV as %s texels; one query per invocation, %u per work-group, causal online "
-             "softmax",
-             ff_precision_name(desc->prec), fmt_name(kvf), wg);
-    const uint32_t spec[5] = {wg, desc->m, desc->n, desc->k, desc->g};
-    return ffvk_build(d, k, code, bytes, 4, 0, spec, 5, err, errlen);
+             "%s KV as %s texels; %u %s per work-group of %u share each K/V fetch; online "
+             "softmax per invocation",
+             ff_precision_name(desc->prec), fmt_name(kvf), gb,
+             decode ? "query rows" : "causal query positions", wg);
+    const uint32_t spec[8] = {wg, desc->m, desc->n, desc->k, desc->g, gb, 0,
+                              ffvk_op_subgroups(d, wg)};
+    return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
 }
 
 /* ---- row-wise and elementwise ops ---------------------------------------------- */

@@ -1,14 +1,16 @@
 /*
  * backends/vulkan/vk_ops_tuning.c — the tuning spaces of the op kernels that have a choice
  * worth searching (ff_kernel_space): GEMV (work-group size, rows of W and rows of X per
- * work-group), decode attention (work-group size, query rows sharing one pass over K and V)
- * and prefill attention (work-group size), their legality checks and default points.
+ * work-group) and attention, decode and prefill (work-group size, queries sharing one pass
+ * over K and V), their legality checks and default points.
  *
  * Defaults follow device properties, not a table: on a CPU device (lavapipe runs one
  * work-group per thread, its invocations as the lanes of one SIMD batch of the subgroup
  * size) a work-group is one subgroup and owns 8 rows of W, so each unit of X is fetched once
  * for 8 rows; on a GPU a work-group is 64 invocations or one subgroup, whichever is larger,
  * with 2 rows. Rows per work-group shrink until the dispatch has at least 64 work-groups.
+ * Attention: one subgroup per work-group (its merge then needs no shared memory) and up to 4
+ * queries per work-group, as many as keep their query and output rows within 512 floats.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,9 +28,6 @@ static const struct ff_tune_param gemv_params[G_N] = {
 static const struct ff_tune_param decode_params[D_N] = {
     [D_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
     [D_GB] = {"gb", 3, {1, 2, 4}},
-};
-static const struct ff_tune_param prefill_params[1] = {
-    {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
 };
 
 /* Shader arrays the builds are compiled with (ops_gemv.comp, ops_attn_*.comp). */
@@ -100,19 +99,18 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
         p->v[G_MT] = desc->m >= 3 ? 4 : desc->m;
         break;
     }
-    case FF_KERNEL_ATTN_DECODE: {
+    case FF_KERNEL_ATTN_DECODE:
+    case FF_KERNEL_ATTN_PREFILL: {
+        /* decode: query rows of one KV head (gb divides g); prefill: consecutive positions */
+        const bool decode = desc->id == FF_KERNEL_ATTN_DECODE;
         uint32_t gb = 4;
-        while (gb > 1 && (desc->g % gb || (uint64_t)gb * desc->k > 512))
+        while (gb > 1 && ((decode && desc->g % gb) || (uint64_t)gb * desc->k > 512))
             gb /= 2;
         p->n = D_N;
         p->v[D_WG] = pick_wg(d, d->subgroup_size); /* one subgroup: no shared-memory merge */
         p->v[D_GB] = gb;
         break;
     }
-    case FF_KERNEL_ATTN_PREFILL:
-        p->n = 1;
-        p->v[0] = wg;
-        break;
     default: break;
     }
 }
@@ -127,12 +125,9 @@ int ffvk_op_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc
         memcpy(out->param, gemv_params, sizeof(gemv_params));
         break;
     case FF_KERNEL_ATTN_DECODE:
+    case FF_KERNEL_ATTN_PREFILL:
         out->n_params = D_N;
         memcpy(out->param, decode_params, sizeof(decode_params));
-        break;
-    case FF_KERNEL_ATTN_PREFILL:
-        out->n_params = 1;
-        memcpy(out->param, prefill_params, sizeof(prefill_params));
         break;
     default:
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
@@ -164,7 +159,8 @@ int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc
                            "mt=%u rows of X per work-group, but m is %u", p->v[G_MT], desc->m);
         break;
     case FF_KERNEL_ATTN_DECODE:
-        if (desc->g % p->v[D_GB])
+    case FF_KERNEL_ATTN_PREFILL:
+        if (desc->id == FF_KERNEL_ATTN_DECODE && desc->g % p->v[D_GB])
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "gb=%u query rows per work-group must divide g=%u", p->v[D_GB], desc->g);
         shared = (uint64_t)ATTN_MAX_GB * sgs * (ATTN_MAX_D + 2) * 4;

@@ -8,8 +8,9 @@
  * Then a chain of dependent small dispatches in one submission (rmsnorm of one row of 768)
  * for the per-dispatch cost.
  *
- * usage: bench_ops [--only gemv|decode|prefill|small|chain] [--budget SEC] [--point P]
+ * usage: bench_ops [--only gemv|gemvq|decode|prefill|small|chain] [--budget SEC] [--point P]
  *                  [--read-point P] [--unpaired]
+ *   --only gemvq  the q4_0 and q8_0 mat-vecs only
  *   --point       a point of the ops' tuning space ("wg=8,rows=16,mt=1") for those it fits
  *   --read-point  a point of the read kernel's tuning space ("vw=8,epi=64,layout=0,wg=32")
  *                 for the bandwidth reference; default: its built-in point
@@ -165,6 +166,10 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
                bytes / 1e6, bytes / s / 1e9, bytes / best / 1e9, bw / 1e9,
                bw > 0 ? bytes / s / bw : 0.0, bw > 0 ? bytes / best / bw : 0.0,
                ff_kernel_variant(k));
+        double flops = ff_opcheck_flops(desc);
+        if (flops > 0)
+            printf("%-12s %-5s %-24s %.2f GFLOP/s (best %.2f)\n", "", "", "", flops / s / 1e9,
+                   flops / best / 1e9);
     } else {
         printf("%-12s %-5s %-26s %s: %s\n", op_name(desc->id), ff_precision_name(desc->prec), shape,
                ret == FF_ERR_UNSUPPORTED ? "unsupported" : "FAILED", err);
@@ -231,7 +236,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--unpaired") == 0)
             paired = false;
         else {
-            fprintf(stderr, "usage: bench_ops [--only gemv|decode|prefill|small|chain] "
+            fprintf(stderr, "usage: bench_ops [--only gemv|gemvq|decode|prefill|small|chain] "
                             "[--budget SEC] [--point P] [--read-point P] [--unpaired]\n");
             return 2;
         }
@@ -250,11 +255,12 @@ int main(int argc, char **argv)
            point ? point : "built-in", bw0 / 1e9);
     int fails = 0;
 #define WANT(s) (!only || strcmp(only, s) == 0)
-    if (WANT("gemv")) {
+    if (WANT("gemv") || WANT("gemvq")) {
+        const size_t n_fmts = only && strcmp(only, "gemvq") == 0 ? 2 : 6;
         const uint32_t shapes[][2] = {{4096, 4096}, {11008, 4096}, {4096, 11008}};
         const enum ff_precision fmts[] = {FF_PREC_Q4_0, FF_PREC_Q8_0, FF_PREC_FP16,
                                           FF_PREC_INT8, FF_PREC_BF16, FF_PREC_FP32};
-        for (size_t f = 0; f < 6; f++)
+        for (size_t f = 0; f < n_fmts; f++)
             for (size_t s = 0; s < 3; s++) {
                 struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV,
                                            .prec = fmts[f],

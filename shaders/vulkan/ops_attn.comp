@@ -1,15 +1,18 @@
 #version 450
 /*
- * Decode attention (backend.h FF_KERNEL_ATTN_DECODE): O[i] = softmax(Q[i] . K[h]^T / sqrt(D))
- * V[h], h = i / G, over N cached positions of head dim D; K and V in one format per build
- * (-DFF_FP32, FF_FP16, FF_BF16), read as uvec4 texels (FF_WIDE) or one element per R32 / R16
- * texel; Q through R32F texels.
- *
- * A work-group takes GB query rows of one KV head (GB divides G), so each K and V row is read
- * once for all of them. Its invocations stride over the positions, each keeping an online
- * softmax (running max, sum and output row, rescaled only when the max grows) in registers;
- * at the end the invocations' states are merged (subgroup max/add, then shared memory across
- * subgroups).
+ * Attention with an online softmax, K and V in one format per build (-DFF_FP32, FF_FP16,
+ * FF_BF16), read as uvec4 texels (FF_WIDE) or one element per R32 / R16 texel; Q through RGBA32F
+ * (FF_WIDE) or R32F texels; head dim D.
+ *   decode (FF_KERNEL_ATTN_DECODE): O[i] = softmax(Q[i] . K[h]^T / sqrt(D)) V[h], h = i / G,
+ *     over N cached positions. A work-group takes GB query rows of one KV head (GB divides G).
+ *   prefill (-DFF_PREFILL, FF_KERNEL_ATTN_PREFILL): causal, N tokens; a work-group takes GB
+ *     consecutive query positions t0.. of one head (grid y: the head) and the keys s < t0 + GB,
+ *     each query masked to s <= its own position.
+ * Either way each K and V row is fetched once for the GB queries of the work-group, and the
+ * invocations stride over the keys (neighbouring invocations, neighbouring rows: no two fetch
+ * the same texel), each keeping an online softmax (running max, sum and output row in
+ * registers); at the end the invocations' states are merged (subgroup max/add, then shared
+ * memory across subgroups).
  *
  * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 (unused),
  * 7 SGS (most subgroups a work-group may have).
@@ -87,12 +90,27 @@ void unpack_texel(uvec4 t, out float e[MAX_EPT])
 #endif
 }
 
+#if defined(FF_PREFILL)
+/* Query g of the work-group: position t0 + g of head gl_WorkGroupID.y (clamped to the last;
+ * those beyond N store nothing). */
+#define QROW(g) (gl_WorkGroupID.y * N + min(t0 + (g), N - 1))
+#else
+#define QROW(g) (row0 + (g))
+#endif
+
 void main()
 {
     const uint lid = gl_LocalInvocationID.x;
+    const float scale = inversesqrt(float(D));
+#if defined(FF_PREFILL)
+    const uint t0 = gl_WorkGroupID.x * GB; /* first query position */
+    const uint kvh = gl_WorkGroupID.y / G;
+    const uint n_keys = min(t0 + GB, N); /* keys any of the GB queries sees */
+#else
     const uint row0 = gl_WorkGroupID.x * GB; /* first query row */
     const uint kvh = row0 / G;
-    const float scale = inversesqrt(float(D));
+    const uint n_keys = N;
+#endif
 
     float q[MAX_GB][MAX_D];
     float o[MAX_GB][MAX_D];
@@ -100,14 +118,26 @@ void main()
     [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
         mx[g] = -1.0 / 0.0;
         l[g] = 0.0;
+#if defined(FF_WIDE) /* Q as RGBA32F texels: D is a multiple of 4 */
+        UNROLL for (uint d = 0; d < MAX_D; d += 4) {
+            vec4 t = g < GB && d < D ? texelFetch(q_tex, int((QROW(g) * D + d) / 4)) * scale
+                                     : vec4(0.0);
+            o[g][d] = o[g][d + 1] = o[g][d + 2] = o[g][d + 3] = 0.0;
+            q[g][d] = t.x;
+            q[g][d + 1] = t.y;
+            q[g][d + 2] = t.z;
+            q[g][d + 3] = t.w;
+        }
+#else
         UNROLL for (uint d = 0; d < MAX_D; d++) {
             o[g][d] = 0.0;
-            q[g][d] = g < GB && d < D ? texelFetch(q_tex, int((row0 + g) * D + d)).x * scale : 0.0;
+            q[g][d] = g < GB && d < D ? texelFetch(q_tex, int(QROW(g) * D + d)).x * scale : 0.0;
         }
+#endif
     }
 
     const uint kv0 = kvh * N * TPR;
-    for (uint p = lid; p < N; p += WG) {
+    for (uint p = lid; p < n_keys; p += WG) {
         float s[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
             s[g] = 0.0;
@@ -124,7 +154,12 @@ void main()
         }
         float pr[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+            pr[g] = 0.0;
+#if defined(FF_PREFILL)
+            if (g < GB && p <= t0 + g) { /* causal: query t0 + g sees keys up to itself */
+#else
             if (g < GB) {
+#endif
                 /* Rescale only when the max has grown by more than RESCALE (then to the new
                  * max): terms stay below e^RESCALE, far from fp32's range, and the rescale,
                  * a pass over the whole output row, runs a few times instead of at every
@@ -185,6 +220,9 @@ void main()
             ls += sh_l[g][s] * c;
             v += sh_o[g][s][d] * c;
         }
-        o_out[(row0 + g) * D + d] = v / ls;
+#if defined(FF_PREFILL)
+        if (t0 + g < N)
+#endif
+            o_out[QROW(g) * D + d] = v / ls;
     }
 }
