@@ -124,6 +124,7 @@ static const char *fmt_name(VkFormat f)
     case VK_FORMAT_R32_UINT: return "R32_UINT";
     case VK_FORMAT_R32G32_UINT: return "R32G32_UINT";
     case VK_FORMAT_R32G32B32A32_UINT: return "R32G32B32A32_UINT";
+    case VK_FORMAT_R16G16B16A16_UINT: return "R16G16B16A16_UINT";
     case VK_FORMAT_R32_SFLOAT: return "R32_SFLOAT";
     case VK_FORMAT_R32G32_SFLOAT: return "R32G32_SFLOAT";
     case VK_FORMAT_R32G32B32A32_SFLOAT: return "R32G32B32A32_SFLOAT";
@@ -156,6 +157,7 @@ static uint32_t format_bytes(VkFormat f)
     case VK_FORMAT_R32_UINT:
     case VK_FORMAT_R32_SFLOAT: return 4;
     case VK_FORMAT_R32G32_UINT:
+    case VK_FORMAT_R16G16B16A16_UINT:
     case VK_FORMAT_R32G32_SFLOAT: return 8;
     default: return 16;
     }
@@ -254,17 +256,20 @@ static int create_gemv(struct ffvk_device *d, struct ffvk_kernel *k,
         (ret = set_view(d, k, 1, "W", word_format(tw), w_bytes / format_bytes(word_format(tw)), err,
                         errlen)) < 0)
         return ret;
-    if (p == FF_PREC_Q4_0 || p == FF_PREC_Q8_0)
+    if (desc->tune.n)
+        k->base.point = desc->tune;
+    else
+        ffvk_op_default(d, desc, &k->base.point);
+    const uint32_t chunk = k->base.point.v[3];
+    if ((p == FF_PREC_Q4_0 || p == FF_PREC_Q8_0) && chunk == 4)
+        ret = set_view(d, k, 2, "S", VK_FORMAT_R16G16B16A16_UINT, n * (kk / 32) / 4, err, errlen);
+    else if (p == FF_PREC_Q4_0 || p == FF_PREC_Q8_0)
         ret = set_view(d, k, 2, "S", VK_FORMAT_R16_UINT, n * (kk / 32), err, errlen);
     else
         ret = set_view(d, k, 2, "S", VK_FORMAT_R32_UINT, p == FF_PREC_INT8 ? n : 1, err, errlen);
     if (ret < 0 || (ret = set_storage(d, k, 3, "Y", m * n * 4, err, errlen)) < 0)
         return ret;
 
-    if (desc->tune.n)
-        k->base.point = desc->tune;
-    else
-        ffvk_op_default(d, desc, &k->base.point);
     const uint32_t wg = k->base.point.v[0], rows = k->base.point.v[1], mt = k->base.point.v[2];
     k->groups[0] = ffvk_div_up(n, rows);
     k->groups[1] = ffvk_div_up(m, mt);
@@ -274,14 +279,14 @@ static int create_gemv(struct ffvk_device *d, struct ffvk_kernel *k,
     k->base.n_bufs = 4;
     k->base.n_params = 3;
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s weights as %s texels, %u-weight units; %u rows of W x %u of X per work-group "
-             "of %u; fp32 accumulate",
-             ff_precision_name(p), fmt_name(word_format(tw)), e, rows, mt, wg);
-    const uint32_t spec[9] = {
-        wg, desc->m, desc->n, desc->k, rows, mt, tw, xf, ffvk_op_subgroups(d, wg)};
+             "%s weights as %s texels, %ux%u-weight units per step; %u rows of W x %u of X per "
+             "work-group of %u; fp32 accumulate",
+             ff_precision_name(p), fmt_name(word_format(tw)), chunk, e, rows, mt, wg);
+    const uint32_t spec[] = {
+        wg, desc->m, desc->n, desc->k, rows, mt, tw, xf, ffvk_op_subgroups(d, wg), chunk};
     size_t bytes;
     const uint32_t *code = ffvk_op_code(desc, &bytes);
-    return ffvk_build(d, k, code, bytes, 4, 0, spec, 9, err, errlen);
+    return ffvk_build(d, k, code, bytes, 4, 0, spec, sizeof(spec) / sizeof(spec[0]), err, errlen);
 }
 
 /* ---- attention ----------------------------------------------------------------- */
@@ -330,8 +335,8 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
              "softmax per invocation",
              ff_precision_name(desc->prec), fmt_name(kvf), gb,
              decode ? "query rows" : "causal query positions", wg);
-    const uint32_t spec[8] = {wg, desc->m, desc->n, desc->k, desc->g, gb, 0,
-                              ffvk_op_subgroups(d, wg)};
+    const uint32_t spec[8] = {wg,      desc->m, desc->n, desc->k,
+                              desc->g, gb,      0,       ffvk_op_subgroups(d, wg)};
     return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
 }
 

@@ -1,14 +1,15 @@
 /*
  * backends/vulkan/vk_ops_tuning.c — the tuning spaces of the op kernels that have a choice
  * worth searching (ff_kernel_space): GEMV (work-group size, rows of W and rows of X per
- * work-group) and attention, decode and prefill (work-group size, queries sharing one pass
+ * work-group, blocks per step) and attention, decode and prefill (work-group size, queries sharing one pass
  * over K and V), their legality checks and default points.
  *
  * Defaults follow device properties, not a table: on a CPU device (lavapipe runs one
  * work-group per thread, its invocations as the lanes of one SIMD batch of the subgroup
- * size) a work-group is one subgroup and owns 8 rows of W, so each unit of X is fetched once
- * for 8 rows; on a GPU a work-group is 64 invocations or one subgroup, whichever is larger,
- * with 2 rows. Rows per work-group shrink until the dispatch has at least 64 work-groups.
+ * size) a work-group is one subgroup and owns 16 rows of W, so each unit of X is fetched once
+ * for 16 rows; on a GPU a work-group is 64 invocations or one subgroup, whichever is larger,
+ * with 2 rows; q8_0 and q4_0 take four blocks per step on a CPU device (one texel fetch for
+ * their four scales). Rows per work-group shrink until the dispatch has at least 64 work-groups.
  * Attention: one subgroup per work-group (its merge then needs no shared memory) and up to 4
  * queries per work-group, as many as keep their query and output rows within 512 floats.
  */
@@ -17,13 +18,14 @@
 
 #include "vk_internal.h"
 
-enum { G_WG, G_ROWS, G_MT, G_N };
+enum { G_WG, G_ROWS, G_MT, G_CHUNK, G_N };
 enum { D_WG, D_GB, D_N };
 
 static const struct ff_tune_param gemv_params[G_N] = {
     [G_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
     [G_ROWS] = {"rows", 5, {1, 2, 4, 8, 16}},
     [G_MT] = {"mt", 3, {1, 2, 4}},
+    [G_CHUNK] = {"chunk", 2, {1, 4}},
 };
 static const struct ff_tune_param decode_params[D_N] = {
     [D_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
@@ -60,6 +62,13 @@ static uint32_t pick_wg(const struct ffvk_device *d, uint32_t v)
     return wg;
 }
 
+/* Four consecutive blocks per invocation and step (their scales in one texel): the block
+ * formats, with rows of a multiple of four blocks. */
+static bool chunk_ok(const struct ff_kernel_desc *desc)
+{
+    return (desc->prec == FF_PREC_Q4_0 || desc->prec == FF_PREC_Q8_0) && desc->k % 128 == 0;
+}
+
 uint32_t ffvk_op_min_subgroup(const struct ffvk_device *d)
 {
     /* Vulkan 1.3 tells the smallest subgroup a pipeline may get; before it, drivers use the
@@ -90,13 +99,14 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
         pick_wg(d, is_cpu(d) ? d->subgroup_size : (d->subgroup_size > 64 ? d->subgroup_size : 64));
     switch (desc->id) {
     case FF_KERNEL_GEMV: {
-        uint32_t rows = is_cpu(d) ? 8 : 2;
+        uint32_t rows = is_cpu(d) ? 16 : 2;
         while (rows > 1 && (desc->n + rows - 1) / rows < 64)
             rows /= 2;
         p->n = G_N;
         p->v[G_WG] = wg;
         p->v[G_ROWS] = rows;
         p->v[G_MT] = desc->m >= 3 ? 4 : desc->m;
+        p->v[G_CHUNK] = is_cpu(d) && chunk_ok(desc) ? 4 : 1;
         break;
     }
     case FF_KERNEL_ATTN_DECODE:
@@ -157,6 +167,12 @@ int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc
         if (p->v[G_MT] > desc->m && p->v[G_MT] > 1 && desc->m < 3)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "mt=%u rows of X per work-group, but m is %u", p->v[G_MT], desc->m);
+        if (p->v[G_CHUNK] > 1 && !chunk_ok(desc))
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "chunk=%u blocks per step needs q8_0 or q4_0 weights and k a multiple "
+                           "of %u, got %s and k=%u",
+                           p->v[G_CHUNK], 32 * p->v[G_CHUNK], ff_precision_name(desc->prec),
+                           desc->k);
         break;
     case FF_KERNEL_ATTN_DECODE:
     case FF_KERNEL_ATTN_PREFILL:

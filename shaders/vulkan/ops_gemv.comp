@@ -16,7 +16,9 @@
  * meet through subgroupAdd and, across subgroups, shared memory.
  *
  * Specialization constants: 0 WG, 1 M, 2 N, 3 K, 4 R (<= MAX_R), 5 MT (<= MAX_MT), 6 TW,
- * 7 XF (floats per X texel: 2 or 4), 8 SGS (most subgroups a work-group may have).
+ * 7 XF (floats per X texel: 2 or 4), 8 SGS (most subgroups a work-group may have), 9 UC
+ * (q8_0, q4_0: 1, or 4 consecutive blocks per invocation and step, their four scales fetched
+ * as one R16G16B16A16 texel: a texel fetch costs the same whatever its width on lavapipe).
  */
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
@@ -31,6 +33,7 @@ layout(constant_id = 5) const uint MT = 1;
 layout(constant_id = 6) const uint TW = 4;
 layout(constant_id = 7) const uint XF = 4;
 layout(constant_id = 8) const uint SGS = 8;
+layout(constant_id = 9) const uint UC = 1;
 
 #define MAX_R  16
 #define MAX_MT 4
@@ -72,7 +75,21 @@ void main()
         [[unroll]] for (uint i = 0; i < MAX_MT; i++)
             acc[r][i] = 0.0;
 
-    for (uint u = lid; u < UPR; u += WG) {
+#if defined(FF_Q4_0) || defined(FF_Q8_0)
+    const uint CU = UC; /* units per chunk */
+#else
+    const uint CU = 1;
+#endif
+    for (uint c = lid; c < UPR / CU; c += WG) {
+#if defined(FF_Q4_0) || defined(FF_Q8_0)
+    uvec4 sc[MAX_R]; /* UC = 4: the chunk's four scales per row */
+    [[unroll]] for (uint r = 0; r < MAX_R; r++)
+        if (r < R && CU == 4)
+            sc[r] = texelFetch(s_tex, int((min(row0 + r, N - 1) * UPR + c * 4) / 4));
+#endif
+    [[unroll]] for (uint uu = 0; uu < 4; uu++) {
+        if (uu < CU) {
+        const uint u = c * CU + uu;
         float xv[MAX_MT][MAX_E];
         float sx[MAX_MT];
         [[unroll]] for (uint i = 0; i < MAX_MT; i++) {
@@ -117,7 +134,7 @@ void main()
                 uint unit = wr * UPR + u;
 #if defined(FF_Q4_0)
                 uvec4 q = texelFetch(w_tex, int(unit));
-                float d = unpackHalf2x16(texelFetch(s_tex, int(unit)).x).x;
+                float d = unpackHalf2x16(CU == 4 ? sc[r][uu] : texelFetch(s_tex, int(unit)).x).x;
                 [[unroll]] for (uint i = 0; i < MAX_MT; i++) {
                     if (i < MT) {
                         float dot = 0.0;
@@ -132,7 +149,7 @@ void main()
 #elif defined(FF_Q8_0)
                 uvec4 q0 = texelFetch(w_tex, int(2 * unit));
                 uvec4 q1 = texelFetch(w_tex, int(2 * unit + 1));
-                float d = unpackHalf2x16(texelFetch(s_tex, int(unit)).x).x;
+                float d = unpackHalf2x16(CU == 4 ? sc[r][uu] : texelFetch(s_tex, int(unit)).x).x;
                 [[unroll]] for (uint i = 0; i < MAX_MT; i++) {
                     if (i < MT) {
                         float dot = 0.0;
@@ -181,6 +198,8 @@ void main()
 #endif
             }
         }
+    }
+    }
     }
 
     /* Sum over the work-group: subgroups first, then their partial sums. */

@@ -69,16 +69,17 @@ static const enum ff_precision kv_formats[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PR
 
 Test(vk_ops, gemv)
 {
-    const uint32_t ms[] = {1, 3, 5}, ks[] = {32, 96, 64}, ns[] = {17, 1, 64};
+    /* k = 256: rows of whole 4-block chunks (the block formats' chunk=4 default on CPUs) */
+    const uint32_t ms[] = {1, 3, 5}, ks[] = {32, 96, 64, 256}, ns[] = {17, 1, 64, 9};
     for (size_t f = 0; f < sizeof(gemv_formats) / sizeof(gemv_formats[0]); f++)
         for (size_t a = 0; a < 3; a++)
-            for (size_t b = 0; b < 3; b++) {
+            for (size_t b = 0; b < 4; b++) {
                 struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV,
                                            .prec = gemv_formats[f],
                                            .m = ms[a],
                                            .n = ns[b],
                                            .k = ks[b]};
-                check(&d, 100 + f * 10 + a * 3 + b);
+                check(&d, 100 + f * 16 + a * 4 + b);
             }
 }
 
@@ -150,6 +151,7 @@ Test(vk_ops, tuning_points)
     const struct ff_kernel_desc descs[] = {
         {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, .m = 3, .n = 33, .k = 96},
         {.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, .m = 1, .n = 33, .k = 96},
+        {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 2, .n = 40, .k = 256},
         {.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 40, .k = 32, .g = 4},
         {.id = FF_KERNEL_ATTN_PREFILL, .prec = FF_PREC_BF16, .m = 2, .n = 20, .k = 16, .g = 1},
     };
