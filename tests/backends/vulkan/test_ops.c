@@ -69,7 +69,7 @@ static const enum ff_precision kv_formats[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PR
 
 Test(vk_ops, gemv)
 {
-    /* k = 256: rows of whole 4-block chunks (the block formats' chunk=4 default on CPUs) */
+    /* k = 256: rows of whole 4-block chunks (where the block formats' chunk=4 applies) */
     const uint32_t ms[] = {1, 3, 5}, ks[] = {32, 96, 64, 256}, ns[] = {17, 1, 64, 9};
     for (size_t f = 0; f < sizeof(gemv_formats) / sizeof(gemv_formats[0]); f++)
         for (size_t a = 0; a < 3; a++)
