@@ -15,6 +15,8 @@
  *   vk_tuning.c    matmul path and tile tables per device, tuning overrides applied, the
  *                  matmul tuning space (ff_kernel_space) and its legality checks
  *   vk_pipeline.c  shader modules, specialization, dispatch size
+ *   vk_ops.c       the transformer ops (gemv, attention, norms ...): texel views, pipelines
+ *   vk_ops_tuning.c  the gemv and attention tuning spaces, defaults, legality checks
  *   vk_dispatch.c  command recording, submission, timestamp queries, timeouts
  *   vk_backend.c   struct ff_backend_ops
  */
