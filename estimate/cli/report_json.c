@@ -420,9 +420,9 @@ static json_object *bottom_up_json(const struct ff_model *m, const struct ff_spe
         json_object *x = json_object_new_object(), *shape = json_object_new_object();
         ADD(x, "op", json_object_new_string(ff_op_kind_name(t->op.kind)));
         ADD(x, "what", json_object_new_string(t->op.what));
-        ADD(x, "phase", json_object_new_string((int)t->phase >= 0 && t->phase <= FF_OP_PHASE_TRAIN
-                                                   ? phase_names[t->phase]
-                                                   : "?"));
+        ADD(x, "phase",
+            json_object_new_string(
+                (int)t->phase >= 0 && t->phase <= FF_OP_PHASE_TRAIN ? phase_names[t->phase] : "?"));
         ADD(x, "prec", json_object_new_string(ff_precision_name(t->op.prec)));
         ADD(shape, FF_PF_SHAPE_M, json_object_new_int64(t->op.m));
         ADD(shape, FF_PF_SHAPE_N, json_object_new_int64(t->op.n));

@@ -272,8 +272,8 @@ static void bottom_up_block(FILE *out, const struct ff_model *m, const struct ff
                 ff_fmt_count(b1, sizeof(b1), b->decode_tokens_per_s), b->decode_step_s,
                 ff_fmt_count(b2, sizeof(b2), b->top_decode_tokens_per_s));
         fprintf(out, "  launches: %.0f + %.0f a step at %.3g us; all-reduces %.3g + %.3g s\n",
-                b->prefill_dispatches, b->decode_dispatches, b->launch_s * 1e6,
-                b->prefill_comm_s, b->decode_comm_s);
+                b->prefill_dispatches, b->decode_dispatches, b->launch_s * 1e6, b->prefill_comm_s,
+                b->decode_comm_s);
     } else {
         fprintf(out,
                 "  step:     %.4g s (ops %.4g s, %.0f launches at %.3g us, communication and "

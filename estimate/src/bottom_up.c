@@ -48,8 +48,8 @@ static void rates_of(const struct ff_spec *d, const struct ff_plan *p, const str
         r->rate = e->rate_flops_per_s * eff;
     } else {
         eff = p->task == FF_TASK_SERVE ? ff_default_serve_mfu(d) : ff_default_compute_efficiency(d);
-        bw_fraction = p->bw_fraction > 0.0 ? p->bw_fraction
-                                           : (d->measured ? 1.0 : FF_DEFAULT_BW_FRACTION);
+        bw_fraction =
+            p->bw_fraction > 0.0 ? p->bw_fraction : (d->measured ? 1.0 : FF_DEFAULT_BW_FRACTION);
         r->rate = ff_spec_rate(d, ff_plan_compute_precision(p)) * eff;
     }
     if (!(bw_fraction > 0.0))
@@ -211,9 +211,8 @@ struct sum {
 /* Time the list of one phase into out->terms; *ops_s the op seconds per step, *dispatches the
  * kernel launches. weight: how often the step recurs in the whole (generate for decode), for
  * the measured share. scale: the share of the list one GPU runs per step (accum/pp). */
-static int sum_list(struct sum *s, const struct ff_op_list *l, enum ff_op_phase phase,
-                    double scale, double weight, double *ops_s, double *dispatches, char *err,
-                    size_t errlen)
+static int sum_list(struct sum *s, const struct ff_op_list *l, enum ff_op_phase phase, double scale,
+                    double weight, double *ops_s, double *dispatches, char *err, size_t errlen)
 {
     struct ff_bottom_up *out = s->out;
     *ops_s = 0.0;
@@ -358,8 +357,8 @@ int ff_est_bottom_up(const struct ff_model *m, const struct ff_spec *d, const st
     double tp = (double)op.tp, act_bytes = p->precision == FF_PREC_FP32 ? 4.0 : 2.0;
     if (serve) {
         double ops_p, disp_p, ops_d, disp_d;
-        if ((rc = sum_list(&s, &l1, FF_OP_PHASE_PREFILL, 1.0, 1.0, &ops_p, &disp_p, err,
-                           errlen)) != FF_OK ||
+        if ((rc = sum_list(&s, &l1, FF_OP_PHASE_PREFILL, 1.0, 1.0, &ops_p, &disp_p, err, errlen)) !=
+                FF_OK ||
             (rc = sum_list(&s, &l2, FF_OP_PHASE_DECODE, 1.0, G, &ops_d, &disp_d, err, errlen)) !=
                 FF_OK)
             return rc;
@@ -379,15 +378,15 @@ int ff_est_bottom_up(const struct ff_model *m, const struct ff_spec *d, const st
         if (pp > 1.0)
             add_note(out, "pipeline stages: each runs 1/pp of the ops");
         double scale = accum / pp, ops_t, disp_t;
-        if ((rc = sum_list(&s, &l1, FF_OP_PHASE_TRAIN, scale, 1.0, &ops_t, &disp_t, err,
-                           errlen)) != FF_OK)
+        if ((rc = sum_list(&s, &l1, FF_OP_PHASE_TRAIN, scale, 1.0, &ops_t, &disp_t, err, errlen)) !=
+            FF_OK)
             return rc;
         double r = ff_recompute_layer_share(m, p);
         if (r > 0.0) {
             double ops_r, disp_r;
             add_note(out, "recomputation: the forward's ops rerun in train terms marked prefill");
-            if ((rc = sum_list(&s, &l2, FF_OP_PHASE_PREFILL, scale * r, 1.0, &ops_r, &disp_r,
-                               err, errlen)) != FF_OK)
+            if ((rc = sum_list(&s, &l2, FF_OP_PHASE_PREFILL, scale * r, 1.0, &ops_r, &disp_r, err,
+                               errlen)) != FF_OK)
                 return rc;
             ops_t += ops_r;
             disp_t += disp_r;

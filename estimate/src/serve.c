@@ -78,7 +78,7 @@ void ff_serve_weight_factors(const struct ff_spec *d, enum ff_precision f, doubl
 }
 
 double ff_serve_comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,
-                           double tokens, double act_bytes)
+                             double tokens, double act_bytes)
 {
     if (tp <= 1.0)
         return 0.0;
@@ -142,8 +142,8 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     kv += ff_model_ssm_state_elems(m) * B * kv_b;
     double t_gemm = fmax(B * 2.0 * matmul / compute_w, weights_read(m, pc, p, B) / (tp * bw_w));
     double t_attn = fmax(B * attn_d / compute, kv / (tp * bw_kv));
-    double t_d =
-        t_gemm + t_attn + FF_DEFAULT_STEP_OVERHEAD_S + ff_serve_comm_seconds(m, d, tp, B, act_bytes);
+    double t_d = t_gemm + t_attn + FF_DEFAULT_STEP_OVERHEAD_S +
+                 ff_serve_comm_seconds(m, d, tp, B, act_bytes);
 
     out->prefill_s = t_p;
     out->step_s = t_d;

@@ -96,8 +96,12 @@ static void read_op(struct ff_spec *d, const struct ff_profile_test *t, int skip
         skip[SKIP_TIME]++;
         return;
     }
-    struct ff_op op = {.kind = kind, .prec = (enum ff_precision)t->prec, .m = (uint32_t)t->m,
-                       .n = (uint32_t)t->n, .k = (uint32_t)t->k, .g = (uint32_t)t->g};
+    struct ff_op op = {.kind = kind,
+                       .prec = (enum ff_precision)t->prec,
+                       .m = (uint32_t)t->m,
+                       .n = (uint32_t)t->n,
+                       .k = (uint32_t)t->k,
+                       .g = (uint32_t)t->g};
     double bytes = ff_op_bytes(&op);
     if (t->bytes && fabs((double)t->bytes / bytes - 1.0) > 0.01) {
         skip[SKIP_BYTES]++;

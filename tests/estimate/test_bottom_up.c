@@ -60,9 +60,9 @@ Test(bottom_up, a_negative_time_refuses_the_profile)
     struct ff_spec d;
     ff_spec_init(&d);
     char err[512] = "";
-    cr_expect_eq(ff_spec_from_profile(FF_TEST_DATA "/profile-ops-negative.json", &d, err,
-                                      sizeof(err)),
-                 FF_ERR_INVALID);
+    cr_expect_eq(
+        ff_spec_from_profile(FF_TEST_DATA "/profile-ops-negative.json", &d, err, sizeof(err)),
+        FF_ERR_INVALID);
     cr_expect(strstr(err, "device_time_s.median"), "%s", err);
 }
 
@@ -234,8 +234,7 @@ Test(bottom_up, without_op_tests_top_down_is_unchanged)
         cr_expect_eq(a.mem.total, b.mem.total);
         struct ff_bottom_up bu;
         ff_bottom_up_init(&bu);
-        cr_assert_eq(ff_est_bottom_up(&m, &none, &p, &b, &bu, err, sizeof(err)), FF_OK, "%s",
-                     err);
+        cr_assert_eq(ff_est_bottom_up(&m, &none, &p, &b, &bu, err, sizeof(err)), FF_OK, "%s", err);
         cr_expect(!bu.bottom_up);
         cr_expect_str_eq(bu.why, "the profile has no op tests");
         cr_expect_eq(bu.top_seconds, b.seconds);

@@ -474,14 +474,13 @@ Test(cli, bottom_up_path_and_terms)
     struct out *o = cli("--model", "llama-2-7b", "--serve", "--precision", "fp16", "--profile",
                         DATA("profile-ops.json"), NULL);
     cr_expect_eq(o->code, 0, "%s", o->err);
-    cr_expect(strstr(o->out, "path: bottom-up from 4 measured op(s) on this device"), "%s",
-              o->out);
+    cr_expect(strstr(o->out, "path: bottom-up from 4 measured op(s) on this device"), "%s", o->out);
     cr_expect(strstr(o->out, "ratio bottom-up/top-down"), "%s", o->out);
     cr_expect(strstr(o->out, "attn_out") && strstr(o->out, "interpolated") &&
                   strstr(o->out, "constant"),
               "%s", o->out);
-    cr_expect(strstr(o->out, "3 op test(s) ignored") || strstr(o->out, "op test(s) ignored"),
-              "%s", o->out);
+    cr_expect(strstr(o->out, "3 op test(s) ignored") || strstr(o->out, "op test(s) ignored"), "%s",
+              o->out);
     o = cli("--model", "llama-2-7b", "--serve", "--precision", "fp16", "--profile",
             DATA("profile-ops.json"), "--json", NULL);
     json_object *j = json_tokener_parse(o->out);

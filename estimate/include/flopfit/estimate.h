@@ -699,7 +699,6 @@ FF_API int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d,
                              const struct ff_plan *p, struct ff_plan_choice *out, size_t max,
                              size_t *n, char *err, size_t errlen);
 
-
 /* ---- bottom-up: the model's own ops as measured on the device (estimate/src/bottom_up.c) ---- */
 
 /* Where the time of one op run comes from. */
@@ -748,9 +747,9 @@ struct ff_bu_term {
  * the library fills only a struct of its own size (FF_ERR_UNSUPPORTED otherwise). */
 struct ff_bottom_up {
     size_t struct_size;
-    bool bottom_up;     /* the path: true = the op sum; false = top-down (why says why) */
-    char why[256];      /* the top-down path's reason ("the profile has no op tests"); "" */
-    char notes[256];    /* approximations made ("pipeline stages: 1/pp of the ops"); "" */
+    bool bottom_up;  /* the path: true = the op sum; false = top-down (why says why) */
+    char why[256];   /* the top-down path's reason ("the profile has no op tests"); "" */
+    char notes[256]; /* approximations made ("pipeline stages: 1/pp of the ops"); "" */
     int n_measured, n_interpolated, n_constant; /* terms by source */
     double measured_share; /* measured terms' seconds over the whole time (below) */
     double launch_s;       /* per dispatched op (the profile's launch latency), s; 0 unknown */
