@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_report.h"
@@ -235,6 +236,72 @@ static const char *rate_origin(char *buf, size_t n, const struct ff_estimate *e)
     return buf;
 }
 
+/* The bottom-up estimate beside the top-down one (flopfit/estimate.h ff_est_bottom_up). */
+static void bottom_up_block(FILE *out, const struct ff_model *m, const struct ff_spec *d,
+                            const struct ff_plan *p, const struct ff_estimate *e)
+{
+    struct ff_bottom_up *b = malloc(sizeof(*b));
+    if (!b)
+        return;
+    ff_bottom_up_init(b);
+    char err[256] = "";
+    fprintf(out, "\nbottom-up (the model's own ops on this device)\n");
+    if (ff_est_bottom_up(m, d, p, e, b, err, sizeof(err)) != FF_OK) {
+        fprintf(out, "  path: top-down: %s\n", err);
+        free(b);
+        return;
+    }
+    if (!b->bottom_up) {
+        fprintf(out, "  path: top-down: %s\n", b->why);
+        free(b);
+        return;
+    }
+    fprintf(out,
+            "  path: bottom-up from %d measured op(s) on this device, %d interpolated, %d "
+            "constant(s); measured share %.1f %% of the %s\n",
+            b->n_measured, b->n_interpolated, b->n_constant, 100.0 * b->measured_share,
+            p->task == FF_TASK_SERVE ? "request" : "step");
+    if (b->notes[0])
+        fprintf(out, "  note: %s\n", b->notes);
+    char b1[64], b2[64];
+    if (p->task == FF_TASK_SERVE) {
+        fprintf(out, "  prefill:  %s tokens/s (%.4g s; top-down %s tokens/s)\n",
+                ff_fmt_count(b1, sizeof(b1), b->prefill_tokens_per_s), b->prefill_s,
+                ff_fmt_count(b2, sizeof(b2), b->top_prefill_tokens_per_s));
+        fprintf(out, "  decode:   %s tokens/s (%.4g s a step; top-down %s tokens/s)\n",
+                ff_fmt_count(b1, sizeof(b1), b->decode_tokens_per_s), b->decode_step_s,
+                ff_fmt_count(b2, sizeof(b2), b->top_decode_tokens_per_s));
+        fprintf(out, "  launches: %.0f + %.0f a step at %.3g us; all-reduces %.3g + %.3g s\n",
+                b->prefill_dispatches, b->decode_dispatches, b->launch_s * 1e6, b->prefill_comm_s,
+                b->decode_comm_s);
+    } else {
+        fprintf(out,
+                "  step:     %.4g s (ops %.4g s, %.0f launches at %.3g us, communication and "
+                "bubble %.4g s); top-down %.4g s\n",
+                b->train_step_s, b->train_ops_s, b->train_dispatches, b->launch_s * 1e6,
+                b->train_comm_s, b->top_train_step_s);
+        fprintf(out, "  tokens/s: %s\n", ff_fmt_count(b1, sizeof(b1), b->train_tokens_per_s));
+    }
+    fprintf(out, "  time:     %.4g s bottom-up, %.4g s top-down: ratio bottom-up/top-down %.3f\n",
+            b->seconds, b->top_seconds, b->ratio);
+    fprintf(out, "  %-8s %-13s %-5s %-20s %-22s %9s %11s  %s\n", "phase", "op", "prec", "what",
+            "shape (m x n x k, g)", "count", "s per step", "source");
+    static const char *const phase_names[] = {"decode", "prefill", "train"};
+    for (size_t i = 0; i < b->n_terms; i++) {
+        const struct ff_bu_term *t = &b->terms[i];
+        char shape[48];
+        int w = t->op.k ? snprintf(shape, sizeof(shape), "%ux%ux%u", t->op.m, t->op.n, t->op.k)
+                        : snprintf(shape, sizeof(shape), "%ux%u", t->op.m, t->op.n);
+        if (t->op.g && w > 0 && (size_t)w < sizeof(shape))
+            snprintf(shape + w, sizeof(shape) - (size_t)w, " g%u", t->op.g);
+        fprintf(out, "  %-8s %-13s %-5s %-20s %-22s %9.4g %11.4g  %s\n",
+                (int)t->phase >= 0 && t->phase <= FF_OP_PHASE_TRAIN ? phase_names[t->phase] : "?",
+                ff_op_kind_name(t->op.kind), ff_precision_name(t->op.prec), t->op.what, shape,
+                t->op.count, t->seconds, ff_op_source_name(t->source));
+    }
+    free(b);
+}
+
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
@@ -405,6 +472,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                     ff_fmt_count(b1, sizeof(b1), e->max_tokens_per_second), mc);
         }
     }
+    if (d->measured)
+        bottom_up_block(out, m, d, p, e);
 }
 
 /* The run's time, ">= " first when a communication term's link rate is unknown. */
