@@ -1,0 +1,73 @@
+/*
+ * bench/check/opcheck.h — the kernel check of the op kernels (backend.h, FF_KERNEL_GEMV and
+ * after), checkasm style like kcheck.h is for matmul: every call site (the ops family, the
+ * backend tests, the benchmarks) goes through it.
+ *
+ *   ff_opcheck_init     fresh random inputs from a seed in the kernel's layout (weights
+ *                       quantised to the format, KV rounded to it) and the CPU reference of
+ *                       the output with a bound per element
+ *   ff_opcheck_upload   device buffers, the inputs written
+ *   ff_opcheck_run      output poisoned, one run, read back and compared
+ *   ff_opcheck_bench    warm-up and timed runs (ff_measure), the output poisoned before every
+ *                       one, then the last run's output read back and compared
+ *
+ * The reference is computed in double from the exact stored inputs (dequantised weights,
+ * rounded KV), so the only error allowed is the kernel's fp32 arithmetic: each element gets a
+ * bound from the sizes of the terms it sums (see opcheck.c). Prefill attention is checked on
+ * sampled query rows (the first and last of each head and a seeded draw), the other ops on
+ * every element. Not thread-safe: one check drives one device from one thread.
+ */
+#ifndef FF_OPCHECK_H
+#define FF_OPCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "measure.h"
+#include "verify.h"
+
+struct ff_opcheck {
+    struct ff_kernel_desc desc;
+    uint32_t n_bufs;              /* the kernel's buffers; the last is the output */
+    uint32_t params[3], n_params; /* what ff_kernel_run takes */
+    uint64_t bytes[FF_MAX_BUFS];  /* each buffer's size (ff_op_buf_bytes) */
+    void *host[FF_MAX_BUFS];      /* inputs; host[n_bufs - 1] the output last read back */
+    void *poison;                 /* written over the output before every run */
+    uint64_t n_out;               /* output elements (fp32) */
+    uint64_t n_checked;           /* elements with a reference (all but sampled prefill) */
+    uint64_t *idx;                /* the checked elements' indices, ascending */
+    double *want, *bound;         /* their exact values and the error each may show */
+    struct ff_check check;        /* the last comparison */
+    struct ff_device *dev;        /* not owned; set by ff_opcheck_upload */
+    struct ff_buf *bufs[FF_MAX_BUFS];
+};
+
+/* Host side of desc's check: inputs drawn from seed, reference computed. FF_OK,
+ * FF_ERR_INVALID (not an op kernel, or a shape the front-end would refuse) or
+ * FF_ERR_NO_MEMORY, the reason in err. On error oc needs no finish. */
+int ff_opcheck_init(struct ff_opcheck *oc, const struct ff_kernel_desc *desc, uint64_t seed,
+                    char *err, size_t errlen);
+/* Frees what init and upload made; NULL-safe, may be called twice. */
+void ff_opcheck_finish(struct ff_opcheck *oc);
+/* Creates the device buffers and writes the inputs. A backend status on error. */
+int ff_opcheck_upload(struct ff_opcheck *oc, struct ff_device *dev, char *err, size_t errlen);
+/* Compares out (the output buffer's contents) with the reference into oc->check. FF_OK, or
+ * FF_ERR_VERIFY naming the first bad element, the counts and the errors. */
+int ff_opcheck_compare(struct ff_opcheck *oc, const float *out, char *err, size_t errlen);
+/* Poison the output, run kern once, read it back, compare. */
+int ff_opcheck_run(struct ff_opcheck *oc, struct ff_kernel *kern, char *err, size_t errlen);
+/* Times kern with ff_measure into t, the output poisoned before each run (outside its time),
+ * then reads back and compares the last run's output. */
+int ff_opcheck_bench(struct ff_opcheck *oc, struct ff_kernel *kern,
+                     const struct ff_measure_cfg *cfg, struct ff_timing *t, char *err,
+                     size_t errlen);
+
+/* Bytes one run must read and write, every buffer once (gemv's S only where the format has
+ * scales): the numerator of its B/s figure, the traffic no kernel can avoid. */
+uint64_t ff_opcheck_bytes(const struct ff_kernel_desc *desc);
+/* Arithmetic of one run (2 per multiply-add), for the op kinds whose time it bounds: gemv and
+ * attention; 0 for the others. */
+double ff_opcheck_flops(const struct ff_kernel_desc *desc);
+
+#endif
