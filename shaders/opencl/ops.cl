@@ -73,6 +73,23 @@ static inline float hsum(FV v)
 #endif
 }
 
+/*
+ * fp16 bits to float, exactly (normals rebiased, subnormals renormalised by a float
+ * subtraction of normal numbers, so no denormal arithmetic; infinities and NaNs kept), in
+ * integer vector operations: PoCL widens a scalar vload_half in ~20 scalar instructions, and
+ * gemv reads one fp16 scale per block and row. T is a float type, U the uint type as wide.
+ */
+#define H2F_BODY(T, U, AS_T, AS_U)                                                             \
+    {                                                                                          \
+        const U o = (h & 0x7fffu) << 13, e = o & 0x0f800000u;                                  \
+        U r = select(o + 0x38000000u, o + 0x70000000u, e == 0x0f800000u);                      \
+        const T sub = AS_T(o + 0x38800000u) - AS_T((U)0x38800000u);                            \
+        r = select(r, AS_U(sub), e == 0u);                                                     \
+        return AS_T(r | ((h & 0x8000u) << 16));                                                \
+    }
+static inline float h2f(uint h) H2F_BODY(float, uint, as_float, as_uint)
+static inline float16 h2f16(uint16 h) H2F_BODY(float16, uint16, as_float16, as_uint16)
+
 /* ---- storage formats of float weights and KV caches ---- */
 /* F: 0 fp32, 1 fp16, 2 bf16. VLOAD_FMT reads VW elements at p, LOAD1_FMT one. */
 #define FLOAD_0(p) VLOADF(p)
@@ -157,15 +174,31 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
 #else
 #define BLOCK_BYTES 16
 #endif
-    __global const half *s = (__global const half *)S;
+    __global const ushort *s = (__global const ushort *)S;
+    /* the scales of 16 blocks at a time, widened together */
+    float ds[ROWS][16];
     for (uint blk = 0; blk < nb; blk++) {
+        if (blk % 16 == 0) {
+            UNROLL for (uint r = 0; r < ROWS; r++) {
+                __global const ushort *sr = s + (size_t)row[r] * nb + blk;
+                if (blk + 16 <= nb) {
+                    const uint16 h = convert_uint16(vload16(0, sr));
+                    vstore16(h2f16(h), 0, ds[r]);
+                } else {
+                    for (uint j = 0; j < nb - blk; j++) {
+                        const uint h = sr[j];
+                        ds[r][j] = h2f(h);
+                    }
+                }
+            }
+        }
         FV xv[MB][32 / VW];
         UNROLL for (uint b = 0; b < MB; b++)
             UNROLL for (uint c = 0; c < 32 / VW; c++)
                 xv[b][c] = VLOADF(x[b] + blk * 32 + c * VW);
         UNROLL for (uint r = 0; r < ROWS; r++) {
             const uint bi = row[r] * nb + blk;
-            const float d = vload_half(bi, s);
+            const float d = ds[r][blk % 16];
             __global const uchar *q = W + (size_t)bi * BLOCK_BYTES;
             FV wv[32 / VW];
 #if FMT == 4
