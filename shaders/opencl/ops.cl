@@ -205,11 +205,14 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
             UNROLL for (uint c = 0; c < 32 / VW; c++)
                 wv[c] = CONVF(CAT(as_char, VW)(VLOADUC(q + c * VW)));
 #else
-            /* byte j: element j in the low nibble, j + 16 in the high one */
+            /* byte j: element j in the low nibble, j + 16 in the high one. A nibble v becomes
+             * the float 2^23 + v by or-ing it into 2^23's mantissa, and subtracting 2^23 + 8
+             * leaves v - 8 exactly: one bit operation and one subtraction per 16 weights in
+             * place of a mask, a byte subtraction and an int-to-float conversion. */
             UNROLL for (uint c = 0; c < 16 / VW; c++) {
-                CAT(uchar, VW) bytes = VLOADUC(q + c * VW);
-                wv[c] = CONVF(CAT(as_char, VW)(bytes & (uchar)15) - (char)8);
-                wv[c + 16 / VW] = CONVF(CAT(as_char, VW)(bytes >> (uchar)4) - (char)8);
+                const CAT(uint, VW) dw = CONVU(VLOADUC(q + c * VW));
+                wv[c] = AS_FV((dw & 15u) | 0x4b000000u) - 8388616.0f;
+                wv[c + 16 / VW] = AS_FV((dw >> 4) | 0x4b000000u) - 8388616.0f;
             }
 #endif
             UNROLL for (uint b = 0; b < MB; b++) {
