@@ -30,11 +30,11 @@ static const struct ff_tune_param gemv_params[GV_N] = {
 enum { AT_A, AT_TILE, AT_N };
 static const struct ff_tune_param decode_params[AT_N] = {
     [AT_A] = {"split", 7, {1, 2, 4, 8, 16, 32, 64}},
-    [AT_TILE] = {"tile", 4, {8, 16, 32, 64}},
+    [AT_TILE] = {"tile", 4, {16, 32, 64, 128}},
 };
 static const struct ff_tune_param prefill_params[AT_N] = {
     [AT_A] = {"bq", 4, {1, 2, 4, 8}},
-    [AT_TILE] = {"tile", 4, {8, 16, 32, 64}},
+    [AT_TILE] = {"tile", 4, {16, 32, 64, 128}},
 };
 
 static uint32_t preferred_float_width(const struct cl_dev *d)

@@ -90,6 +90,29 @@ static inline float hsum(FV v)
 static inline float h2f(uint h) H2F_BODY(float, uint, as_float, as_uint)
 static inline float16 h2f16(uint16 h) H2F_BODY(float16, uint16, as_float16, as_uint16)
 
+/* The largest of a vector's lanes. */
+static inline float hmax(FV v)
+{
+#if VW >= 16
+    float8 v8 = fmax(v.lo, v.hi);
+#elif VW == 8
+    float8 v8 = v;
+#endif
+#if VW >= 8
+    float4 v4 = fmax(v8.lo, v8.hi);
+#elif VW == 4
+    float4 v4 = v;
+#endif
+#if VW >= 4
+    float2 v2 = fmax(v4.lo, v4.hi);
+    return fmax(v2.x, v2.y);
+#elif VW == 2
+    return fmax(v.x, v.y);
+#else
+    return v;
+#endif
+}
+
 /* ---- storage formats of float weights and KV caches ---- */
 /* F: 0 fp32, 1 fp16, 2 bf16. VLOAD_FMT reads VW elements at p, LOAD1_FMT one. */
 #define FLOAD_0(p) VLOADF(p)
@@ -246,8 +269,9 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
 
 /*
  * One online-softmax pass of R query rows q (pre-scaled by 1/sqrt(KD)) over positions
- * [s0, s1) of one KV head, TILE positions at a time: the tile's scores, then one rescale of
- * the running sums by exp(old max - new max), then the tile's values. Row r sees positions
+ * [s0, s1) of one KV head, TILE positions at a time (TILE a multiple of VW): the tile's
+ * scores, then their softmax in vectors with one rescale of the running sums by
+ * exp(old max - new max), then the tile's values. Row r sees positions
  * s <= lim[r] only (the causal mask; decode passes the last position).
  * mx, sm: running max and sum of exp per row; o: the running sum of p V.
  */
@@ -255,6 +279,10 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
     for (uint s = (s0); s < (s1); s += TILE) {                                                 \
         const uint te = min((uint)TILE, (s1) - s);                                             \
         float sc[R][TILE];                                                                     \
+        if (te < TILE)                                                                         \
+            UNROLL for (uint r = 0; r < R; r++)                                                \
+                for (uint j = te; j < TILE; j++)                                               \
+                    sc[r][j] = -INFINITY;                                                      \
         for (uint j = 0; j < te; j++) {                                                        \
             FV kr[NC];                                                                         \
             UNROLL for (uint c = 0; c < NC; c++)                 \
@@ -266,22 +294,25 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
                 sc[r][j] = s + j <= lim[r] ? hsum(a) : -INFINITY;                              \
             }                                                                                  \
         }                                                                                      \
-        UNROLL for (uint r = 0; r < R; r++) {                    \
-            float tm = mx[r];                                                                  \
-            for (uint j = 0; j < te; j++)                                                      \
-                tm = fmax(tm, sc[r][j]);                                                       \
-            /* a tile wholly masked for this row leaves it alone */                            \
-            if (tm == -INFINITY)                                                               \
-                continue;                                                                      \
-            const float corr = exp(mx[r] - tm);                                                \
+        /* the softmax of the tile in VW-wide vectors (masked and missing scores are -inf) */  \
+        UNROLL for (uint r = 0; r < R; r++) {                                                  \
+            FV vm = VLOADF(&sc[r][0]);                                                         \
+            for (uint j = VW; j < TILE; j += VW)                                               \
+                vm = fmax(vm, VLOADF(&sc[r][j]));                                              \
+            const float tm = fmax(mx[r], hmax(vm));                                            \
+            /* a row that has seen no position yet (max -inf) takes weights exp(-inf) = 0 */   \
+            const float base = tm == -INFINITY ? 0.0f : tm;                                    \
+            const float corr = exp(mx[r] - base);                                              \
             mx[r] = tm;                                                                        \
-            sm[r] *= corr;                                                                     \
-            UNROLL for (uint c = 0; c < NC; c++)                 \
+            UNROLL for (uint c = 0; c < NC; c++)                                               \
                 o[r][c] *= corr;                                                               \
-            for (uint j = 0; j < te; j++) {                                                    \
-                sc[r][j] = exp(sc[r][j] - tm);                                                 \
-                sm[r] += sc[r][j];                                                             \
+            FV vs = (FV)(0.0f);                                                                \
+            for (uint j = 0; j < TILE; j += VW) {                                              \
+                const FV p = exp(VLOADF(&sc[r][j]) - base);                                    \
+                VSTOREF(p, &sc[r][j]);                                                         \
+                vs += p;                                                                       \
             }                                                                                  \
+            sm[r] = sm[r] * corr + hsum(vs);                                                   \
         }                                                                                      \
         for (uint j = 0; j < te; j++) {                                                        \
             FV vr[NC];                                                                         \
