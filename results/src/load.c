@@ -18,7 +18,7 @@
 #include <flopfit/precision.h>
 #include <flopfit/status.h>
 
-#include "results.h"
+#include "results_impl.h"
 
 static const struct ff_pub_metric_info metrics[FF_PUB_METRIC_COUNT] = {
     [FF_PUB_FP32] = {"fp32", "fp32 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_FP32,
@@ -69,10 +69,13 @@ void ff_pub_set_destroy(struct ff_pub_set **setp)
         return;
     for (size_t i = 0; i < set->n_runs; i++) {
         free(set->runs[i].path);
+        free(set->runs[i].op_g);
         ff_profile_close(&set->runs[i].doc);
     }
-    for (size_t i = 0; i < set->n_devices; i++)
+    for (size_t i = 0; i < set->n_devices; i++) {
         free(set->devices[i].runs);
+        free(set->devices[i].ops);
+    }
     for (size_t i = 0; i < set->n_skipped; i++) {
         free(set->skipped[i].path);
         free(set->skipped[i].reason);
@@ -230,6 +233,11 @@ static int add_file(struct ff_pub_set *set, const char *path)
     }
     r->doc = doc;
     r->info = ff_profile_info(doc);
+    if (ff_pub_run_read_groups(r) != FF_OK) {
+        free(r->path);
+        ff_profile_close(&r->doc);
+        return FF_ERR_NO_MEMORY;
+    }
     for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
         read_figure(doc, (enum ff_pub_metric)m, &r->fig[m]);
     /* a 1.0 profile does not say how it was run: never guessed from its sizes */

@@ -37,6 +37,16 @@ size_t ff_pub_chart_count(const struct ff_pub_set *set);
 int ff_pub_chart(const struct ff_pub_set *set, size_t i, char *name, size_t n,
                  struct ff_pub_sb *out);
 
+/* ---- op tests (ops.c) ---- */
+
+/* The op tests' groups of a run just opened (r->op_g); a profile without op tests reads none.
+ * FF_ERR_NO_MEMORY, else 0 (a file whose groups cannot be read is left without them). */
+int ff_pub_run_read_groups(struct ff_pub_run *r);
+/* The device's op rows from its runs (d->ops). FF_ERR_NO_MEMORY or 0. */
+int ff_pub_device_ops(struct ff_pub_device *d);
+/* The sentence every output puts above the op rows. */
+const char *ff_pub_ops_intro(void);
+
 /* ---- destination folders (dest.c) ---- */
 
 /* An open folder the publisher writes into, and the path messages name it by. */
