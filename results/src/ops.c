@@ -27,8 +27,8 @@
 
 /* The schema's order of the ops (results/SCHEMA.md); an op not named here sorts after them. */
 static const char *const op_order[] = {
-    FF_PF_OP_GEMM,    FF_PF_OP_GEMV, FF_PF_OP_ATTN_DECODE, FF_PF_OP_ATTN_PREFILL, FF_PF_OP_RMSNORM,
-    FF_PF_OP_ROPE,    FF_PF_OP_SWIGLU, FF_PF_OP_ADD,       FF_PF_OP_XENT,
+    FF_PF_OP_GEMM, FF_PF_OP_GEMV,   FF_PF_OP_ATTN_DECODE, FF_PF_OP_ATTN_PREFILL, FF_PF_OP_RMSNORM,
+    FF_PF_OP_ROPE, FF_PF_OP_SWIGLU, FF_PF_OP_ADD,         FF_PF_OP_XENT,
 };
 #define N_OP_ORDER (sizeof(op_order) / sizeof(op_order[0]))
 
@@ -42,7 +42,8 @@ const char *ff_pub_ops_intro(void)
     return "One row per op, format and shape: the op as the model runs it, timed on the device "
            "and checked against a CPU reference. Time is the median device time of one run; "
            "rate is the bytes the op must move over that time (FLOP/s for gemm); \"of read "
-           "bandwidth\" is that rate over the read bandwidth the same run measured (a memory-bound op "
+           "bandwidth\" is that rate over the read bandwidth the same run measured (a memory-bound "
+           "op "
            "near 100% streams at the device's bandwidth; above it, its data stayed in a "
            "cache). Several runs of a device show their medians.";
 }
@@ -303,8 +304,7 @@ int ff_pub_device_ops(struct ff_pub_device *d)
                 continue;
             enum ff_pub_state s =
                 t->status == FF_PROFILE_TEST_UNSUPPORTED ? FF_PUB_UNSUPPORTED : FF_PUB_FAILED;
-            if (op->state == FF_PUB_ABSENT || s == FF_PUB_FAILED ||
-                op->state != FF_PUB_FAILED) {
+            if (op->state == FF_PUB_ABSENT || s == FF_PUB_FAILED || op->state != FF_PUB_FAILED) {
                 op->state = s;
                 op->reason = reason_of(t);
             }

@@ -20,8 +20,9 @@ static const struct ff_pub_writer writers[] = {
     {"md", "a Markdown table with numbered footnotes (the default)", ff_pub_write_md, NULL},
     {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_pub_write_csv,
      NULL},
-    {"ops-csv", "one CSV row per device and op test (op, format, shape, time, rate, fraction of "
-                "read bandwidth)",
+    {"ops-csv",
+     "one CSV row per device and op test (op, format, shape, time, rate, fraction of "
+     "read bandwidth)",
      ff_pub_write_ops_csv, NULL},
     {"json", "every figure, its spread, the estimator's columns and the roofline points",
      ff_pub_write_json, NULL},
@@ -363,8 +364,9 @@ int ff_pub_write_ops_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
         const struct ff_pub_device *d = &set->devices[i];
         const struct ff_profile_device *pd = &d->info->device;
         const struct ff_pub_run *newest = d->runs[d->n_runs - 1];
-        const char *text[] = {pd->name, pd->vendor, pd->backend, pd->driver_version,
-                              d->info->device_id, newest->kind, newest->tool_minor};
+        const char *text[] = {pd->name,           pd->vendor,         pd->backend,
+                              pd->driver_version, d->info->device_id, newest->kind,
+                              newest->tool_minor};
         for (size_t k = 0; k < d->n_ops; k++) {
             const struct ff_pub_op *op = &d->ops[k];
             for (size_t c = 0; c < sizeof(text) / sizeof(text[0]); c++)

@@ -87,8 +87,6 @@ struct ff_pub_figure {
 
 /* One profile that was read. */
 struct ff_pub_run {
-    uint64_t *op_g; /* per test (file order): an op test's "shape"."g", 0 absent; NULL when the
-                     * profile has no op test or its groups could not be read (ops.c) */
     char *path;                         /* as given or found (under a folder given) */
     struct ff_profile_doc *doc;         /* owned; its strings stay valid with the set */
     const struct ff_profile_info *info; /* ff_profile_info(doc) */
@@ -99,6 +97,9 @@ struct ff_pub_run {
     struct ff_spec spec;
     char tool_minor[16]; /* flopfit's major.minor version that wrote it ("0.1"), "" unknown */
     size_t order;        /* its place in the order the profiles were read */
+    /* per test (file order): an op test's "shape"."g", 0 absent; NULL when the profile has no
+     * op test or its groups could not be read (ops.c) */
+    uint64_t *op_g;
 };
 
 /* A model's decode step on a device, as the estimator predicts it (a roofline point). */
@@ -132,16 +133,16 @@ struct ff_pub_op {
     uint64_t m, n, k, g;   /* "shape"; 0 where absent (g: no group) */
     uint64_t bytes;        /* the traffic of one run of the op, B; 0 absent */
     enum ff_pub_state state;
-    const char *unit;      /* ok: "B/s", or "FLOP/s" / "OP/s" for gemm */
-    double value;          /* ok: the median over the runs that measured it */
-    double min, max;       /* ok: over those runs */
-    int runs;              /* runs with a value */
-    double time_s;         /* ok: the median device time (wall time where the test has none)
-                            * of the run whose value is the median, s */
-    bool has_fraction;     /* a memory-bound op whose runs measured the read bandwidth too */
-    double read_fraction;  /* the median over runs of value / the same run's read bandwidth */
+    const char *unit;     /* ok: "B/s", or "FLOP/s" / "OP/s" for gemm */
+    double value;         /* ok: the median over the runs that measured it */
+    double min, max;      /* ok: over those runs */
+    int runs;             /* runs with a value */
+    double time_s;        /* ok: the median device time (wall time where the test has none)
+                           * of the run whose value is the median, s */
+    bool has_fraction;    /* a memory-bound op whose runs measured the read bandwidth too */
+    double read_fraction; /* the median over runs of value / the same run's read bandwidth */
     double fraction_min, fraction_max;
-    const char *reason;    /* unsupported or failed: the newest such test's reason */
+    const char *reason; /* unsupported or failed: the newest such test's reason */
 };
 /* Is op `name` bounded by memory traffic (its B/s comparable with the read bandwidth)? Every
  * op but gemm (FLOP/s) and attn_prefill (compute-bound: O(n^2) work over O(n) bytes). */

@@ -144,12 +144,12 @@ static void check_csv(const char *what, const char *s)
 static bool known_tag(const char *name, size_t n)
 {
     static const char *const tags[] = {
-        "!DOCTYPE", "html",  "head",  "meta",   "title",  "link",       "style",    "body",
-        "h1",       "h2",    "p",     "div",    "table",  "thead",      "tbody",    "tr",
-        "th",       "td",    "span",  "sup",    "a",      "br",         "small",    "ol",
-        "ul",       "li",    "code",  "em",     "figure", "figcaption", "script",   "svg",
-        "rect",     "text",  "g",     "line",   "circle", "button",     "fieldset", "footer",
-        "form",     "input", "label", "legend", "option", "output",     "select",   "time",
+        "!DOCTYPE", "html",    "head",  "meta",   "title",  "link",       "style",    "body",
+        "h1",       "h2",      "p",     "div",    "table",  "thead",      "tbody",    "tr",
+        "th",       "td",      "span",  "sup",    "a",      "br",         "small",    "ol",
+        "ul",       "li",      "code",  "em",     "figure", "figcaption", "script",   "svg",
+        "rect",     "text",    "g",     "line",   "circle", "button",     "fieldset", "footer",
+        "form",     "input",   "label", "legend", "option", "output",     "select",   "time",
         "details",  "summary",
     };
     for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
