@@ -153,8 +153,11 @@ static bool from_profile(const struct ff_spec *d, const struct ff_op *op, double
         double slope = (ys[1] - ys[0]) / (xs[1] - xs[0]);
         Y = along(xs[0], ys[0], fmin(fmax(slope, 0.0), 1.0), X);
     } else if (X >= xs[n - 1]) {
-        double slope = (ys[n - 1] - ys[n - 2]) / (xs[n - 1] - xs[n - 2]);
-        Y = along(xs[n - 1], ys[n - 1], fmax(slope, 1.0), X);
+        /* above the range, at the largest shape's throughput: a bigger op moves or computes
+         * proportionally more at the rate its largest measured neighbour already reached (the
+         * slope of the last two points is no guide: two shapes of nearly equal work, as the
+         * capped GEMMs are, give any slope) */
+        Y = along(xs[n - 1], ys[n - 1], 1.0, X);
     } else {
         size_t j = 1;
         while (xs[j] < X)
