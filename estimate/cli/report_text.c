@@ -236,26 +236,44 @@ static const char *rate_origin(char *buf, size_t n, const struct ff_estimate *e)
     return buf;
 }
 
-/* The bottom-up estimate beside the top-down one (flopfit/estimate.h ff_est_bottom_up). */
-static void bottom_up_block(FILE *out, const struct ff_model *m, const struct ff_spec *d,
-                            const struct ff_plan *p, const struct ff_estimate *e)
+/* The bottom-up estimate of a measured profile (flopfit/estimate.h ff_est_bottom_up) into a
+ * new *b (the caller frees it); NULL when out of memory. A failure is a top-down path whose why
+ * says what failed. */
+static struct ff_bottom_up *bottom_up_of(const struct ff_model *m, const struct ff_spec *d,
+                                         const struct ff_plan *p, const struct ff_estimate *e)
 {
     struct ff_bottom_up *b = malloc(sizeof(*b));
     if (!b)
-        return;
+        return NULL;
     ff_bottom_up_init(b);
     char err[256] = "";
-    fprintf(out, "\nbottom-up (the model's own ops on this device)\n");
     if (ff_est_bottom_up(m, d, p, e, b, err, sizeof(err)) != FF_OK) {
-        fprintf(out, "  path: top-down: %s\n", err);
-        free(b);
-        return;
+        b->bottom_up = false;
+        snprintf(b->why, sizeof(b->why), "%s", err);
     }
-    if (!b->bottom_up) {
+    return b;
+}
+
+/* The path line: which estimate the figures above it are. */
+static void path_line(FILE *out, const struct ff_bottom_up *b)
+{
+    if (!b)
+        fprintf(out, "  path: top-down: a datasheet device (no ops measured)\n");
+    else if (!b->bottom_up)
         fprintf(out, "  path: top-down: %s\n", b->why);
-        free(b);
+    else
+        fprintf(out,
+                "  path: bottom-up: the model's own ops as measured on this device (%.0f %% of "
+                "the time measured; terms below), the top-down figure beside each\n",
+                100.0 * b->measured_share);
+}
+
+/* The bottom-up terms beside the top-down estimate. */
+static void bottom_up_block(FILE *out, const struct ff_plan *p, const struct ff_bottom_up *b)
+{
+    if (!b || !b->bottom_up)
         return;
-    }
+    fprintf(out, "\nbottom-up (the model's own ops on this device)\n");
     fprintf(out,
             "  path: bottom-up from %d measured op(s) on this device, %d interpolated, %d "
             "constant(s); measured share %.1f %% of the %s\n",
@@ -299,13 +317,14 @@ static void bottom_up_block(FILE *out, const struct ff_model *m, const struct ff
                 ff_op_kind_name(t->op.kind), ff_precision_name(t->op.prec), t->op.what, shape,
                 t->op.count, t->seconds, ff_op_source_name(t->source));
     }
-    free(b);
 }
 
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
     char b1[64], b2[64], b3[64], origin[160];
+    struct ff_bottom_up *bu = d->measured ? bottom_up_of(m, d, p, e) : NULL;
+    const bool up = bu && bu->bottom_up;
     fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token", m->name,
             (double)e->params.total / 1e9, (unsigned long long)e->params.total,
             (double)e->params.active / 1e9);
@@ -410,8 +429,14 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
                 : e->step.modelled          ? " implied by the step below"
                                             : "");
-        fprintf(out, "  time:           %s on %lld GPU(s)\n",
-                ff_fmt_duration(b1, sizeof(b1), e->seconds), (long long)e->gpus);
+        path_line(out, bu);
+        if (up)
+            fprintf(out, "  time:           %s on %lld GPU(s) (top-down %s)\n",
+                    ff_fmt_duration(b1, sizeof(b1), bu->seconds), (long long)e->gpus,
+                    ff_fmt_duration(b2, sizeof(b2), e->seconds));
+        else
+            fprintf(out, "  time:           %s on %lld GPU(s)\n",
+                    ff_fmt_duration(b1, sizeof(b1), e->seconds), (long long)e->gpus);
         step_block(out, p, e);
         fprintf(out, "  GPU-hours:      %s\n", ff_fmt_count(b1, sizeof(b1), e->gpu_hours));
         if (e->cost_usd >= 0)
@@ -439,11 +464,23 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                     e->weight_stream_measured ? "the read bandwidth (measured)"
                                               : "the 16-bit fraction (sourced default)",
                     e->weight_compute_fraction * 100.0);
-        fprintf(out, "  time to first token (prefill, batch %lld): %s\n", (long long)e->serve_batch,
-                ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
-        fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
-                (long long)e->serve_batch,
-                ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
+        path_line(out, bu);
+        if (up) {
+            fprintf(out, "  time to first token (prefill, batch %lld): %s (top-down %s)\n",
+                    (long long)e->serve_batch, ff_fmt_duration(b1, sizeof(b1), bu->prefill_s),
+                    ff_fmt_duration(b2, sizeof(b2), e->prefill_seconds));
+            fprintf(out,
+                    "  decode step (batch %lld, mean context):    %s per token (top-down %s)\n",
+                    (long long)e->serve_batch, ff_fmt_duration(b1, sizeof(b1), bu->decode_step_s),
+                    ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
+            fprintf(out, "  tokens/s, cost and the maximum below are top-down\n");
+        } else {
+            fprintf(out, "  time to first token (prefill, batch %lld): %s\n",
+                    (long long)e->serve_batch, ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
+            fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
+                    (long long)e->serve_batch,
+                    ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
+        }
         fprintf(out, "  one sequence alone:           %s tokens/s\n",
                 ff_fmt_count(b1, sizeof(b1), e->tokens_per_second));
         fprintf(out,
@@ -472,8 +509,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                     ff_fmt_count(b1, sizeof(b1), e->max_tokens_per_second), mc);
         }
     }
-    if (d->measured)
-        bottom_up_block(out, m, d, p, e);
+    bottom_up_block(out, p, bu);
+    free(bu);
 }
 
 /* The run's time, ">= " first when a communication term's link rate is unknown. */
