@@ -410,11 +410,10 @@ __kernel void attn_prefill(__global const float *restrict Q, __global const KVT 
     __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
     ATTEND(BQ, q, o, mx, sm, kh, vh, 0u, s1, lim)
     UNROLL for (uint r = 0; r < BQ; r++) {
-        if (t0 + r >= N)
-            break;
         const float inv = 1.0f / sm[r];
-        UNROLL for (uint c = 0; c < NC; c++)
-            VSTOREF(o[r][c] * inv, O + ((size_t)head * N + t0 + r) * KD + c * VW);
+        if (t0 + r < N)
+            UNROLL for (uint c = 0; c < NC; c++)
+                VSTOREF(o[r][c] * inv, O + ((size_t)head * N + t0 + r) * KD + c * VW);
     }
 }
 #endif /* BQ */
