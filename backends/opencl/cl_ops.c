@@ -282,7 +282,7 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         const char *how;
         if (desc->id == FF_KERNEL_ROPE) {
             k->global[0] = desc->n / 2;
-            k->global[1] = desc->m;
+            k->global[1] = desc->m / desc->g; /* tokens: a token's g rows share the angle */
             how = "one rotated pair per work-item";
         } else if (desc->id == FF_KERNEL_SWIGLU || desc->id == FF_KERNEL_ADD) {
             k->global[0] = div_up((size_t)desc->m * desc->n, vw);

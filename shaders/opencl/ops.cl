@@ -451,16 +451,21 @@ __kernel void rmsnorm(__global const float *restrict X, __global const float *re
 __kernel void rope(__global const float *restrict X, __global float *restrict Y, uint M, uint N,
                    uint pos0)
 {
-    const uint j = get_global_id(0), i = get_global_id(1), half_n = N / 2;
-    if (j >= half_n || i >= M)
+    /* one item per (token, pair j): the angle and its sine and cosine once, applied to the
+     * token's G rows (its heads), which share the position */
+    const uint j = get_global_id(0), t = get_global_id(1), half_n = N / 2;
+    if (j >= half_n || t >= M / G)
         return;
-    const float pos = (float)(pos0 + i / G);
+    const float pos = (float)(pos0 + t);
     const float a = pos * pow(10000.0f, -2.0f * (float)j / (float)N);
-    const float c = cos(a), s = sin(a);
-    __global const float *x = X + (size_t)i * N;
-    const float x0 = x[j], x1 = x[j + half_n];
-    Y[(size_t)i * N + j] = x0 * c - x1 * s;
-    Y[(size_t)i * N + j + half_n] = x0 * s + x1 * c;
+    float c;
+    const float s = sincos(a, &c);
+    for (uint h = 0; h < G; h++) {
+        const size_t row = ((size_t)t * G + h) * N;
+        const float x0 = X[row + j], x1 = X[row + j + half_n];
+        Y[row + j] = x0 * c - x1 * s;
+        Y[row + j + half_n] = x0 * s + x1 * c;
+    }
 }
 
 /* Elementwise over T = M*N floats, VW per item (global ceil(T / VW)), the last item's tail
