@@ -52,8 +52,7 @@ static uint32_t preferred_float_width(const struct cl_dev *d)
 static size_t max_work_group(const struct cl_dev *d)
 {
     size_t wg = 0;
-    if (clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL) !=
-        CL_SUCCESS)
+    if (clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL) != CL_SUCCESS)
         wg = 1;
     return wg;
 }
@@ -273,8 +272,7 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
             [FF_KERNEL_XENT] = "xent",
         };
         if (desc->id < FF_KERNEL_RMSNORM || desc->id > FF_KERNEL_XENT)
-            return ff_errf(err, errlen, FF_ERR_INVALID, "kernel %d is not an op",
-                           (int)desc->id);
+            return ff_errf(err, errlen, FF_ERR_INVALID, "kernel %d is not an op", (int)desc->id);
         const uint32_t vw = preferred_float_width(d);
         *name = names[desc->id];
         snprintf(options, optlen, "-cl-std=CL1.2 -DSMALL -DVW=%u -DG=%u", (unsigned)vw,
@@ -291,8 +289,8 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
             k->global[0] = desc->m;
             how = "one row per work-item";
         }
-        snprintf(k->base.variant, sizeof(k->base.variant), "%s, float%u, %s", *name,
-                 (unsigned)vw, how);
+        snprintf(k->base.variant, sizeof(k->base.variant), "%s, float%u, %s", *name, (unsigned)vw,
+                 how);
         k->base.n_bufs = desc->id == FF_KERNEL_ROPE ? 2 : 3;
         k->base.n_params = desc->id == FF_KERNEL_ROPE ? 3 : 2;
         return FF_OK;

@@ -265,8 +265,7 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
         } else if (is(t->family, FF_PF_FAMILY_LATENCY) && is(t->name, FF_PF_LATENCY_LAUNCH)) {
             /* an empty kernel computes nothing to verify: an ok latency figure counts */
             if (t->status == FF_PROFILE_TEST_OK && t->has_value && t->value > 0.0 &&
-                is(t->unit, FF_PF_UNIT_SECONDS) &&
-                (d.launch_s <= 0.0 || t->value < d.launch_s))
+                is(t->unit, FF_PF_UNIT_SECONDS) && (d.launch_s <= 0.0 || t->value < d.launch_s))
                 d.launch_s = t->value;
         } else if (is(t->family, FF_PF_FAMILY_INTERCONNECT)) {
             if (is(t->scope, FF_PF_SCOPE_INTRA_NODE))

@@ -36,17 +36,12 @@ static const struct op_case cases[] = {
     {"gemv bf16 4096x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_BF16, 1, 4096, 4096, 0, {0}}},
     {"gemv fp32 4096x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP32, 1, 4096, 4096, 0, {0}}},
     {"attn_decode fp16 m32 g4 L512", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 4, {0}}},
-    {"attn_decode fp16 m32 g4 L4096",
-     {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, {0}}},
+    {"attn_decode fp16 m32 g4 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, {0}}},
     {"attn_decode fp16 m32 g1 L512", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1, {0}}},
-    {"attn_decode fp16 m32 g1 L4096",
-     {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1, {0}}},
-    {"attn_decode fp32 m32 g4 L4096",
-     {FF_KERNEL_ATTN_DECODE, FF_PREC_FP32, 32, 4096, 128, 4, {0}}},
-    {"attn_decode bf16 m32 g4 L4096",
-     {FF_KERNEL_ATTN_DECODE, FF_PREC_BF16, 32, 4096, 128, 4, {0}}},
-    {"attn_prefill fp16 m32 g4 n512",
-     {FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 32, 512, 128, 4, {0}}},
+    {"attn_decode fp16 m32 g1 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1, {0}}},
+    {"attn_decode fp32 m32 g4 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP32, 32, 4096, 128, 4, {0}}},
+    {"attn_decode bf16 m32 g4 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_BF16, 32, 4096, 128, 4, {0}}},
+    {"attn_prefill fp16 m32 g4 n512", {FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 32, 512, 128, 4, {0}}},
     {"rmsnorm 64x4096", {FF_KERNEL_RMSNORM, FF_PREC_FP32, 64, 4096, 0, 0, {0}}},
     {"rope 64x32x128", {FF_KERNEL_ROPE, FF_PREC_FP32, 2048, 128, 0, 32, {0}}},
     {"swiglu 64x11008", {FF_KERNEL_SWIGLU, FF_PREC_FP32, 64, 11008, 0, 0, {0}}},
@@ -95,9 +90,9 @@ static int fill(struct ff_device *dev, const struct ff_kernel_desc *d, uint32_t 
     bool f32 = (d->id == FF_KERNEL_GEMV && (i == 0 || (i == 1 && d->prec == FF_PREC_FP32) ||
                                             (i == 2 && d->prec == FF_PREC_INT8))) ||
                (d->id != FF_KERNEL_GEMV && (d->prec == FF_PREC_FP32 || i == 0));
-    bool f16 = (d->id == FF_KERNEL_GEMV && ((i == 1 && d->prec == FF_PREC_FP16) ||
-                                            (i == 2 && (d->prec == FF_PREC_Q8_0 ||
-                                                        d->prec == FF_PREC_Q4_0)))) ||
+    bool f16 = (d->id == FF_KERNEL_GEMV &&
+                ((i == 1 && d->prec == FF_PREC_FP16) ||
+                 (i == 2 && (d->prec == FF_PREC_Q8_0 || d->prec == FF_PREC_Q4_0)))) ||
                (d->id >= FF_KERNEL_ATTN_DECODE && d->id <= FF_KERNEL_ATTN_PREFILL &&
                 d->prec == FF_PREC_FP16 && i > 0);
     bool b16 = d->prec == FF_PREC_BF16 && (d->id == FF_KERNEL_GEMV ? i == 1 : i == 1 || i == 2);

@@ -35,8 +35,8 @@ static void check_op(const struct ff_kernel_desc *d, const char *what)
     struct ff_opcheck oc;
     int ret = ff_kernel_create(dev, d, &k, err, sizeof(err));
     cr_assert_eq(ret, FF_OK, "%s: create: %s", what, err);
-    cr_assert_eq(ff_opcheck_init(&oc, d, 77 + d->m + d->n, err, sizeof(err)), FF_OK, "%s: %s",
-                 what, err);
+    cr_assert_eq(ff_opcheck_init(&oc, d, 77 + d->m + d->n, err, sizeof(err)), FF_OK, "%s: %s", what,
+                 err);
     ret = ff_opcheck_upload(&oc, dev, err, sizeof(err));
     if (ret == FF_OK)
         ret = ff_opcheck_run(&oc, k, err, sizeof(err));
@@ -62,12 +62,14 @@ Test(opencl_ops, gemv_every_format_at_odd_shapes)
 {
     static const enum ff_precision fmts[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16,
                                              FF_PREC_INT8, FF_PREC_Q8_0, FF_PREC_Q4_0};
-    static const uint32_t shapes[][3] = {{1, 17, 32}, {3, 17, 96}, {1, 1, 32}, {5, 33, 64},
-                                         {1, 64, 256}};
+    static const uint32_t shapes[][3] = {
+        {1, 17, 32}, {3, 17, 96}, {1, 1, 32}, {5, 33, 64}, {1, 64, 256}};
     for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
         for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
-            check_desc((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = fmts[f],
-                                               .m = shapes[s][0], .n = shapes[s][1],
+            check_desc((struct ff_kernel_desc){.id = FF_KERNEL_GEMV,
+                                               .prec = fmts[f],
+                                               .m = shapes[s][0],
+                                               .n = shapes[s][1],
                                                .k = shapes[s][2]});
     /* k not a multiple of the vector width: the float formats' scalar tail */
     check_desc((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, 3, 17, 38});
@@ -78,14 +80,17 @@ Test(opencl_ops, attention_every_kv_format)
 {
     static const enum ff_precision fmts[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16};
     /* m, n (positions), k (head dim), g */
-    static const uint32_t shapes[][4] = {{4, 1, 32, 4}, {4, 33, 32, 1}, {8, 33, 96, 4},
-                                         {2, 70, 20, 2}, {3, 5, 7, 1}};
+    static const uint32_t shapes[][4] = {
+        {4, 1, 32, 4}, {4, 33, 32, 1}, {8, 33, 96, 4}, {2, 70, 20, 2}, {3, 5, 7, 1}};
     for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
         for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
             for (int id = FF_KERNEL_ATTN_DECODE; id <= FF_KERNEL_ATTN_PREFILL; id++)
-                check_desc((struct ff_kernel_desc){
-                    .id = (enum ff_kernel_id)id, .prec = fmts[f], .m = shapes[s][0],
-                    .n = shapes[s][1], .k = shapes[s][2], .g = shapes[s][3]});
+                check_desc((struct ff_kernel_desc){.id = (enum ff_kernel_id)id,
+                                                   .prec = fmts[f],
+                                                   .m = shapes[s][0],
+                                                   .n = shapes[s][1],
+                                                   .k = shapes[s][2],
+                                                   .g = shapes[s][3]});
 }
 
 Test(opencl_ops, small_ops)

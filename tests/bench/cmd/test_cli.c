@@ -676,10 +676,9 @@ Test(cli, model_options)
 {
     struct ff_bench_opts o;
     char err[512];
-    const uint32_t want = ff_family_bit(ff_family_find("latency")) |
-                          ff_family_bit(ff_family_find("bandwidth")) |
-                          ff_family_bit(ff_family_find("matmul")) |
-                          ff_family_bit(ff_family_find("ops"));
+    const uint32_t want =
+        ff_family_bit(ff_family_find("latency")) | ff_family_bit(ff_family_find("bandwidth")) |
+        ff_family_bit(ff_family_find("matmul")) | ff_family_bit(ff_family_find("ops"));
     cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--weights", "q4_0,q8_0", "--quick"),
                  FF_OK, "%s", err);
     cr_assert_eq(o.run.cfg.families, want);
