@@ -101,6 +101,16 @@ void ff_cl_mem_apply(const struct ff_tune_point *p, enum ff_kernel_id id, uint32
                      size_t options_len, size_t *global, size_t *local, char *variant,
                      size_t variant_len);
 
+/* The op kernels of ops.cl (cl_ops.c): the program text, kernel name, build options, launch
+ * shape, point and variant of desc's op on d, filled into k; its tuning space and point
+ * check (gemv and attention; the small ops declare none). */
+int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, const char **name,
+                     char *options, size_t optlen, char *err, size_t errlen);
+int ff_cl_ops_space(const struct cl_dev *d, const struct ff_kernel_desc *desc,
+                    struct ff_tune_space *out, uint64_t *source_hash, char *err, size_t errlen);
+int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *desc, char *err,
+                          size_t errlen);
+
 /* The ops, one file each for buffers and kernels. */
 int ff_cl_buf_create(struct ff_device *dev, uint64_t bytes, struct ff_buf **out, char *err,
                      size_t errlen);

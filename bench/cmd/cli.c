@@ -101,7 +101,7 @@ void ff_bench_usage(FILE *f)
         "  --model M            time model M's own operations (a preset, a config.json or a\n"
         "                       model folder, as `flopfit estimate --model` reads it) and\n"
         "                       store them as op tests for the bottom-up estimate; runs the\n"
-        "                       latency, bandwidth and ops families unless --only says\n"
+        "                       latency, bandwidth, matmul and ops families unless --only says\n"
         "  --serve | --train    with --model: a prefill of --seq tokens and decode steps at\n"
         "                       contexts --seq and 4x --seq (default), or one training step\n"
         "  --batch N            with --model: sequences (1..4096, default 1)\n"
@@ -465,12 +465,12 @@ static int check_model_opts(const struct ff_bench_model *bm, bool only_given, ch
     return FF_OK;
 }
 
-/* What --model runs without --only: the launch latency and read bandwidth the bottom-up
- * estimate takes its dispatch cost and constant terms from, and the ops. */
+/* What --model runs without --only: the launch latency, read bandwidth and matmul rates the
+ * estimate takes its dispatch cost, constant terms and top-down figure from, and the ops. */
 static uint32_t model_families(void)
 {
     uint32_t bits = 0;
-    const char *names[] = {"latency", "bandwidth", "ops"};
+    const char *names[] = {"latency", "bandwidth", "matmul", "ops"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         bits |= ff_family_bit(ff_family_find(names[i]));
     return bits;

@@ -53,8 +53,12 @@ void ff_report_table(FILE *f, const struct ff_run *p)
     ff_pub_sb_init(&why);
     for (size_t i = 0; i < p->n_results; i++) {
         const struct ff_result *r = &p->results[i];
-        char size[24] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[96] = "";
-        if (r->m)
+        char size[48] = "-", med[24] = "-", spread[24] = "-", rate[32] = "-", ratio[96] = "";
+        if (r->m && !r->k) /* an op of m rows of n */
+            snprintf(size, sizeof(size), r->g ? "%ux%u g%u" : "%ux%u", r->m, r->n, r->g);
+        else if (r->m && r->g)
+            snprintf(size, sizeof(size), "%ux%ux%u g%u", r->m, r->n, r->k, r->g);
+        else if (r->m)
             snprintf(size, sizeof(size), r->m == r->n && r->n == r->k ? "%u" : "%ux%ux%u", r->m,
                      r->n, r->k);
         else if (r->bytes)

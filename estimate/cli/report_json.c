@@ -1,6 +1,7 @@
 /* estimate/cli/report_json.c — the --json report, written with json-c. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <json-c/json.h>
 
@@ -360,6 +361,85 @@ static int emit(FILE *out, json_object *o)
     return rc;
 }
 
+/* "bottom_up": the op sum beside the top-down figures (flopfit/estimate.h ff_est_bottom_up).
+ * NULL only when out of memory. */
+static json_object *bottom_up_json(const struct ff_model *m, const struct ff_spec *d,
+                                   const struct ff_plan *p, const struct ff_estimate *e)
+{
+    struct ff_bottom_up *b = malloc(sizeof(*b));
+    json_object *o = json_object_new_object();
+    if (!b || !o) {
+        free(b);
+        json_object_put(o);
+        return NULL;
+    }
+    ff_bottom_up_init(b);
+    char err[256] = "";
+    int rc = ff_est_bottom_up(m, d, p, e, b, err, sizeof(err));
+    bool bu = rc == FF_OK && b->bottom_up;
+    bool serve = p->task == FF_TASK_SERVE;
+    ADD(o, "path", json_object_new_string(bu ? "bottom-up" : "top-down"));
+    if (!bu)
+        ADD(o, "why", json_object_new_string(rc == FF_OK ? b->why : err));
+    json_object *top = json_object_new_object();
+    if (serve) {
+        ADD(top, "prefill_tokens_per_s", num(b->top_prefill_tokens_per_s));
+        ADD(top, "decode_tokens_per_s", num(b->top_decode_tokens_per_s));
+    } else {
+        ADD(top, "train_step_s", num(b->top_train_step_s));
+    }
+    ADD(top, "seconds", num(b->top_seconds));
+    ADD(o, "top_down", top);
+    if (!bu) {
+        free(b);
+        return o;
+    }
+    if (serve) {
+        ADD(o, "prefill_tokens_per_s", num(b->prefill_tokens_per_s));
+        ADD(o, "decode_tokens_per_s", num(b->decode_tokens_per_s));
+        ADD(o, "prefill_s", num(b->prefill_s));
+        ADD(o, "decode_step_s", num(b->decode_step_s));
+    } else {
+        ADD(o, "train_step_s", num(b->train_step_s));
+        ADD(o, "train_tokens_per_s", num(b->train_tokens_per_s));
+        ADD(o, "train_comm_s", num(b->train_comm_s));
+    }
+    ADD(o, "seconds", num(b->seconds));
+    ADD(o, "ratio", num(b->ratio));
+    ADD(o, "measured_share", num(b->measured_share));
+    ADD(o, "measured", json_object_new_int(b->n_measured));
+    ADD(o, "interpolated", json_object_new_int(b->n_interpolated));
+    ADD(o, "constant", json_object_new_int(b->n_constant));
+    ADD(o, "launch_s", num(b->launch_s));
+    if (b->notes[0])
+        ADD(o, "notes", json_object_new_string(b->notes));
+    static const char *const phase_names[] = {"decode", "prefill", "train"};
+    json_object *terms = json_object_new_array();
+    for (size_t i = 0; i < b->n_terms; i++) {
+        const struct ff_bu_term *t = &b->terms[i];
+        json_object *x = json_object_new_object(), *shape = json_object_new_object();
+        ADD(x, "op", json_object_new_string(ff_op_kind_name(t->op.kind)));
+        ADD(x, "what", json_object_new_string(t->op.what));
+        ADD(x, "phase",
+            json_object_new_string(
+                (int)t->phase >= 0 && t->phase <= FF_OP_PHASE_TRAIN ? phase_names[t->phase] : "?"));
+        ADD(x, "prec", json_object_new_string(ff_precision_name(t->op.prec)));
+        ADD(shape, FF_PF_SHAPE_M, json_object_new_int64(t->op.m));
+        ADD(shape, FF_PF_SHAPE_N, json_object_new_int64(t->op.n));
+        ADD(shape, FF_PF_SHAPE_K, json_object_new_int64(t->op.k));
+        ADD(shape, FF_PF_SHAPE_G, json_object_new_int64(t->op.g));
+        ADD(x, "shape", shape);
+        ADD(x, "count", num(t->op.count));
+        ADD(x, "op_seconds", num(t->op_seconds));
+        ADD(x, "seconds", num(t->seconds));
+        ADD(x, "source", json_object_new_string(ff_op_source_name(t->source)));
+        json_object_array_add(terms, x);
+    }
+    ADD(o, "terms", terms);
+    free(b);
+    return o;
+}
+
 int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                    const struct ff_plan *p, const struct ff_estimate *e)
 {
@@ -369,6 +449,12 @@ int ff_report_json(FILE *out, const struct ff_model *m, const struct ff_spec *d,
     ADD(o, "model", model_json(m));
     ADD(o, "device", device_json(d));
     ADD(o, "plan", plan_json(p));
+    json_object *bu = bottom_up_json(m, d, p, e);
+    if (!bu) {
+        json_object_put(o);
+        return FF_ERR_NO_MEMORY;
+    }
+    ADD(o, "bottom_up", bu);
     return emit(out, o);
 }
 

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_report.h"
@@ -235,10 +236,95 @@ static const char *rate_origin(char *buf, size_t n, const struct ff_estimate *e)
     return buf;
 }
 
+/* The bottom-up estimate of a measured profile (flopfit/estimate.h ff_est_bottom_up) into a
+ * new *b (the caller frees it); NULL when out of memory. A failure is a top-down path whose why
+ * says what failed. */
+static struct ff_bottom_up *bottom_up_of(const struct ff_model *m, const struct ff_spec *d,
+                                         const struct ff_plan *p, const struct ff_estimate *e)
+{
+    struct ff_bottom_up *b = malloc(sizeof(*b));
+    if (!b)
+        return NULL;
+    ff_bottom_up_init(b);
+    char err[256] = "";
+    if (ff_est_bottom_up(m, d, p, e, b, err, sizeof(err)) != FF_OK) {
+        b->bottom_up = false;
+        snprintf(b->why, sizeof(b->why), "%s", err);
+    }
+    return b;
+}
+
+/* The path line: which estimate the figures above it are. */
+static void path_line(FILE *out, const struct ff_bottom_up *b)
+{
+    if (!b)
+        fprintf(out, "  path: top-down: a datasheet device (no ops measured)\n");
+    else if (!b->bottom_up)
+        fprintf(out, "  path: top-down: %s\n", b->why);
+    else
+        fprintf(out,
+                "  path: bottom-up: the model's own ops as measured on this device (%.0f %% of "
+                "the time measured; terms below), the top-down figure beside each\n",
+                100.0 * b->measured_share);
+}
+
+/* The bottom-up terms beside the top-down estimate. */
+static void bottom_up_block(FILE *out, const struct ff_plan *p, const struct ff_bottom_up *b)
+{
+    if (!b || !b->bottom_up)
+        return;
+    fprintf(out, "\nbottom-up (the model's own ops on this device)\n");
+    fprintf(out,
+            "  path: bottom-up from %d measured op(s) on this device, %d interpolated, %d "
+            "constant(s); measured share %.1f %% of the %s\n",
+            b->n_measured, b->n_interpolated, b->n_constant, 100.0 * b->measured_share,
+            p->task == FF_TASK_SERVE ? "request" : "step");
+    if (b->notes[0])
+        fprintf(out, "  note: %s\n", b->notes);
+    char b1[64], b2[64];
+    if (p->task == FF_TASK_SERVE) {
+        fprintf(out, "  prefill:  %s tokens/s (%.4g s; top-down %s tokens/s)\n",
+                ff_fmt_count(b1, sizeof(b1), b->prefill_tokens_per_s), b->prefill_s,
+                ff_fmt_count(b2, sizeof(b2), b->top_prefill_tokens_per_s));
+        fprintf(out, "  decode:   %s tokens/s (%.4g s a step; top-down %s tokens/s)\n",
+                ff_fmt_count(b1, sizeof(b1), b->decode_tokens_per_s), b->decode_step_s,
+                ff_fmt_count(b2, sizeof(b2), b->top_decode_tokens_per_s));
+        fprintf(out, "  launches: %.0f + %.0f a step at %.3g us; all-reduces %.3g + %.3g s\n",
+                b->prefill_dispatches, b->decode_dispatches, b->launch_s * 1e6, b->prefill_comm_s,
+                b->decode_comm_s);
+    } else {
+        fprintf(out,
+                "  step:     %.4g s (ops %.4g s, %.0f launches at %.3g us, communication and "
+                "bubble %.4g s); top-down %.4g s\n",
+                b->train_step_s, b->train_ops_s, b->train_dispatches, b->launch_s * 1e6,
+                b->train_comm_s, b->top_train_step_s);
+        fprintf(out, "  tokens/s: %s\n", ff_fmt_count(b1, sizeof(b1), b->train_tokens_per_s));
+    }
+    fprintf(out, "  time:     %.4g s bottom-up, %.4g s top-down: ratio bottom-up/top-down %.3f\n",
+            b->seconds, b->top_seconds, b->ratio);
+    fprintf(out, "  %-8s %-13s %-5s %-20s %-22s %9s %11s  %s\n", "phase", "op", "prec", "what",
+            "shape (m x n x k, g)", "count", "s per step", "source");
+    static const char *const phase_names[] = {"decode", "prefill", "train"};
+    for (size_t i = 0; i < b->n_terms; i++) {
+        const struct ff_bu_term *t = &b->terms[i];
+        char shape[48];
+        int w = t->op.k ? snprintf(shape, sizeof(shape), "%ux%ux%u", t->op.m, t->op.n, t->op.k)
+                        : snprintf(shape, sizeof(shape), "%ux%u", t->op.m, t->op.n);
+        if (t->op.g && w > 0 && (size_t)w < sizeof(shape))
+            snprintf(shape + w, sizeof(shape) - (size_t)w, " g%u", t->op.g);
+        fprintf(out, "  %-8s %-13s %-5s %-20s %-22s %9.4g %11.4g  %s\n",
+                (int)t->phase >= 0 && t->phase <= FF_OP_PHASE_TRAIN ? phase_names[t->phase] : "?",
+                ff_op_kind_name(t->op.kind), ff_precision_name(t->op.prec), t->op.what, shape,
+                t->op.count, t->seconds, ff_op_source_name(t->source));
+    }
+}
+
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
     char b1[64], b2[64], b3[64], origin[160];
+    struct ff_bottom_up *bu = d->measured ? bottom_up_of(m, d, p, e) : NULL;
+    const bool up = bu && bu->bottom_up;
     fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token", m->name,
             (double)e->params.total / 1e9, (unsigned long long)e->params.total,
             (double)e->params.active / 1e9);
@@ -343,8 +429,14 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
                 : e->step.modelled          ? " implied by the step below"
                                             : "");
-        fprintf(out, "  time:           %s on %lld GPU(s)\n",
-                ff_fmt_duration(b1, sizeof(b1), e->seconds), (long long)e->gpus);
+        path_line(out, bu);
+        if (up)
+            fprintf(out, "  time:           %s on %lld GPU(s) (top-down %s)\n",
+                    ff_fmt_duration(b1, sizeof(b1), bu->seconds), (long long)e->gpus,
+                    ff_fmt_duration(b2, sizeof(b2), e->seconds));
+        else
+            fprintf(out, "  time:           %s on %lld GPU(s)\n",
+                    ff_fmt_duration(b1, sizeof(b1), e->seconds), (long long)e->gpus);
         step_block(out, p, e);
         fprintf(out, "  GPU-hours:      %s\n", ff_fmt_count(b1, sizeof(b1), e->gpu_hours));
         if (e->cost_usd >= 0)
@@ -372,11 +464,23 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                     e->weight_stream_measured ? "the read bandwidth (measured)"
                                               : "the 16-bit fraction (sourced default)",
                     e->weight_compute_fraction * 100.0);
-        fprintf(out, "  time to first token (prefill, batch %lld): %s\n", (long long)e->serve_batch,
-                ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
-        fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
-                (long long)e->serve_batch,
-                ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
+        path_line(out, bu);
+        if (up) {
+            fprintf(out, "  time to first token (prefill, batch %lld): %s (top-down %s)\n",
+                    (long long)e->serve_batch, ff_fmt_duration(b1, sizeof(b1), bu->prefill_s),
+                    ff_fmt_duration(b2, sizeof(b2), e->prefill_seconds));
+            fprintf(out,
+                    "  decode step (batch %lld, mean context):    %s per token (top-down %s)\n",
+                    (long long)e->serve_batch, ff_fmt_duration(b1, sizeof(b1), bu->decode_step_s),
+                    ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
+            fprintf(out, "  tokens/s, cost and the maximum below are top-down\n");
+        } else {
+            fprintf(out, "  time to first token (prefill, batch %lld): %s\n",
+                    (long long)e->serve_batch, ff_fmt_duration(b1, sizeof(b1), e->prefill_seconds));
+            fprintf(out, "  decode step (batch %lld, mean context):    %s per token\n",
+                    (long long)e->serve_batch,
+                    ff_fmt_duration(b2, sizeof(b2), e->decode_seconds_per_token));
+        }
         fprintf(out, "  one sequence alone:           %s tokens/s\n",
                 ff_fmt_count(b1, sizeof(b1), e->tokens_per_second));
         fprintf(out,
@@ -405,6 +509,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
                     ff_fmt_count(b1, sizeof(b1), e->max_tokens_per_second), mc);
         }
     }
+    bottom_up_block(out, p, bu);
+    free(bu);
 }
 
 /* The run's time, ">= " first when a communication term's link rate is unknown. */

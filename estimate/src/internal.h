@@ -39,6 +39,11 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
 double ff_default_compute_efficiency(const struct ff_spec *d);
 double ff_default_serve_mfu(const struct ff_spec *d);
 
+/* Serving's tensor-parallel all-reduces for `tokens` token rows: two per layer, each the
+ * latency plus a ring's 2(tp-1)/tp of the activations over the link (serve.c). 0 for tp 1. */
+double ff_serve_comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,
+                             double tokens, double act_bytes);
+
 /* A weight format's decode-streaming and compute factors (serve.c). */
 void ff_serve_weight_factors(const struct ff_spec *d, enum ff_precision f, double *bw_rel,
                              double *compute_rel, bool *measured);

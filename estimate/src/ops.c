@@ -17,10 +17,14 @@
 #include "internal.h"
 
 static const char *const kind_names[FF_OP_KIND_COUNT] = {
-    [FF_OP_GEMM] = FF_PF_OP_GEMM,       [FF_OP_GEMV] = FF_PF_OP_GEMV,
-    [FF_OP_ATTN_DECODE] = FF_PF_OP_ATTN_DECODE, [FF_OP_ATTN_PREFILL] = FF_PF_OP_ATTN_PREFILL,
-    [FF_OP_RMSNORM] = FF_PF_OP_RMSNORM, [FF_OP_ROPE] = FF_PF_OP_ROPE,
-    [FF_OP_SWIGLU] = FF_PF_OP_SWIGLU,   [FF_OP_ADD] = FF_PF_OP_ADD,
+    [FF_OP_GEMM] = FF_PF_OP_GEMM,
+    [FF_OP_GEMV] = FF_PF_OP_GEMV,
+    [FF_OP_ATTN_DECODE] = FF_PF_OP_ATTN_DECODE,
+    [FF_OP_ATTN_PREFILL] = FF_PF_OP_ATTN_PREFILL,
+    [FF_OP_RMSNORM] = FF_PF_OP_RMSNORM,
+    [FF_OP_ROPE] = FF_PF_OP_ROPE,
+    [FF_OP_SWIGLU] = FF_PF_OP_SWIGLU,
+    [FF_OP_ADD] = FF_PF_OP_ADD,
     [FF_OP_XENT] = FF_PF_OP_XENT,
 };
 
@@ -62,7 +66,7 @@ static double gemv_weight_bytes(enum ff_precision p, double n, double k)
     case FF_PREC_FP16:
     case FF_PREC_BF16: return n * k * 2.0;
     case FF_PREC_INT8: return n * k + 4.0 * n;
-    case FF_PREC_Q8_0: return n * k + n * (k / 32.0) * 2.0; /* 34 bytes per 32 */
+    case FF_PREC_Q8_0: return n * k + n * (k / 32.0) * 2.0;       /* 34 bytes per 32 */
     case FF_PREC_Q4_0: return n * k / 2.0 + n * (k / 32.0) * 2.0; /* 18 bytes per 32 */
     default: return n * k * ff_precision_bytes(p);
     }
@@ -109,7 +113,7 @@ double ff_op_flops(const struct ff_op *op)
     switch (op->kind) {
     case FF_OP_GEMM:
     case FF_OP_GEMV: return 2.0 * m * n * k;
-    case FF_OP_ATTN_DECODE: return 4.0 * m * n * k; /* QK^T and PV, 2nk each per row */
+    case FF_OP_ATTN_DECODE: return 4.0 * m * n * k;              /* QK^T and PV, 2nk each per row */
     case FF_OP_ATTN_PREFILL: return 2.0 * m * k * n * (n + 1.0); /* causal: half of 4mn^2k */
     case FF_OP_RMSNORM:
     case FF_OP_SWIGLU:
@@ -158,8 +162,8 @@ static void add(struct builder *b, enum ff_op_kind kind, enum ff_precision prec,
         }
     }
     if (l->n >= FF_OP_LIST_MAX) {
-        b->rc = ff_errf(b->err, b->errlen, FF_ERR_RANGE, "more than %d distinct ops",
-                        FF_OP_LIST_MAX);
+        b->rc =
+            ff_errf(b->err, b->errlen, FF_ERR_RANGE, "more than %d distinct ops", FF_OP_LIST_MAX);
         return;
     }
     struct ff_op *o = &l->op[l->n++];
@@ -231,9 +235,8 @@ int ff_model_ops(const struct ff_model *m, const struct ff_op_params *p, struct 
     if (p->batch < 1 || p->seq < 1)
         return ff_errf(err, errlen, FF_ERR_INVALID, "op list: batch %u and seq %u must be >= 1",
                        p->batch, p->seq);
-    if ((int)p->phase < FF_OP_PHASE_DECODE || p->phase > FF_OP_PHASE_TRAIN ||
-        (int)p->weights < 0 || p->weights >= FF_PREC_COUNT || (int)p->kv < 0 ||
-        p->kv >= FF_PREC_COUNT)
+    if ((int)p->phase < FF_OP_PHASE_DECODE || p->phase > FF_OP_PHASE_TRAIN || (int)p->weights < 0 ||
+        p->weights >= FF_PREC_COUNT || (int)p->kv < 0 || p->kv >= FF_PREC_COUNT)
         return ff_errf(err, errlen, FF_ERR_INVALID, "op list: unknown phase or format");
     int64_t tp = p->tp ? p->tp : 1;
     int64_t heads = m->heads, kvh = m->kv_heads > 0 ? m->kv_heads : m->heads, hd = m->head_dim;

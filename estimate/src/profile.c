@@ -190,6 +190,7 @@ static int read_test(struct ff_json_ctx *c, json_object *t, struct ff_profile_te
         TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_M, COUNT_MAX, COUNT_EXPECTED, &out->m));
         TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_N, COUNT_MAX, COUNT_EXPECTED, &out->n));
         TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_K, COUNT_MAX, COUNT_EXPECTED, &out->k));
+        TRY(ff_json_get_u64(&sc, shape, FF_PF_SHAPE_G, COUNT_MAX, COUNT_EXPECTED, &out->g));
     }
     TRY(ff_json_get_u64(&tc, t, FF_PF_TEST_BYTES, FF_PROFILE_MAX_BYTE_COUNT, BYTES_EXPECTED,
                         &out->bytes));

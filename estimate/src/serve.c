@@ -77,8 +77,8 @@ void ff_serve_weight_factors(const struct ff_spec *d, enum ff_precision f, doubl
     }
 }
 
-static double comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,
-                           double tokens, double act_bytes)
+double ff_serve_comm_seconds(const struct ff_model *m, const struct ff_spec *d, double tp,
+                             double tokens, double act_bytes)
 {
     if (tp <= 1.0)
         return 0.0;
@@ -130,7 +130,7 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     double flops_p = B * (P * (2.0 * (matmul - head) + attn_p) + 2.0 * head);
     double bytes_p = weights_read(m, pc, p, B * P);
     double t_p = fmax(flops_p / compute_w, bytes_p / (tp * bw_w)) + FF_DEFAULT_STEP_OVERHEAD_S +
-                 comm_seconds(m, d, tp, B * P, act_bytes);
+                 ff_serve_comm_seconds(m, d, tp, B * P, act_bytes);
 
     /* Decode: one token per sequence at the mean context of the generation. GEMMs (weights
      * read once for the batch), then attention over the KV cache. */
@@ -142,8 +142,8 @@ int ff_serve_at(const struct ff_model *m, const struct ff_spec *d, const struct 
     kv += ff_model_ssm_state_elems(m) * B * kv_b;
     double t_gemm = fmax(B * 2.0 * matmul / compute_w, weights_read(m, pc, p, B) / (tp * bw_w));
     double t_attn = fmax(B * attn_d / compute, kv / (tp * bw_kv));
-    double t_d =
-        t_gemm + t_attn + FF_DEFAULT_STEP_OVERHEAD_S + comm_seconds(m, d, tp, B, act_bytes);
+    double t_d = t_gemm + t_attn + FF_DEFAULT_STEP_OVERHEAD_S +
+                 ff_serve_comm_seconds(m, d, tp, B, act_bytes);
 
     out->prefill_s = t_p;
     out->step_s = t_d;

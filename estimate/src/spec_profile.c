@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "flopfit/estimate.h"
+#include "flopfit/ops.h"
 #include "flopfit/profile.h"
 #include "flopfit/spec.h"
 #include "flopfit/status.h"
@@ -51,6 +52,75 @@ static void name_test(char *out, const struct ff_profile_test *t)
     snprintf(full, sizeof(full), "%s %s%s%s%s", t->family, t->precision ? t->precision : t->name,
              t->impl ? " " : "", t->impl ? t->impl : "", shape);
     ff_strlcpy(out, full, FF_SPEC_TEST_MAX);
+}
+
+/* ---- op tests (flopfit/ops.h, written by `flopfit bench --model M`) ---- */
+
+/* Why op tests were left out, counted per reason for one note each. */
+enum op_skip { SKIP_UNKNOWN, SKIP_FORMAT, SKIP_SHAPE, SKIP_TIME, SKIP_BYTES, SKIP_FULL, SKIP_N };
+static const char *const op_skip_text[SKIP_N] = {
+    "an unknown op name",
+    "an unknown precision",
+    "a zero or missing shape (m, n; k for gemm, gemv and attention; g for attention, rope)",
+    "no positive median device time",
+    "bytes disagreeing with the shape's (ff_op_bytes)",
+    "more than the table holds",
+};
+
+/* One op test into d->ops (or a reason in skip[]). Failed, unsupported and unverified tests
+ * carry no time (results/SCHEMA.md) and are passed over without a note: they are the bench's
+ * honest "could not". */
+static void read_op(struct ff_spec *d, const struct ff_profile_test *t, int skip[SKIP_N])
+{
+    if (t->status != FF_PROFILE_TEST_OK || !t->verified)
+        return;
+    enum ff_op_kind kind;
+    if (ff_op_kind_parse(t->name, &kind) != FF_OK) {
+        skip[SKIP_UNKNOWN]++;
+        return;
+    }
+    if (t->prec < 0 || t->prec >= FF_PREC_COUNT) {
+        skip[SKIP_FORMAT]++;
+        return;
+    }
+    bool uses_k = kind == FF_OP_GEMM || kind == FF_OP_GEMV || kind == FF_OP_ATTN_DECODE ||
+                  kind == FF_OP_ATTN_PREFILL;
+    bool uses_g = kind == FF_OP_ATTN_DECODE || kind == FF_OP_ATTN_PREFILL || kind == FF_OP_ROPE;
+    if (!t->m || !t->n || (uses_k && !t->k) || (uses_g && !t->g) || t->m > UINT32_MAX ||
+        t->n > UINT32_MAX || t->k > UINT32_MAX || t->g > UINT32_MAX) {
+        skip[SKIP_SHAPE]++;
+        return;
+    }
+    double s = t->device_time_s.median_s;
+    if (!(s > 0.0)) {
+        skip[SKIP_TIME]++;
+        return;
+    }
+    struct ff_op op = {.kind = kind,
+                       .prec = (enum ff_precision)t->prec,
+                       .m = (uint32_t)t->m,
+                       .n = (uint32_t)t->n,
+                       .k = (uint32_t)t->k,
+                       .g = (uint32_t)t->g};
+    double bytes = ff_op_bytes(&op);
+    if (t->bytes && fabs((double)t->bytes / bytes - 1.0) > 0.01) {
+        skip[SKIP_BYTES]++;
+        return;
+    }
+    for (size_t i = 0; i < d->n_ops; i++) {
+        struct ff_spec_op *o = &d->ops[i];
+        if (o->kind == (int)kind && o->prec == t->prec && o->m == op.m && o->n == op.n &&
+            o->k == op.k && o->g == op.g) {
+            if (s < o->seconds)
+                o->seconds = s;
+            return;
+        }
+    }
+    if (d->n_ops >= FF_SPEC_OPS_MAX) {
+        skip[SKIP_FULL]++;
+        return;
+    }
+    d->ops[d->n_ops++] = (struct ff_spec_op){(int)kind, t->prec, op.m, op.n, op.k, op.g, s, bytes};
 }
 
 /* ---- interconnect (family "interconnect", written by `flopfit bench --mpi`) ---- */
@@ -158,6 +228,7 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     char bw_read_test[FF_SPEC_TEST_MAX] = "", bw_copy_test[FF_SPEC_TEST_MAX] = "";
     struct link_pick intra = {0}, inter = {0};
     bool usable_stopped = false; /* the probe hit its cap or time limit: a lower bound */
+    int op_skip[SKIP_N] = {0};
     size_t n = ff_profile_test_count(prof);
     for (size_t i = 0; i < n; i++) {
         const struct ff_profile_test *t = ff_profile_test_at(prof, i);
@@ -189,6 +260,13 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
             if (t->prec >= 0 && t->prec < FF_PREC_COUNT &&
                 usable_figure(t, FF_PF_UNIT_BYTES_PER_S, NULL) && t->value > stream[t->prec])
                 stream[t->prec] = t->value;
+        } else if (is(t->family, FF_PF_FAMILY_OP)) {
+            read_op(&d, t, op_skip);
+        } else if (is(t->family, FF_PF_FAMILY_LATENCY) && is(t->name, FF_PF_LATENCY_LAUNCH)) {
+            /* an empty kernel computes nothing to verify: an ok latency figure counts */
+            if (t->status == FF_PROFILE_TEST_OK && t->has_value && t->value > 0.0 &&
+                is(t->unit, FF_PF_UNIT_SECONDS) && (d.launch_s <= 0.0 || t->value < d.launch_s))
+                d.launch_s = t->value;
         } else if (is(t->family, FF_PF_FAMILY_INTERCONNECT)) {
             if (is(t->scope, FF_PF_SCOPE_INTRA_NODE))
                 pick_link(&intra, t, false);
@@ -261,6 +339,14 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     if (intra.ranks > 1) {
         /* The intra-node tests ran one rank per GPU of one host: that is the node. */
         d.gpus_per_node = intra.ranks;
+    }
+    for (int i = 0; i < SKIP_N; i++) {
+        if (!op_skip[i])
+            continue;
+        char text[200];
+        snprintf(text, sizeof(text), "%d op test(s) ignored: %s", op_skip[i], op_skip_text[i]);
+        note(&d, text);
+        d.ops_ignored += op_skip[i];
     }
     link_note(&d, &intra, "intra-node");
     link_note(&d, &inter, "inter-node");

@@ -314,6 +314,10 @@ static int group(struct ff_pub_set *set)
         for (int m = 0; m < FF_PUB_METRIC_COUNT; m++)
             aggregate(d, m, scratch);
         aggregate_spec(d, scratch);
+        if (ff_pub_device_ops(d) != FF_OK) {
+            free(scratch);
+            return FF_ERR_NO_MEMORY;
+        }
         ff_pub_vendor_slug(d->info->device.vendor, d->vendor_slug, sizeof(d->vendor_slug));
         ff_pub_slug(str_or(d->info->device.name, "device"), d->device_slug, sizeof(d->device_slug));
     }

@@ -253,6 +253,12 @@ static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
                 ff_pub_esc_html(o, cell.detail);
                 ff_pub_sb_puts(o, "</small>");
             }
+            if (c == 0 && d->n_ops) {
+                ff_pub_sb_puts(o, "<br><small><a class=\"oplink\" href=\"#ops-");
+                ff_pub_esc_html(o, d->slug);
+                ff_pub_sb_printf(o, "\">%zu op test%s</a></small>", d->n_ops,
+                                 d->n_ops == 1 ? "" : "s");
+            }
             ff_pub_sb_puts(o, "</td>");
         }
         ff_pub_sb_puts(o, "</tr>\n");
@@ -264,6 +270,80 @@ static void html_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
         ff_pub_sb_puts(o, "</li>\n");
     }
     ff_pub_sb_puts(o, "</ol>\n");
+}
+
+/* ---- op tests ---- */
+
+static void op_cell(struct ff_pub_sb *o, const char *cls, const char *text)
+{
+    ff_pub_sb_printf(o, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+    ff_pub_esc_html(o, text);
+    ff_pub_sb_puts(o, "</td>");
+}
+
+/* One device's op rows: a closed <details> under the table, opened by its summary or by a
+ * link to its id (the device cell's "op tests"). A row without a figure says unsupported or
+ * failed across the figure columns, the reason in its title. */
+static void html_device_ops(const struct ff_pub_set *set, const struct ff_pub_device *d,
+                            struct ff_pub_sb *o)
+{
+    (void)set;
+    char label[512], text[128];
+    ff_pub_device_label(d, label, sizeof(label));
+    ff_pub_sb_puts(o, "<details class=\"ops\" id=\"ops-");
+    ff_pub_esc_html(o, d->slug);
+    ff_pub_sb_puts(o, "\"><summary>");
+    ff_pub_esc_html(o, label);
+    ff_pub_sb_printf(o, " <small>%zu op row%s", d->n_ops, d->n_ops == 1 ? "" : "s");
+    if (d->n_runs > 1)
+        ff_pub_sb_printf(o, ", medians of %zu runs", d->n_runs);
+    ff_pub_sb_puts(o, "</small></summary>\n<div class=\"scroll\"><table class=\"ops\">\n"
+                      "<thead><tr><th>op</th><th>format</th><th>shape</th><th>time</th>"
+                      "<th>rate</th><th>of read bandwidth</th></tr></thead>\n<tbody>\n");
+    for (size_t k = 0; k < d->n_ops; k++) {
+        const struct ff_pub_op *op = &d->ops[k];
+        ff_pub_sb_puts(o, "<tr>");
+        op_cell(o, NULL, op->name);
+        op_cell(o, NULL, op->precision);
+        op_cell(o, "num", ff_pub_op_shape_text(op, text, sizeof(text)));
+        ff_pub_op_value_text(op, text, sizeof(text));
+        if (op->state != FF_PUB_OK) {
+            ff_pub_sb_puts(o, "<td class=\"none\" colspan=\"3\" title=\"");
+            ff_pub_esc_html(o, op->reason ? op->reason : "no reason given");
+            ff_pub_sb_puts(o, "\">");
+            ff_pub_esc_html(o, text);
+            ff_pub_sb_puts(o, "</td></tr>\n");
+            continue;
+        }
+        char time[64], frac[64];
+        if (op->time_s > 0)
+            ff_fmt_time(time, sizeof(time), op->time_s);
+        else
+            snprintf(time, sizeof(time), "-");
+        op_cell(o, "num", time);
+        ff_pub_sb_puts(o, "<td class=\"num\">");
+        ff_pub_esc_html(o, text);
+        if (op->runs > 1 && op->value > 0)
+            ff_pub_sb_printf(o, "<br><small>±%.0f%% over %d runs</small>",
+                             50.0 * (op->max - op->min) / op->value, op->runs);
+        ff_pub_sb_puts(o, "</td>");
+        ff_pub_op_fraction_text(op, frac, sizeof(frac));
+        op_cell(o, frac[0] ? "num" : "num none", frac[0] ? frac : "-");
+        ff_pub_sb_puts(o, "</tr>\n");
+    }
+    ff_pub_sb_puts(o, "</tbody></table></div>\n</details>\n");
+}
+
+static void html_ops(const struct ff_pub_set *set, struct ff_pub_sb *o)
+{
+    if (!ff_pub_set_has_ops(set))
+        return;
+    ff_pub_sb_puts(o, "<h2 id=\"ops\">Op tests</h2>\n<p>");
+    ff_pub_esc_html(o, ff_pub_ops_intro());
+    ff_pub_sb_puts(o, "</p>\n");
+    for (size_t i = 0; i < set->n_devices; i++)
+        if (set->devices[i].n_ops)
+            html_device_ops(set, &set->devices[i], o);
 }
 
 /* ---- style and script ---- */
@@ -307,6 +387,10 @@ static const char style[] =
     "figure a{color:#1a4fa0}\n"
     "figcaption{font-size:12px;color:#555;max-width:760px;margin-top:4px}\n"
     "svg{display:block;max-width:100%;height:auto}\n"
+    "details.ops{margin:8px 0}details.ops summary{cursor:pointer;font-weight:bold}\n"
+    "details.ops summary small{color:var(--muted);font-weight:normal}\n"
+    "details.ops .scroll{display:inline-block;max-width:100%;margin-top:6px}\n"
+    "table.ops td:first-child{min-width:0}\n"
     ".profiles{font-size:13px}.profiles li{margin:2px 0}.profiles small{color:var(--muted)}\n"
     "footer{margin-top:28px;padding-top:8px;border-top:1px solid var(--line);font-size:12px;"
     "color:var(--muted)}\n";
@@ -316,7 +400,8 @@ static const char style[] =
  * on the table). Filters: a row shows when it has every chosen value (data-vendor, -backend,
  * -kind; data-prec lists the precisions it measured). Sorting, on a header click: numbers by
  * data-sort (no figure last; first the best, largest or for latency smallest), words A-Z;
- * again: reversed; the sorted header carries aria-sort and a ▲ or ▼. Only text and attributes
+ * again: reversed; the sorted header carries aria-sort and a ▲ or ▼. A link to a device's op
+ * tests (#ops-<slug>, slugs need no decoding) opens their <details>. Only text and attributes
  * are written, never markup.
  */
 static const char script[] =
@@ -377,6 +462,13 @@ static const char script[] =
     "      th.querySelector('.mark').textContent = asc ? '\\u25B2' : '\\u25BC';\n"
     "    });\n"
     "  });\n"
+    "  function openOps() {\n"
+    "    var id = location.hash.slice(1);\n"
+    "    var el = id ? document.getElementById(id) : null;\n"
+    "    if (el && el.tagName === 'DETAILS') el.open = true;\n"
+    "  }\n"
+    "  window.addEventListener('hashchange', openOps);\n"
+    "  openOps();\n"
     "  form.addEventListener('change', function () { columns(); filter(); });\n"
     "  form.addEventListener('submit', function (e) { e.preventDefault(); });\n"
     "  form.hidden = false;\n"
@@ -678,6 +770,7 @@ static int write_page(const struct ff_pub_set *set, const char *page_dir, struct
                       "sort.</p>\n");
     html_controls(set, o);
     html_table(set, o);
+    html_ops(set, o);
     ff_pub_sb_puts(o, "<h2>Rooflines</h2>\n<p>Attainable rate = min(compute roof, bandwidth × "
                       "arithmetic intensity). Solid lines: measured by flopfit on the device "
                       "(the best verified matmul per precision; the bandwidth the estimator "

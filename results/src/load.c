@@ -18,7 +18,7 @@
 #include <flopfit/precision.h>
 #include <flopfit/status.h>
 
-#include "results.h"
+#include "results_impl.h"
 
 static const struct ff_pub_metric_info metrics[FF_PUB_METRIC_COUNT] = {
     [FF_PUB_FP32] = {"fp32", "fp32 matmul", FF_PF_FAMILY_MATMUL, NULL, FF_PREC_FP32,
@@ -71,8 +71,10 @@ void ff_pub_set_destroy(struct ff_pub_set **setp)
         free(set->runs[i].path);
         ff_profile_close(&set->runs[i].doc);
     }
-    for (size_t i = 0; i < set->n_devices; i++)
+    for (size_t i = 0; i < set->n_devices; i++) {
         free(set->devices[i].runs);
+        free(set->devices[i].ops);
+    }
     for (size_t i = 0; i < set->n_skipped; i++) {
         free(set->skipped[i].path);
         free(set->skipped[i].reason);

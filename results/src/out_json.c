@@ -1,7 +1,8 @@
 /*
  * results/src/out_json.c — the results as JSON ("flopfit.results" 1.0, described by
  * tests/results/results.schema.json): every device with each metric's status, figure, spread
- * and reasons, the estimator's columns and the roofline's roofs and points. A figure that
+ * and reasons, the estimator's columns, the roofline's roofs and points and the op rows
+ * (ops.c). A figure that
  * does not exist has no "value" member, never 0.
  */
 #include <stdio.h>
@@ -84,6 +85,46 @@ static json_object *roofline_json(const struct ff_pub_device *d)
     return o;
 }
 
+/* The device's op rows (ops.c): a row without a figure has "status" and "reason", no value. */
+static json_object *ops_json(const struct ff_pub_device *d)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < d->n_ops; i++) {
+        const struct ff_pub_op *op = &d->ops[i];
+        json_object *o = json_object_new_object(), *shape = json_object_new_object();
+        put_str(o, "op", op->name);
+        put_str(o, "precision", op->precision);
+        const char *const keys[] = {"m", "n", "k", "g"};
+        const uint64_t part[] = {op->m, op->n, op->k, op->g};
+        for (size_t k = 0; k < 4; k++)
+            if (part[k])
+                json_object_object_add(shape, keys[k], json_object_new_int64((int64_t)part[k]));
+        json_object_object_add(o, "shape", shape);
+        if (op->bytes)
+            json_object_object_add(o, "bytes", json_object_new_int64((int64_t)op->bytes));
+        put_str(o, "status", state_names[op->state]);
+        if (op->state != FF_PUB_OK) {
+            put_str(o, "reason", op->reason);
+            json_object_array_add(arr, o);
+            continue;
+        }
+        put_str(o, "unit", op->unit);
+        put_num(o, "value", op->value);
+        put_num(o, "min", op->min);
+        put_num(o, "max", op->max);
+        json_object_object_add(o, "runs", json_object_new_int(op->runs));
+        if (op->time_s > 0)
+            put_num(o, "median_s", op->time_s);
+        if (op->has_fraction) {
+            put_num(o, "read_fraction", op->read_fraction);
+            put_num(o, "read_fraction_min", op->fraction_min);
+            put_num(o, "read_fraction_max", op->fraction_max);
+        }
+        json_object_array_add(arr, o);
+    }
+    return arr;
+}
+
 static json_object *device_json(const struct ff_pub_set *set, const struct ff_pub_device *d)
 {
     const struct ff_profile_info *in = d->info;
@@ -137,6 +178,7 @@ static json_object *device_json(const struct ff_pub_set *set, const struct ff_pu
     }
     json_object_object_add(o, "serves", sv);
     json_object_object_add(o, "roofline", roofline_json(d));
+    json_object_object_add(o, "ops", ops_json(d));
     return o;
 }
 

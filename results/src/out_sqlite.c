@@ -8,7 +8,9 @@
  *          schema version, complete.
  *   tests  one row per test of a profile: run_id (runs.id), family, name, impl, precision,
  *          m, n, k, status, value (NULL when the test has no figure), unit, verified,
- *          repetitions, device and wall median/min/max seconds (NULL when absent), reason.
+ *          repetitions, device and wall median/min/max seconds (NULL when absent), reason,
+ *          g (an op test's group, "shape"."g") and bytes (the traffic of one run), NULL when
+ *          absent.
  *
  * The file is built under a temp name beside the output (ff_temp_name, so a dead writer's is
  * recognised), fsynced, and renamed over the output: a reader sees the old database or the
@@ -41,7 +43,7 @@ static const char schema_sql[] =
     " impl TEXT, precision TEXT, m INTEGER, n INTEGER, k INTEGER, status TEXT NOT NULL,"
     " value REAL, unit TEXT, verified INTEGER NOT NULL, repetitions INTEGER,"
     " median_s REAL, min_s REAL, max_s REAL, wall_median_s REAL, wall_min_s REAL,"
-    " wall_max_s REAL, reason TEXT);";
+    " wall_max_s REAL, reason TEXT, g INTEGER, bytes INTEGER);";
 
 static const char index_sql[] =
     "CREATE INDEX runs_key ON runs (vendor, device, device_id, driver, backend, run_kind,"
@@ -90,14 +92,14 @@ static int fill(sqlite3 *db, const struct ff_pub_set *set, char *err, size_t err
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(db,
                                 "INSERT INTO tests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                                "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                                "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
                                 -1, &test, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(db, "INSERT INTO meta VALUES (?1, ?2)", -1, &meta, NULL);
     if (rc == SQLITE_OK) {
         static const char *const rows[][2] = {
             {"schema", "flopfit.results.sqlite"},
-            {"schema_version", "1.0"},
+            {"schema_version", "1.1"}, /* 1.1: tests.g and tests.bytes */
             {"profile_schema", "flopfit.profile 1.x"},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && rc == SQLITE_OK; i++) {
@@ -157,6 +159,8 @@ static int fill(sqlite3 *db, const struct ff_pub_set *set, char *err, size_t err
                 bind_times(test, 14, &t->device_time_s);
                 bind_times(test, 17, &t->wall_time_s);
                 bind_text(test, 20, t->reason);
+                bind_u64(test, 21, t->g, t->g != 0);
+                bind_u64(test, 22, t->bytes, t->bytes > 0);
                 rc = sqlite3_step(test) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
                 sqlite3_reset(test);
             }

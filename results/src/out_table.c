@@ -1,8 +1,11 @@
 /*
- * results/src/out_table.c — the writers registry and the two text tables: Markdown (the
- * cells of cells.c, footnotes numbered) and CSV (RFC 4180, one row per device, raw figures in
- * their base unit; a numeric column holds a number or nothing, and the status column beside
- * it says which: ok, lower bound, unsupported, failed or not measured).
+ * results/src/out_table.c — the writers registry and the text tables: Markdown (the cells of
+ * cells.c, footnotes numbered, then each device's op rows), CSV (RFC 4180, one row per device,
+ * raw figures in their base unit; a numeric column holds a number or nothing, and the status
+ * column beside it says which: ok, lower bound, unsupported, failed or not measured) and the
+ * op rows' CSV (one row per device and op row, the same rule: a rate or nothing, and a status).
+ * The op rows are a CSV of their own because a device has many: one CSV with two kinds of
+ * record would load in no spreadsheet or csv module.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +20,10 @@ static const struct ff_pub_writer writers[] = {
     {"md", "a Markdown table with numbered footnotes (the default)", ff_pub_write_md, NULL},
     {"csv", "one CSV row per device, figures in base units (FLOP/s, B/s, B, s)", ff_pub_write_csv,
      NULL},
+    {"ops-csv",
+     "one CSV row per device and op test (op, format, shape, time, rate, fraction of "
+     "read bandwidth)",
+     ff_pub_write_ops_csv, NULL},
     {"json", "every figure, its spread, the estimator's columns and the roofline points",
      ff_pub_write_json, NULL},
     {"html", "a self-contained page: the sortable table, rooflines and bar charts (SVG)",
@@ -113,6 +120,71 @@ void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *o)
                          100.0 * FF_PUB_HIGH_SPREAD);
 }
 
+/* The device's name as a heading: its label, and its grouping key where another device of
+ * the set has the same label (two drivers, two run kinds). */
+static void md_device_heading(const struct ff_pub_set *set, const struct ff_pub_device *d,
+                              struct ff_pub_sb *o)
+{
+    char label[512], other[512], key[1024];
+    ff_pub_device_label(d, label, sizeof(label));
+    bool shared = false;
+    for (size_t i = 0; i < set->n_devices && !shared; i++) {
+        ff_pub_device_label(&set->devices[i], other, sizeof(other));
+        shared = &set->devices[i] != d && strcmp(label, other) == 0;
+    }
+    ff_pub_sb_puts(o, "### ");
+    ff_pub_esc_md(o, shared ? ff_pub_device_key_text(d, key, sizeof(key)) : label);
+    ff_pub_sb_puts(o, "\n\n");
+}
+
+void ff_pub_md_ops(const struct ff_pub_set *set, struct ff_pub_sb *o)
+{
+    if (!ff_pub_set_has_ops(set))
+        return;
+    ff_pub_sb_puts(o, "\n## Op tests\n\n");
+    ff_pub_esc_md(o, ff_pub_ops_intro());
+    ff_pub_sb_puts(o, "\n");
+    for (size_t i = 0; i < set->n_devices; i++) {
+        const struct ff_pub_device *d = &set->devices[i];
+        if (!d->n_ops)
+            continue;
+        ff_pub_sb_puts(o, "\n");
+        md_device_heading(set, d, o);
+        ff_pub_sb_puts(o, "| op | format | shape | time | rate | of read bandwidth |\n"
+                          "|---|---|---|---|---|---|\n");
+        for (size_t k = 0; k < d->n_ops; k++) {
+            const struct ff_pub_op *op = &d->ops[k];
+            char shape[128], time[64], rate[64], frac[64];
+            ff_pub_sb_puts(o, "| ");
+            ff_pub_esc_md(o, op->name);
+            ff_pub_sb_puts(o, " | ");
+            ff_pub_esc_md(o, op->precision);
+            ff_pub_sb_puts(o, " | ");
+            ff_pub_esc_md(o, ff_pub_op_shape_text(op, shape, sizeof(shape)));
+            ff_pub_op_value_text(op, rate, sizeof(rate));
+            if (op->state != FF_PUB_OK) {
+                /* no figure: the word and its reason, nothing that reads as a number */
+                ff_pub_sb_puts(o, " | ");
+                ff_pub_esc_md(o, rate);
+                ff_pub_sb_puts(o, ": ");
+                ff_pub_esc_md(o, op->reason ? op->reason : "no reason given");
+                ff_pub_sb_puts(o, " | | |\n");
+                continue;
+            }
+            if (op->time_s > 0)
+                ff_fmt_time(time, sizeof(time), op->time_s);
+            else
+                snprintf(time, sizeof(time), "-");
+            ff_pub_op_fraction_text(op, frac, sizeof(frac));
+            ff_pub_sb_printf(o, " | %s | %s", time, rate);
+            if (op->runs > 1 && op->value > 0)
+                ff_pub_sb_printf(o, " (±%.0f%% over %d runs)",
+                                 50.0 * (op->max - op->min) / op->value, op->runs);
+            ff_pub_sb_printf(o, " | %s |\n", frac[0] ? frac : "-");
+        }
+    }
+}
+
 static void md_sources(const struct ff_pub_set *set, struct ff_pub_sb *o)
 {
     ff_pub_sb_puts(o, "\nProfiles:\n\n");
@@ -158,6 +230,7 @@ int ff_pub_write_md(const struct ff_pub_set *set, struct ff_pub_sb *o)
     ff_pub_summary(set, em, o);
     ff_pub_sb_puts(o, "\n\n");
     ff_pub_md_table(set, o);
+    ff_pub_md_ops(set, o);
     md_sources(set, o);
     return ff_pub_sb_status(o);
 }
@@ -276,6 +349,65 @@ int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
         ff_pub_esc_csv(o, ff_pub_sb_str(&paths));
         ff_pub_sb_finish(&paths);
         ff_pub_sb_puts(o, "\n");
+    }
+    return ff_pub_sb_status(o);
+}
+
+/* ---- CSV of the op rows ---- */
+
+int ff_pub_write_ops_csv(const struct ff_pub_set *set, struct ff_pub_sb *o)
+{
+    ff_pub_sb_puts(o, "device,vendor,backend,driver,device_id,run,flopfit_minor,op,precision,m,"
+                      "n,k,g,bytes,status,median_s,value,unit,min,max,runs,read_fraction,"
+                      "read_fraction_min,read_fraction_max,reason\n");
+    for (size_t i = 0; i < set->n_devices; i++) {
+        const struct ff_pub_device *d = &set->devices[i];
+        const struct ff_profile_device *pd = &d->info->device;
+        const struct ff_pub_run *newest = d->runs[d->n_runs - 1];
+        const char *text[] = {pd->name,           pd->vendor,         pd->backend,
+                              pd->driver_version, d->info->device_id, newest->kind,
+                              newest->tool_minor};
+        for (size_t k = 0; k < d->n_ops; k++) {
+            const struct ff_pub_op *op = &d->ops[k];
+            for (size_t c = 0; c < sizeof(text) / sizeof(text[0]); c++)
+                csv_field(o, c == 0, text[c] ? text[c] : "");
+            csv_field(o, false, op->name);
+            csv_field(o, false, op->precision);
+            /* a count or nothing: an absent part of the shape is no 0 */
+            const uint64_t part[] = {op->m, op->n, op->k, op->g, op->bytes};
+            for (size_t c = 0; c < 5; c++)
+                if (part[c])
+                    ff_pub_sb_printf(o, ",%llu", (unsigned long long)part[c]);
+                else
+                    ff_pub_sb_puts(o, ",");
+            char status[32];
+            ff_pub_op_value_text(op, status, sizeof(status));
+            if (op->state != FF_PUB_OK) {
+                csv_field(o, false, status);
+                ff_pub_sb_puts(o, ",,,,,,,,,");
+                csv_field(o, false, op->reason ? op->reason : "");
+                ff_pub_sb_puts(o, "\n");
+                continue;
+            }
+            csv_field(o, false, "ok");
+            if (op->time_s > 0)
+                csv_number(o, op->time_s);
+            else
+                ff_pub_sb_puts(o, ",");
+            csv_number(o, op->value);
+            csv_field(o, false, op->unit);
+            csv_number(o, op->min);
+            csv_number(o, op->max);
+            ff_pub_sb_printf(o, ",%d", op->runs);
+            if (op->has_fraction) {
+                csv_number(o, op->read_fraction);
+                csv_number(o, op->fraction_min);
+                csv_number(o, op->fraction_max);
+            } else {
+                ff_pub_sb_puts(o, ",,,");
+            }
+            ff_pub_sb_puts(o, ",\n");
+        }
     }
     return ff_pub_sb_status(o);
 }

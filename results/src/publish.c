@@ -44,6 +44,7 @@ static void readme(const struct ff_pub_set *set, const char *dir, struct ff_pub_
     ff_pub_sb_puts(o, "\n\nThe same table with rooflines and bar charts: [page/index.html]"
                       "(page/index.html) (one self-contained file: open it in a browser).\n\n");
     ff_pub_md_table(set, o);
+    ff_pub_md_ops(set, o);
     ff_pub_sb_puts(o, "\n## Charts\n\n");
     char name[300];
     for (size_t i = 0; i < ff_pub_chart_count(set); i++) {

@@ -10,8 +10,9 @@
  *     ff_pub_writer_find("md")->table(set, &sb);
  *     ff_pub_set_destroy(&set);
  *
- * Profiles are read only through libflopfit's public reader (flopfit/profile.h) and the
- * estimator (flopfit/spec.h, flopfit/estimate.h). A figure the profile does not carry is never
+ * Profiles are read through libflopfit's public reader (flopfit/profile.h) and the estimator
+ * (flopfit/spec.h, flopfit/estimate.h); only the op tests' "shape"."g", which that reader has
+ * no member for, is read from the same file with json-c (ops.c). A figure the profile does not carry is never
  * shown as 0: a metric is ok (with its value), unsupported or failed (with the reasons), or
  * absent ("not measured"). Nothing here prints or exits; text goes to a struct ff_pub_sb and
  * messages to caller buffers.
@@ -120,6 +121,37 @@ struct ff_pub_serves {
 };
 
 /*
+ * One row of a device's op tests (family "op", results/SCHEMA.md): one op at one format and
+ * shape, over the device's runs (ops.c). Strings belong to a run's document.
+ */
+struct ff_pub_op {
+    const char *name;      /* "gemv", "attn_decode" */
+    const char *precision; /* the weight, KV or GEMM format ("q4_0"); "" when absent */
+    uint64_t m, n, k, g;   /* "shape"; 0 where absent (g: no group) */
+    uint64_t bytes;        /* the traffic of one run of the op, B; 0 absent */
+    enum ff_pub_state state;
+    const char *unit;     /* ok: "B/s", or "FLOP/s" / "OP/s" for gemm */
+    double value;         /* ok: the median over the runs that measured it */
+    double min, max;      /* ok: over those runs */
+    int runs;             /* runs with a value */
+    double time_s;        /* ok: the median device time (wall time where the test has none)
+                           * of the run whose value is the median, s */
+    bool has_fraction;    /* a memory-bound op whose runs measured the read bandwidth too */
+    double read_fraction; /* the median over runs of value / the same run's read bandwidth */
+    double fraction_min, fraction_max;
+    const char *reason; /* unsupported or failed: the newest such test's reason */
+};
+/* Is op `name` bounded by memory traffic (its B/s comparable with the read bandwidth)? Every
+ * op but gemm (FLOP/s) and attn_prefill (compute-bound: O(n^2) work over O(n) bytes). */
+bool ff_pub_op_memory_bound(const char *name);
+/* "1×4096×4096", "32×2048×128, g=4", "4×4096" (k 0), "-" (no shape). Returns dst. */
+const char *ff_pub_op_shape_text(const struct ff_pub_op *op, char *dst, size_t n);
+/* The rate cell of a row: "13.5 GB/s", "unsupported", "failed". */
+void ff_pub_op_value_text(const struct ff_pub_op *op, char *dst, size_t n);
+/* The fraction cell: "82%" (±half the spread with several runs), "" when it has none. */
+void ff_pub_op_fraction_text(const struct ff_pub_op *op, char *dst, size_t n);
+
+/*
  * Repeated runs of one device under one grouping key: vendor, device name, device id (where
  * the API has one), driver version, backend, run kind and flopfit's minor version. Runs of
  * different keys are never one row.
@@ -134,6 +166,8 @@ struct ff_pub_device {
     bool has_datasheet; /* the catalog entry of this device, when it is known */
     struct ff_spec datasheet;
     struct ff_pub_serves serves;
+    struct ff_pub_op *ops; /* its op tests (ops.c), by op, format and shape; NULL none */
+    size_t n_ops;
     struct ff_pub_point points[FF_PUB_MAX_POINTS];
     size_t n_points;
     char vendor_slug[64];  /* "amd", "nvidia", "mesa" */
@@ -245,6 +279,9 @@ const struct ff_pub_writer *ff_pub_writer_find(const char *name);
 
 int ff_pub_write_md(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_csv(const struct ff_pub_set *set, struct ff_pub_sb *out);
+/* `--format ops-csv`: one row per device and op row (struct ff_pub_op), the device's key
+ * columns first. */
+int ff_pub_write_ops_csv(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_json(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* An SQLite database of every run and test (out_sqlite.c describes its tables), written to
@@ -252,6 +289,10 @@ int ff_pub_write_html(const struct ff_pub_set *set, struct ff_pub_sb *out);
 int ff_pub_write_sqlite(const struct ff_pub_set *set, const char *path, char *err, size_t errlen);
 /* The Markdown table and its footnotes only (no heading): the body of the other md texts. */
 void ff_pub_md_table(const struct ff_pub_set *set, struct ff_pub_sb *out);
+/* Does any device of the set carry op tests? */
+bool ff_pub_set_has_ops(const struct ff_pub_set *set);
+/* "## Op tests" and a table per device that has op tests; nothing when none has. */
+void ff_pub_md_ops(const struct ff_pub_set *set, struct ff_pub_sb *out);
 /* One device's row of the Markdown table (header included when `header`). */
 void ff_pub_md_row(const struct ff_pub_set *set, const struct ff_pub_device *d, bool header,
                    struct ff_pub_sb *out);

@@ -37,6 +37,13 @@ size_t ff_pub_chart_count(const struct ff_pub_set *set);
 int ff_pub_chart(const struct ff_pub_set *set, size_t i, char *name, size_t n,
                  struct ff_pub_sb *out);
 
+/* ---- op tests (ops.c) ---- */
+
+/* The device's op rows from its runs (d->ops). FF_ERR_NO_MEMORY or 0. */
+int ff_pub_device_ops(struct ff_pub_device *d);
+/* The sentence every output puts above the op rows. */
+const char *ff_pub_ops_intro(void);
+
 /* ---- destination folders (dest.c) ---- */
 
 /* An open folder the publisher writes into, and the path messages name it by. */

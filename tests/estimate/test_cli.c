@@ -466,3 +466,42 @@ Test(cli, cpu_profile_reports_what_it_measured)
     cr_expect_neq(o->code, 0);
     cr_expect(strstr(o->err, "not a GGUF file"), "%s", o->err);
 }
+
+/* The bottom-up path: which path, the term table with each source, the top-down figure and
+ * the ratio beside it; a profile without op tests says top-down. */
+Test(cli, bottom_up_path_and_terms)
+{
+    struct out *o = cli("--model", "llama-2-7b", "--serve", "--precision", "fp16", "--profile",
+                        DATA("profile-ops.json"), NULL);
+    cr_expect_eq(o->code, 0, "%s", o->err);
+    cr_expect(strstr(o->out, "path: bottom-up from 4 measured op(s) on this device"), "%s", o->out);
+    cr_expect(strstr(o->out, "ratio bottom-up/top-down"), "%s", o->out);
+    cr_expect(strstr(o->out, "attn_out") && strstr(o->out, "interpolated") &&
+                  strstr(o->out, "constant"),
+              "%s", o->out);
+    cr_expect(strstr(o->out, "3 op test(s) ignored") || strstr(o->out, "op test(s) ignored"), "%s",
+              o->out);
+    o = cli("--model", "llama-2-7b", "--serve", "--precision", "fp16", "--profile",
+            DATA("profile-ops.json"), "--json", NULL);
+    json_object *j = json_tokener_parse(o->out);
+    cr_assert(j, "%s", o->out);
+    cr_expect_str_eq(json_object_get_string(path(j, "bottom_up", "path")), "bottom-up");
+    cr_expect(json_object_get_double(path(j, "bottom_up", "decode_tokens_per_s")) > 0.0);
+    cr_expect(json_object_get_double(path(j, "bottom_up", "ratio")) > 0.0);
+    json_object *top = path(j, "bottom_up", "top_down"), *v = NULL;
+    cr_assert(top && json_object_object_get_ex(top, "decode_tokens_per_s", &v));
+    json_object *terms = path(j, "bottom_up", "terms");
+    cr_assert(terms && json_object_array_length(terms) > 10);
+    json_object *t0 = json_object_array_get_idx(terms, 0), *src = NULL;
+    cr_expect(json_object_object_get_ex(t0, "source", &src));
+    cr_expect(path(j, "serve", NULL), "the existing keys stay");
+    json_object_put(j);
+    o = cli("--model", "llama-2-7b", "--serve", "--precision", "fp16", "--profile",
+            DATA("profile-ops-none.json"), NULL);
+    cr_expect(strstr(o->out, "path: top-down: the profile has no op tests"), "%s", o->out);
+    o = cli("--model", "llama-2-7b", "--profile", DATA("profile-ops-none.json"), "--json", NULL);
+    j = json_tokener_parse(o->out);
+    cr_assert(j, "%s", o->out);
+    cr_expect_str_eq(json_object_get_string(path(j, "bottom_up", "path")), "top-down");
+    json_object_put(j);
+}

@@ -25,8 +25,7 @@ static void expect_op(const struct ff_op_list *l, enum ff_op_kind k, const char 
     cr_assert(o, "no %s %s", ff_op_kind_name(k), what);
     cr_expect_eq(o->prec, prec, "%s prec %s", what, ff_precision_name(o->prec));
     cr_expect(o->m == m && o->n == n && o->k == kk && o->g == g,
-              "%s: %ux%ux%u g%u, expected %ux%ux%u g%u", what, o->m, o->n, o->k, o->g, m, n, kk,
-              g);
+              "%s: %ux%ux%u g%u, expected %ux%ux%u g%u", what, o->m, o->n, o->k, o->g, m, n, kk, g);
     cr_expect_float_eq(o->count, count, 1e-9, "%s count %g, expected %g", what, o->count, count);
 }
 

@@ -4,7 +4,7 @@
  *   all       valid UTF-8
  *   md        every table row has the header's number of unescaped '|'; no raw '<'; no
  *             unescaped backtick in a row
- *   csv       every record (RFC 4180, quotes balanced) has the header's number of fields; no
+ *   csv       (csv and ops-csv) every record (RFC 4180, quotes balanced) has the header's number of fields; no
  *             field starts with = + - @ tab or CR unless it is a plain number
  *   html/svg  every '<' opens one of the elements the writers write; attribute values are
  *             quoted and hold no '<' or '"'; every '&' starts a reference; no control character
@@ -144,12 +144,13 @@ static void check_csv(const char *what, const char *s)
 static bool known_tag(const char *name, size_t n)
 {
     static const char *const tags[] = {
-        "!DOCTYPE", "html",  "head",  "meta",   "title",  "link",       "style",    "body",
-        "h1",       "h2",    "p",     "div",    "table",  "thead",      "tbody",    "tr",
-        "th",       "td",    "span",  "sup",    "a",      "br",         "small",    "ol",
-        "ul",       "li",    "code",  "em",     "figure", "figcaption", "script",   "svg",
-        "rect",     "text",  "g",     "line",   "circle", "button",     "fieldset", "footer",
-        "form",     "input", "label", "legend", "option", "output",     "select",   "time",
+        "!DOCTYPE", "html",    "head",  "meta",   "title",  "link",       "style",    "body",
+        "h1",       "h2",      "p",     "div",    "table",  "thead",      "tbody",    "tr",
+        "th",       "td",      "span",  "sup",    "a",      "br",         "small",    "ol",
+        "ul",       "li",      "code",  "em",     "figure", "figcaption", "script",   "svg",
+        "rect",     "text",    "g",     "line",   "circle", "button",     "fieldset", "footer",
+        "form",     "input",   "label", "legend", "option", "output",     "select",   "time",
+        "details",  "summary",
     };
     for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
         if (strlen(tags[i]) == n && memcmp(tags[i], name, n) == 0)
@@ -229,7 +230,7 @@ static void check_all(const struct ff_pub_set *set)
         check_utf8(what, text);
         if (!strcmp(w->name, "md"))
             check_md(what, text);
-        else if (!strcmp(w->name, "csv"))
+        else if (!strcmp(w->name, "csv") || !strcmp(w->name, "ops-csv"))
             check_csv(what, text);
         else if (!strcmp(w->name, "json"))
             check_json(what, text);

@@ -228,7 +228,7 @@ def results_writers():
     import sys
     sys.path.insert(0, os.path.join(ROOT, "tests", "results"))
     import hostile
-    for name in ("pocl.json", "lavapipe.json", "h200-a.json"):
+    for name in ("pocl.json", "pocl-ops.json", "lavapipe.json", "h200-a.json"):
         with open(os.path.join(ROOT, "tests/results/data", name), "rb") as f:
             write("results_writers", "data-" + name, f.read())
     with open(os.path.join(ROOT, "tests/results/data/pocl.json"), encoding="utf-8") as f:

@@ -19,8 +19,10 @@ static const struct {
     {SIZE(ff_step_part, 128)},    {SIZE(ff_step, 1000)},        {SIZE(ff_estimate, 3544)},
     {SIZE(ff_flops, 24)},         {SIZE(ff_plan_choice, 1432)}, {SIZE(ff_model, 672)},
     {SIZE(ff_param_count, 56)},   {SIZE(ff_model_preset, 24)},  {SIZE(ff_profile_device, 368)},
-    {SIZE(ff_profile_info, 520)}, {SIZE(ff_profile_times, 32)}, {SIZE(ff_profile_test, 368)},
-    {SIZE(ff_spec, 2336)},        {SIZE(ff_gguf_info, 160)},
+    {SIZE(ff_profile_info, 520)}, {SIZE(ff_profile_times, 32)}, {SIZE(ff_profile_test, 376)},
+    {SIZE(ff_spec, 7480)},        {SIZE(ff_gguf_info, 160)},    {SIZE(ff_op, 56)},
+    {SIZE(ff_op_list, 3592)},     {SIZE(ff_op_params, 24)},     {SIZE(ff_spec_op, 40)},
+    {SIZE(ff_bu_term, 88)},       {SIZE(ff_bottom_up, 9160)},
 };
 
 int main(void)

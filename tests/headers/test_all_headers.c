@@ -27,6 +27,7 @@
 #include "bench/fleet/fleet.h"
 #include "bench/check/host.h"
 #include "bench/check/kcheck.h"
+#include "bench/check/opcheck.h"
 #include "bench/check/measure.h"
 #if FF_TEST_MPI
 #include "bench/fleet/mpi_net.h"
@@ -48,6 +49,7 @@
 #include <flopfit/flopfit.h>
 #include <flopfit/gguf.h>
 #include <flopfit/model.h>
+#include <flopfit/ops.h>
 #include <flopfit/precision.h>
 #include <flopfit/profile.h>
 #include <flopfit/profile_fields.h>

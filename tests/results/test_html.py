@@ -13,8 +13,9 @@ by another name for the folder; a page outside a home folder does not link down 
 Then one Chromium driven over the DevTools protocol on --remote-debugging-pipe (stdlib only:
 NUL-separated JSON on fds 3 and 4; every wait is for a state, with a generous limit, never a
 time): no console message or exception; at 1400 px the default columns fit and the key columns
-show; unticking a column group (a real mouse click) hides its cells and ticking one shows them;
-each filter (vendor, backend, precision, run kind) shows exactly the rows that match; a header
+show; the op tests' <details> opens on a click on its summary and on the device's link, its
+rows show, an unsupported op says so with the reason as its title; unticking a column group (a
+real mouse click) hides its cells and ticking one shows them; each filter (vendor, backend, precision, run kind) shows exactly the rows that match; a header
 click sorts A-Z with aria-sort and a ▲, a second click reverses with a ▼; the footer names the
 schema version and the newest profile's date; screenshots at 1400 and 390 px, light and
 prefers-color-scheme dark, are not blank (PNG decoded with zlib) and have the ground each
@@ -87,11 +88,16 @@ def console_errors(url):
 class Dom(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.rows, self.svgs, self.in_tbody = [], [], False
+        self.rows, self.svgs, self.in_tbody, self.in_results = [], [], False, False
+        self.ops = []  # the ids of the op tests' <details>
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "tbody":
+        if tag == "table":
+            self.in_results = a.get("id") == "results"
+        elif tag == "details":
+            self.ops.append(a.get("id"))
+        elif tag == "tbody" and self.in_results:
             self.in_tbody = True
         elif tag == "tr" and self.in_tbody:
             self.rows.append(a.get("data-device"))
@@ -180,8 +186,10 @@ check(rc == 0, f"chromium --dump-dom exit {rc}")
 check(not bad, "console errors: " + " | ".join(bad))
 parser = Dom()
 parser.feed(dom)
-devices = 3
+devices = 4
 check(len(parser.rows) == devices and all(parser.rows), f"table rows: {parser.rows}")
+check(len(parser.ops) == 1 and parser.ops[0][len("ops-"):] in parser.rows,
+      f"op tests: one <details> for the one device with op tests: {parser.ops}")
 check(parser.svgs.count("roofline") == devices, f"rooflines: {parser.svgs}")
 check(parser.svgs.count("bars") >= 3, f"bar charts: {parser.svgs}")
 check(all(os.path.isfile(os.path.join(page, f"roofline-{s}.svg")) for s in parser.rows),
@@ -223,7 +231,7 @@ p = subprocess.run([FLOPFIT, "results", data_abs, "--html", out_abs], capture_ou
 check(p.returncode == 1, f"--html over an absolute folder: {p.returncode} {p.stderr}")
 no_absolute(out_abs, "--html", tmp)
 hrefs = links(os.path.join(out_abs, "index.html"))
-check(len(hrefs) == 4 and all(os.path.isfile(os.path.normpath(os.path.join(out_abs, h)))
+check(len(hrefs) == 5 and all(os.path.isfile(os.path.normpath(os.path.join(out_abs, h)))
                               for h in hrefs), f"--html: profile links {hrefs}")
 check(all(not h.startswith("/") for h in hrefs), f"--html: absolute links {hrefs}")
 
@@ -576,6 +584,51 @@ try:
     check(not b.console(), f"console after the interactions: {b.console()}")
     b.js("window.scrollTo(0, 0)")
     shot_check(b, "page-1400-sorted", False)
+
+    # op tests: a closed <details> under the table; a click on its summary opens it and shows
+    # one row per op test, an unsupported one says so with its reason as the title, never 0;
+    # the device cell's link opens it too
+    with open(os.path.join(HERE, "data", "pocl-ops.json")) as f:
+        n_ops = sum(t["family"] == "op" for t in json.load(f)["tests"])
+    # an attribute selector: a slug may hold '.', which "#id" would read as a class
+    ops = f'details[id="{parser.ops[0] if parser.ops else "none"}"]'
+
+    def ops_state():
+        return b.js(f"(function () {{ var d = document.querySelector({json.dumps(ops)});"
+                    "var rows = d.querySelectorAll('tbody tr');"
+                    "return [d.open, Array.prototype.filter.call(rows, function (r) {"
+                    # a closed <details> hides its content by content-visibility, which
+                    # offsetParent does not see
+                    "return r.checkVisibility() && r.getClientRects().length > 0; }).length,"
+                    "rows.length]; })()")
+
+    def wait_for(cond, what, tries=400):
+        for _ in range(tries):  # a state, polled; the limit only bounds a failure
+            if cond():
+                return True
+            b.js("new Promise(function (r) { requestAnimationFrame(function () { r(0); }); })")
+        check(False, what)
+        return False
+
+    check(ops_state() == [False, 0, n_ops], f"op tests: not closed at first: {ops_state()}")
+    b.click(ops + " summary")
+    wait_for(lambda: ops_state() == [True, n_ops, n_ops],
+             f"op tests: a click on the summary did not show the rows: {ops_state()}")
+    cells = b.js(f"Array.prototype.map.call(document.querySelectorAll({json.dumps(ops + ' td')}),"
+                 "function (c) { return [c.textContent, c.getAttribute('title') || '']; })")
+    texts = [c[0] for c in cells]
+    check("1×4096×4096" in texts and "115%" in texts and "32×4096×128, g=4" in texts,
+          f"op tests: the q4_0 gemv and attn_decode rows: {texts}")
+    unsup = [c for c in cells if c[0] == "unsupported"]
+    check(len(unsup) == 1 and "cl_khr_fp16" in unsup[0][1], f"op tests: unsupported cell {unsup}")
+    check(not any(t.strip() in ("0", "0%", "0 B/s") for t in texts), "op tests: a 0 shown")
+    shot_check(b, "page-1400-ops", False)
+    b.click(ops + " summary")
+    wait_for(lambda: ops_state()[0] is False, "op tests: a second click did not close them")
+    b.click("#results a.oplink")
+    wait_for(lambda: ops_state()[:2] == [True, n_ops],
+             f"op tests: the device cell's link did not open them: {ops_state()}")
+    check(not b.console(), f"console after the op tests: {b.console()}")
 
     # the footer: schema version and the newest profile's date
     # the footer: the schema versions and the newest "created" of the profiles read

@@ -91,7 +91,7 @@ for fmt in ("md", "csv", "json"):
 # ---- CSV: loads in the csv module, one row per device, no figure written as 0
 rc, out, err = run("data", "--format", "csv")
 rows = list(csv.DictReader(io.StringIO(out)))
-check(len(rows) == 3, f"csv: {len(rows)} rows, expected 3 devices")
+check(len(rows) == 4, f"csv: {len(rows)} rows, expected 4 devices")
 header = out.splitlines()[0].split(",")
 check(all(len(r) == len(header) and None not in r for r in rows), "csv: ragged rows")
 by = {r["device"]: r for r in rows}
@@ -129,7 +129,7 @@ with open(os.path.join(HERE, "results.schema.json")) as f:
     schema = json.load(f)
 errs = validate(doc, schema)
 check(not errs, "json: schema: " + "; ".join(errs[:5]))
-check(len(doc["devices"]) == 3 and len(doc["skipped"]) == 2, "json: devices/skipped counts")
+check(len(doc["devices"]) == 4 and len(doc["skipped"]) == 2, "json: devices/skipped counts")
 for d in doc["devices"]:
     for k, m in d["metrics"].items():
         check((m["status"] == "ok") == ("value" in m), f"json: {d['device']} {k}: {m}")
@@ -138,8 +138,89 @@ for d in doc["devices"]:
     check(len(d["roofline"]["decode_points"]) >= 2 or d["serves"]["model"] is None,
           f"json: {d['device']} has no roofline points")
 
+# ---- op tests: one row per op, format and shape, in md, ops-csv and json
+OPS_DEV = "pthread-icelake-server-Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"
+with open(os.path.join(DATA, "pocl-ops.json")) as f:
+    ops_prof = json.load(f)
+READ = next(t["value"] for t in ops_prof["tests"] if t["family"] == "bandwidth" and t["name"] == "read")
+op_tests = [t for t in ops_prof["tests"] if t["family"] == "op"]
+for d in doc["devices"]:
+    check(bool(d["ops"]) == (d["device"] == OPS_DEV), f"json: {d['device']} has {len(d['ops'])} op rows")
+jops = next(d for d in doc["devices"] if d["device"] == OPS_DEV)["ops"]
+check(len(jops) == len(op_tests), f"json: {len(jops)} op rows, the profile has {len(op_tests)} op tests")
+for o in jops:
+    check((o["status"] == "ok") == ("value" in o), f"json: op row {o}")
+    if o["status"] != "ok":
+        check(o.get("reason") and "value" not in o and "read_fraction" not in o, f"json: op row {o}")
+    check(("read_fraction" in o) == (o["status"] == "ok" and o["op"] != "gemm"),
+          f"json: read_fraction of {o}")
+q4 = next(o for o in jops if o["op"] == "gemv" and o["precision"] == "q4_0" and
+          o["shape"] == {"m": 1, "n": 4096, "k": 4096})
+want = next(t for t in op_tests if t["name"] == "gemv" and t["precision"] == "q4_0" and
+            t["shape"] == {"m": 1, "n": 4096, "k": 4096})
+check(q4["value"] == want["value"] and q4["median_s"] == want["device_time_s"]["median"] and
+      abs(q4["read_fraction"] - want["value"] / READ) < 1e-12, f"json: q4_0 gemv row {q4}")
+check([o["shape"].get("g") for o in jops if o["op"] == "attn_decode"] == [4, 4],
+      "json: attn_decode rows lost their group g")
+
+rc, out, err = run("data", "--format", "ops-csv", "--no-estimate")
+check(rc == 1, f"ops-csv: exit {rc}")
+orows = list(csv.DictReader(io.StringIO(out)))
+oheader = out.splitlines()[0].split(",")
+check(len(orows) == len(op_tests) and all(len(r) == len(oheader) and None not in r for r in orows),
+      f"ops-csv: {len(orows)} rows (expected {len(op_tests)}) or ragged")
+check(all(r["device"] == OPS_DEV and r["run"] == "standard" for r in orows), "ops-csv: device columns")
+for r in orows:
+    if r["status"] == "ok":
+        check(float(r["value"]) > 0 and float(r["median_s"]) > 0, f"ops-csv: ok row {r}")
+        check((r["read_fraction"] != "") == (r["op"] != "gemm"), f"ops-csv: fraction of {r}")
+    else:
+        check(r["status"] == "unsupported" and r["value"] == r["median_s"] == r["read_fraction"] == ""
+              and "cl_khr_fp16" in r["reason"], f"ops-csv: a row without a figure: {r}")
+r = next(r for r in orows if r["op"] == "gemv" and r["precision"] == "q4_0" and r["n"] == "4096" and
+         r["k"] == "4096")
+check(abs(float(r["read_fraction"]) - want["value"] / READ) < 1e-6 and r["g"] == "" and
+      r["bytes"] == str(want["bytes"]), f"ops-csv: q4_0 row {r}")
+check({r["g"] for r in orows if r["op"] == "attn_decode"} == {"4"}, "ops-csv: attn_decode g")
+
+rc, out, err = run("data", "--format", "md", "--no-estimate")
+check("## Op tests" in out and out.count("## Op tests") == 1, "md: no op tests section")
+check("| gemv | q4_0 | 1×4096×4096 | 501.06 us | 18.9 GB/s | 115% |" in out, "md: q4_0 gemv row")
+check("| attn_decode | fp16 | 32×4096×128, g=4 |" in out, "md: attn_decode row with g")
+check("| gemm | fp16 | 512×4096×4096 | unsupported: device lacks cl_khr_fp16" in out,
+      "md: the unsupported op and its reason")
+check("| rmsnorm | fp32 | 1×4096 |" in out, "md: rmsnorm row (m rows of n)")
+
+# several runs of one device: each row the median over runs, and the fraction the median of
+# each run's own rate over the same run's read bandwidth (never one run's over another's)
+multi = tempfile.mkdtemp()
+for i, (scale, read_scale) in enumerate(((1.0, 1.0), (0.9, 0.5), (1.2, 1.0))):
+    p = json.loads(json.dumps(ops_prof))
+    p["created"] = f"2026-12-0{i + 1}T10:00:00Z"
+    for t in p["tests"]:
+        if t["family"] == "bandwidth" and t["name"] == "read":
+            t["value"] *= read_scale
+            t["device_time_s"] = {k: v / read_scale for k, v in t["device_time_s"].items()}
+        if t.get("family") == "op" and t["status"] == "ok":
+            t["value"] *= scale
+            t["device_time_s"] = {k: v / scale for k, v in t["device_time_s"].items()}
+    write_profile(os.path.join(multi, f"run-{i}.json"), p, HASHER)
+rc, out, err = run(multi, "--format", "json", "--no-estimate")
+mdoc = json.loads(out) if rc == 0 else {"devices": []}
+check(len(mdoc["devices"]) == 1, f"ops over runs: exit {rc}, {len(mdoc['devices'])} devices: {err}")
+for o in (mdoc["devices"][0]["ops"] if mdoc["devices"] else []):
+    if o["op"] == "gemv" and o["precision"] == "q4_0" and o["shape"] == {"m": 1, "n": 4096, "k": 4096}:
+        v = want["value"]
+        check(o["runs"] == 3 and abs(o["value"] - v) < 1e-3 * v and abs(o["min"] - 0.9 * v) < 1e-3 * v
+              and abs(o["max"] - 1.2 * v) < 1e-3 * v, f"ops over runs: value {o}")
+        # per run: 1.0 f, 1.8 f, 1.2 f; the median 1.2 f (the medians' ratio would be f)
+        check(abs(o["read_fraction"] - 1.2 * v / READ) < 1e-6, f"ops over runs: fraction {o}")
+        check(abs(o["median_s"] - want["device_time_s"]["median"]) < 1e-12,
+              f"ops over runs: the median run's time {o}")
+shutil.rmtree(multi)
+
 # ---- the serves column is what `flopfit estimate --profile` says
-dev = next(d for d in doc["devices"] if d["backend"] == "opencl")
+dev = next(d for d in doc["devices"] if d["device"] == "pthread-haswell-AMD EPYC")
 sv = dev["serves"]
 check(sv["model"] is not None, f"serves: PoCL serves nothing: {sv}")
 if sv["model"]:

@@ -29,15 +29,16 @@ check(out == "", f"sqlite: wrote to stdout: {out[:200]!r}")
 db = sqlite3.connect(db_path)
 runs = db.execute("SELECT id, path, vendor, device, device_id, driver, backend, run_kind, "
                   "flopfit_minor, device_slug, schema_version FROM runs ORDER BY path").fetchall()
-check(len(runs) == 4, f"sqlite: {len(runs)} runs, expected 4")
+check(len(runs) == 5, f"sqlite: {len(runs)} runs, expected 5")
 paths = [r[1] for r in runs]
-check(paths == ["data/h200-a.json", "data/h200-b.json", "data/lavapipe.json", "data/pocl.json"],
-      f"sqlite: paths {paths}")
-check(all(r[7] == "unrecorded" and r[8] == "0.1" and r[10] == "1.0" for r in runs),
+check(paths == ["data/h200-a.json", "data/h200-b.json", "data/lavapipe.json", "data/pocl-ops.json",
+                 "data/pocl.json"], f"sqlite: paths {paths}")
+check(all((r[7], r[10]) == (("standard", "1.1") if r[1] == "data/pocl-ops.json" else
+                            ("unrecorded", "1.0")) and r[8] == "0.1" for r in runs),
       f"sqlite: key columns {runs}")
 n_tests = db.execute("SELECT count(*) FROM tests").fetchone()[0]
 want = 0
-for name in ("h200-a", "h200-b", "lavapipe", "pocl"):
+for name in ("h200-a", "h200-b", "lavapipe", "pocl", "pocl-ops"):
     with open(os.path.join(HERE, "data", name + ".json")) as f:
         want += len(json.load(f)["tests"])
 check(n_tests == want, f"sqlite: {n_tests} tests, expected {want}")
@@ -53,6 +54,17 @@ best = dict(db.execute(
     "WHERE family = 'matmul' AND precision = 'fp32' AND status = 'ok' AND verified = 1 "
     "GROUP BY runs.device_slug").fetchall())
 check(abs(best.get("pthread-haswell-AMD EPYC", 0) - 1.183753e11) < 1e3, f"sqlite: best fp32 {best}")
+# op tests: their group g and bytes, NULL where the profile has none
+ops = db.execute("SELECT name, precision, m, n, k, g, bytes, status, value FROM tests "
+                 "WHERE family = 'op' ORDER BY name, precision, n, k").fetchall()
+check(len(ops) == 14, f"sqlite: {len(ops)} op tests, expected 14")
+check({o[5] for o in ops if o[0] == "attn_decode"} == {4} and
+      all(o[5] is None for o in ops if o[0] != "attn_decode"), f"sqlite: op groups {ops}")
+check(all(o[6] and o[6] > 0 for o in ops), f"sqlite: op bytes {ops}")
+check(db.execute("SELECT count(*) FROM tests WHERE family != 'op' AND g IS NOT NULL").fetchone()[0]
+      == 0, "sqlite: a g on a test that is no op")
+check(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "1.1",
+      "sqlite: schema_version")
 # a test without a figure has NULL, never 0
 nulls = db.execute("SELECT count(*) FROM tests WHERE status != 'ok' AND value IS NOT NULL"
                    ).fetchone()[0]

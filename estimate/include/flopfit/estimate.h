@@ -30,10 +30,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "flopfit/spec.h"
 #include "flopfit/export.h"
 #include "flopfit/model.h"
+#include "flopfit/ops.h"
 #include "flopfit/precision.h"
 
 #ifdef __cplusplus
@@ -696,6 +698,96 @@ static inline int ff_plan_choice_init(struct ff_plan_choice *c, size_t n)
 FF_API int ff_est_best_plans(const struct ff_model *m, const struct ff_spec *d,
                              const struct ff_plan *p, struct ff_plan_choice *out, size_t max,
                              size_t *n, char *err, size_t errlen);
+
+/* ---- bottom-up: the model's own ops as measured on the device (estimate/src/bottom_up.c) ---- */
+
+/* Where the time of one op run comes from. */
+enum ff_op_source {
+    FF_OP_SOURCE_MEASURED = 0, /* the profile timed this kind, format and shape */
+    FF_OP_SOURCE_INTERPOLATED, /* from the same kind and format at other shapes, log-log */
+    FF_OP_SOURCE_CONSTANT      /* none close enough: the top-down formula for the op */
+};
+/* "measured", "interpolated", "constant"; "?" out of range. Static strings. */
+FF_API const char *ff_op_source_name(enum ff_op_source s);
+
+/* How far past the measured shapes an op is extrapolated (in bytes, FLOPs for GEMM): 4x, then
+ * it is a constant. */
+#define FF_OP_EXTRAPOLATE_MAX 4.0
+
+/*
+ * The time of one run of op on device d: measured when d->ops has its kind, format and shape;
+ * else interpolated over the same kind and format in log time against log bytes (log FLOPs for
+ * GEMM), linearly between the two nearest measured neighbours; above the measured range at the
+ * largest measured shape's throughput, below it along the line through the nearest two with
+ * its slope held between 0 and 1 (time never grows as shapes shrink), at most FF_OP_EXTRAPOLATE_MAX beyond; one measured shape alone is scaled at
+ * its throughput within that reach. Otherwise the constant: the roofline max(bytes /
+ * bandwidth, FLOPs / rate) with today's top-down figures (GEMV at the weight format's
+ * streaming fraction and compute factor, attention at the KV fraction, GEMM at the plan's
+ * matrix rate and efficiency). plan (NULL: ff_plan_init's defaults) picks those; e (may be
+ * NULL) gives the rate, efficiency and bandwidth fraction ff_est_run used. Returns 0,
+ * FF_ERR_INVALID (NULL, an unknown kind) or FF_ERR_UNSUPPORTED (a constant is needed and the
+ * device lacks the figure).
+ */
+FF_API int ff_op_time(const struct ff_spec *d, const struct ff_plan *plan,
+                      const struct ff_estimate *e, const struct ff_op *op, double *seconds,
+                      enum ff_op_source *source);
+
+/* One line of the bottom-up sum. */
+struct ff_bu_term {
+    struct ff_op op;        /* the op and its runs per step (op.count) */
+    enum ff_op_phase phase; /* the step it belongs to: prefill, decode or train */
+    double op_seconds;      /* one run, s */
+    double seconds;         /* per step (prefill, decode step, optimizer step): count x runs */
+    enum ff_op_source source;
+};
+
+#define FF_BU_TERMS_MAX 96
+/* The bottom-up estimate beside the top-down one. Growing: ff_bottom_up_init sets struct_size;
+ * the library fills only a struct of its own size (FF_ERR_UNSUPPORTED otherwise). */
+struct ff_bottom_up {
+    size_t struct_size;
+    bool bottom_up;  /* the path: true = the op sum; false = top-down (why says why) */
+    char why[256];   /* the top-down path's reason ("the profile has no op tests"); "" */
+    char notes[256]; /* approximations made ("pipeline stages: 1/pp of the ops"); "" */
+    int n_measured, n_interpolated, n_constant; /* terms by source */
+    double measured_share; /* measured terms' seconds over the whole time (below) */
+    double launch_s;       /* per dispatched op (the profile's launch latency), s; 0 unknown */
+    /* serving: one prefill of serve_batch prompts, one decode step at context prompt +
+     * generate/2; each = its ops + dispatches x launch_s + tensor-parallel all-reduces */
+    double prefill_s, decode_step_s;
+    double prefill_dispatches, decode_dispatches, prefill_comm_s, decode_comm_s;
+    double prefill_tokens_per_s; /* prompt tokens / prefill_s */
+    double decode_tokens_per_s;  /* serve_batch / decode_step_s */
+    /* training: one optimizer step = accum micro-batches of ops (1/pp of them per stage) +
+     * dispatches x launch_s + the step model's communication and bubble (ff_est_step) */
+    double train_step_s, train_ops_s, train_dispatches, train_comm_s;
+    double train_tokens_per_s; /* global batch tokens / train_step_s */
+    double seconds;            /* serving: prefill + generate x decode step; training: steps x
+                                  train_step_s */
+    /* ff_est_run's figures for the same plan, and bottom-up seconds over them */
+    double top_prefill_tokens_per_s, top_decode_tokens_per_s, top_train_step_s, top_seconds;
+    double ratio;
+    size_t n_terms;
+    struct ff_bu_term terms[FF_BU_TERMS_MAX];
+};
+static inline void ff_bottom_up_init(struct ff_bottom_up *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->struct_size = sizeof(*b);
+}
+
+/*
+ * The bottom-up estimate of the plan ff_est_run estimated into *e (same m, d, p; its layout,
+ * batch and top-down figures are read from e): the sum over the model's op list
+ * (ff_model_ops) of count x ff_op_time, plus a launch per dispatched op and the
+ * communication. Where d has no op tests or the op list refuses the model, out->bottom_up is
+ * false, out->why says why, the top_* figures are filled and 0 is returned: the top-down
+ * estimate stands. Returns 0, FF_ERR_INVALID (NULL, a struct_size this library does not know)
+ * or FF_ERR_UNSUPPORTED (a constant term needs a figure the device lacks; err says which).
+ */
+FF_API int ff_est_bottom_up(const struct ff_model *m, const struct ff_spec *d,
+                            const struct ff_plan *p, const struct ff_estimate *e,
+                            struct ff_bottom_up *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

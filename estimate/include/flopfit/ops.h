@@ -69,15 +69,16 @@ enum ff_op_phase {
 /* One operation of the step. */
 struct ff_op {
     enum ff_op_kind kind;
-    enum ff_precision prec; /* GEMV: the weight format; GEMM: the matmul kernel's format (fp32,
-                               fp16 for 16-bit models, int8 for int8 and GGUF weights); ATTN_*:
-                               the KV format; the others fp32 */
-    uint32_t m, n, k, g;    /* the kernel's shape (above); k and g 0 where the kind has none */
-    double count;           /* runs per step (layers x occurrences; fractional for backward
-                               passes counted in forward-kernel units) */
-    char what[FF_OP_WHAT_MAX]; /* the layer part: "qkv", "attn_out", "ffn_gate_up", "ffn_down",
-                                  "head", "norm", "rope_q", "attn", ... ("+"-joined when
-                                  identical shapes were merged) */
+    /* GEMV: the weight format; GEMM: the matmul kernel's (fp32, fp16 for 16-bit models, int8
+     * for int8 and GGUF weights); ATTN_*: the KV format; the others fp32. */
+    enum ff_precision prec;
+    uint32_t m, n, k, g; /* the kernel's shape (above); k and g 0 where the kind has none */
+    /* Runs per step (layers x occurrences; fractional where a backward pass is counted in
+     * runs of the forward kernel). */
+    double count;
+    /* The layer part: "qkv", "attn_out", "ffn_gate_up", "ffn_down", "head", "norm", "rope_q",
+     * "attn", ... ("+"-joined when identical shapes were merged, while it fits). */
+    char what[FF_OP_WHAT_MAX];
 };
 
 /* Enough for a training step of any model the list describes (about 25 distinct shapes). */

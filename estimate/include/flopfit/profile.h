@@ -178,6 +178,9 @@ struct ff_profile_test {
     double peak_fraction;
     bool peak_of_fp32;
     double peak_paired;
+    /* op tests (flopfit/ops.h): "shape"."g", attention's query rows per KV head and rope's rows
+     * per position; 0 when absent. */
+    uint64_t g;
 };
 
 /*

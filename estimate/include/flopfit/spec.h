@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "flopfit/export.h"
 #include "flopfit/model.h"
@@ -24,6 +25,15 @@ extern "C" {
 
 #define FF_DEVICE_NOTE_MAX 512
 #define FF_SPEC_TEST_MAX   64
+#define FF_SPEC_OPS_MAX    128
+
+/* One measured op (flopfit/ops.h): kind is an enum ff_op_kind, prec an enum ff_precision. */
+struct ff_spec_op {
+    int kind, prec;
+    uint32_t m, n, k, g; /* the shape as in struct ff_op */
+    double seconds;      /* median device time of one run, s (> 0) */
+    double bytes;        /* bytes one run moves (ff_op_bytes of the shape), B */
+};
 
 struct ff_spec {
     size_t struct_size;           /* sizeof(struct ff_spec), set by ff_spec_init */
@@ -77,6 +87,18 @@ struct ff_spec {
      * "op" test weight_stream, over the read bandwidth); 0 = not measured: the format's
      * sourced default applies (FF_QUANT_* in flopfit/estimate.h). */
     double weight_stream_fraction[FF_PREC_COUNT];
+    /* ---- appended: the op timings of `flopfit bench --model M` (flopfit/ops.h) ---- */
+    /* The device time of one empty kernel launch (the latency family's "launch" test), s;
+     * 0 = not measured. The bottom-up estimate charges it once per dispatched op. */
+    double launch_s;
+    /* The verified op tests, one row per (kind, format, shape): the median device time of one
+     * run and the bytes it moves (ff_op_bytes). Several tests of one shape keep the fastest
+     * median. At most FF_SPEC_OPS_MAX; more are counted in ops_ignored and noted. */
+    size_t n_ops;
+    struct ff_spec_op ops[FF_SPEC_OPS_MAX];
+    int ops_ignored; /* op tests left out: unknown name or format, a zero shape or time, bytes
+                        that disagree with the shape, failed or unverified, or over the table
+                        (notes says how many of each) */
 };
 
 /* Zero *d and set its struct_size. Returns 0, or FF_ERR_UNSUPPORTED for a size this library
@@ -109,7 +131,9 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
  * mem_driver_bytes), else device.global_mem_bytes; bandwidth from the best bandwidth read
  * test (B/s; the copy test only without one), named in bandwidth_test; host_shared from the
  * device's type "cpu" or host_shared_memory; op/weight_stream tests into
- * weight_stream_fraction. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
+ * weight_stream_fraction; the latency/launch test into launch_s; the other op tests (name an
+ * ff_op_kind_name, a shape with m and n, a positive median device time, bytes within 1% of
+ * ff_op_bytes of the shape when given) into ops[], the rest counted in ops_ignored and noted. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
  * are listed in out->notes; they are never invented. *out (struct_size set by ff_spec_init)
  * is written only on success.
  * Returns 0, FF_ERR_IO (cannot read; not a regular file), FF_ERR_INVALID (too large,

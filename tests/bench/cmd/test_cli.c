@@ -38,7 +38,9 @@ Test(cli, defaults_run_everything)
     setenv("XDG_DATA_HOME", "/xdg/data", 1);
     cr_assert_eq(ff_bench_parse(1, argv, &o, err, sizeof(err)), FF_OK);
     cr_assert_eq(o.run.cfg.families, ff_family_all());
-    cr_assert_eq(ff_family_count(), 6);
+    cr_assert_eq(ff_family_count(), 7);
+    /* the op grid takes minutes: it runs when asked for, never in a plain run */
+    cr_assert_eq(o.run.cfg.families & ff_family_bit(ff_family_find("ops")), 0);
     cr_assert(o.run.cfg.prec[FF_PREC_FP32] && o.run.cfg.prec[FF_PREC_FP16] &&
               o.run.cfg.prec[FF_PREC_INT8]);
     cr_assert(o.run.cfg.library);
@@ -80,8 +82,9 @@ Test(cli, family_registry_is_the_one_list)
         cr_assert_eq(ff_family_find(f->name), f);
         cr_assert_eq(seen & ff_family_bit(f), 0, "%s shares a bit", f->name);
         seen |= ff_family_bit(f);
+        cr_assert_eq((ff_family_all() & ff_family_bit(f)) != 0, !f->on_request, "%s", f->name);
     }
-    cr_assert_eq(seen, ff_family_all());
+    cr_assert_eq(seen, ff_family_all() | ff_family_bit(ff_family_find("ops")));
     cr_assert_eq(ff_family_find("MatMul"), ff_family_find("matmul"));
     cr_assert_null(ff_family_find("flops"));
     /* --only takes exactly the registry's names. */
@@ -667,4 +670,66 @@ Test(cli_binary, results_of_a_missing_path_is_bad_usage)
     char out[4096];
     cr_expect_eq(run("results /no/such/path", out, sizeof(out)), 2, "%s", out);
     cr_expect(strstr(out, "/no/such/path: no such file or folder"), "%s", out);
+}
+
+Test(cli, model_options)
+{
+    struct ff_bench_opts o;
+    char err[512];
+    const uint32_t want =
+        ff_family_bit(ff_family_find("latency")) | ff_family_bit(ff_family_find("bandwidth")) |
+        ff_family_bit(ff_family_find("matmul")) | ff_family_bit(ff_family_find("ops"));
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--weights", "q4_0,q8_0", "--quick"),
+                 FF_OK, "%s", err);
+    cr_assert_eq(o.run.cfg.families, want);
+    cr_assert_eq(o.model.n_weights, 2);
+    cr_assert_eq(o.model.weights[1], FF_PREC_Q8_0);
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b"), FF_OK, "%s", err);
+    cr_assert_str_eq(o.run.record.kind, "custom");
+    /* --only wins over --model's families */
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--only", "ops"), FF_OK, "%s", err);
+    cr_assert_eq(o.run.cfg.families, ff_family_bit(ff_family_find("ops")));
+    /* the job's options need --model, and each names what it accepts */
+    cr_assert_eq(PARSE(&o, err, "--batch", "4"), FF_ERR_INVALID);
+    cr_assert(strstr(err, "--model"), "%s", err);
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--serve", "--train"), FF_ERR_INVALID);
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--weights", "q5_k"), FF_ERR_INVALID);
+    cr_assert(strstr(err, "q4_0"), "%s", err);
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--kv", "int8"), FF_ERR_INVALID);
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--train", "--kv", "fp16"),
+                 FF_ERR_INVALID);
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--batch", "0"), FF_ERR_INVALID);
+    cr_assert_eq(PARSE(&o, err, "--standard", "--model", "llama-3-8b"), FF_ERR_INVALID);
+}
+
+/* The op list --model runs: libflopfit's, as kernels, each distinct kernel once. */
+Test(cli, model_ops_list)
+{
+    struct ff_bench_opts o;
+    char err[512];
+    static struct ff_bench_op ops[FF_BENCH_MODEL_OPS_MAX];
+    size_t n = 0;
+    cr_assert_eq(PARSE(&o, err, "--model", "llama-3-8b", "--weights", "q4_0"), FF_OK, "%s", err);
+    cr_assert_eq(ff_bench_model_ops(&o.model, ops, FF_BENCH_MODEL_OPS_MAX, &n, err, sizeof(err)),
+                 FF_OK, "%s", err);
+    bool gemv = false, gemm = false, attn512 = false, attn2048 = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct ff_kernel_desc *d = &ops[i].desc;
+        for (size_t j = 0; j < i; j++)
+            cr_assert(memcmp(&ops[j].desc, d, sizeof(*d)), "op %zu repeats op %zu", i, j);
+        gemv |= d->id == FF_KERNEL_GEMV && d->prec == FF_PREC_Q4_0 && d->m == 1 && d->n == 4096 &&
+                d->k == 14336; /* ffn_down */
+        gemm |= d->id == FF_KERNEL_MATMUL && d->prec == FF_PREC_INT8 && d->m == 512;
+        attn512 |= d->id == FF_KERNEL_ATTN_DECODE && d->n == 512 && d->g == 4 && d->k == 128;
+        attn2048 |= d->id == FF_KERNEL_ATTN_DECODE && d->n == 2048;
+    }
+    cr_expect(gemv && gemm && attn512 && attn2048, "gemv %d gemm %d attn %d %d", gemv, gemm,
+              attn512, attn2048);
+    cr_assert_eq(PARSE(&o, err, "--model", "mixtral-8x7b"), FF_OK);
+    cr_assert_eq(ff_bench_model_ops(&o.model, ops, FF_BENCH_MODEL_OPS_MAX, &n, err, sizeof(err)),
+                 FF_ERR_UNSUPPORTED);
+    cr_assert_eq(PARSE(&o, err, "--model", "no-such-model-xyz"), FF_OK);
+    cr_assert_eq(ff_bench_model_ops(&o.model, ops, FF_BENCH_MODEL_OPS_MAX, &n, err, sizeof(err)),
+                 FF_ERR_NOT_FOUND);
+    cr_assert(strstr(err, "--model"), "%s", err);
 }

@@ -1,0 +1,521 @@
+/*
+ * A transformer's own operations (backend.h, FF_KERNEL_GEMV and after): one kernel per op,
+ * each built per point of its tuning space (backends/opencl/cl_ops.c) with -D options.
+ * Activations, outputs and accumulation are fp32; weights and KV caches are read in their
+ * storage format and widened in registers: fp16 through vload_half (core OpenCL C, no
+ * cl_khr_fp16), bf16 as the high half of an fp32.
+ *
+ * On a CPU device (PoCL) a work-item is one iteration of a loop over the work-group, so the
+ * kernels do their own vectorisation: each item streams whole rows with VW-wide vector loads
+ * and keeps its sums in VW-wide registers, reduced once at its end.
+ *
+ *   gemv         -DFMT (0 fp32, 1 fp16, 2 bf16, 3 int8, 4 q8_0, 5 q4_0) -DVW (4, 8, 16)
+ *                -DROWS (rows of W per item) -DMB (rows of X per item)
+ *   attn_decode  -DKVF (0 fp32, 1 fp16, 2 bf16) -DKD (head dim) -DVW (divides KD) -DG (query
+ *                rows per KV head) -DSPLIT (items per KV head, one work-group) -DTILE
+ *   attn_prefill -DKVF -DKD -DVW -DBQ (query rows per item) -DTILE
+ *   rmsnorm, rope, swiglu, add, xent: -DVW.
+ */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+/* loops over the compile-time row and vector counts: unrolled, so their arrays live in
+ * registers */
+#define UNROLL _Pragma("unroll")
+
+#ifndef VW
+#define VW 16
+#endif
+
+#if VW == 1
+#define FV float
+#define VLOADF(p) (*(p))
+#define VLOADH(p) vload_half(0, (p))
+#define VLOADUS(p) (*(p))
+#define VLOADC(p) (*(p))
+#define VLOADUC(p) (*(p))
+#define CONVF(x) ((float)(x))
+#define CONVU(x) ((uint)(x))
+#define AS_FV(x) as_float(x)
+#define VSTOREF(v, p) (*(p) = (v))
+#else
+#define FV CAT(float, VW)
+#define VLOADF(p) CAT(vload, VW)(0, (p))
+#define VLOADH(p) CAT(vload_half, VW)(0, (p))
+#define VLOADUS(p) CAT(vload, VW)(0, (p))
+#define VLOADC(p) CAT(vload, VW)(0, (p))
+#define VLOADUC(p) CAT(vload, VW)(0, (p))
+#define CONVF(x) CAT(convert_float, VW)(x)
+#define CONVU(x) CAT(convert_uint, VW)(x)
+#define AS_FV(x) CAT(as_float, VW)(x)
+#define VSTOREF(v, p) CAT(vstore, VW)((v), 0, (p))
+#endif
+
+/* The sum of a vector's lanes, halving (a tree, not a chain). */
+static inline float hsum(FV v)
+{
+#if VW >= 16
+    float8 v8 = v.lo + v.hi;
+#elif VW == 8
+    float8 v8 = v;
+#endif
+#if VW >= 8
+    float4 v4 = v8.lo + v8.hi;
+#elif VW == 4
+    float4 v4 = v;
+#endif
+#if VW >= 4
+    float2 v2 = v4.lo + v4.hi;
+    return v2.x + v2.y;
+#elif VW == 2
+    return v.x + v.y;
+#else
+    return v;
+#endif
+}
+
+/*
+ * fp16 bits to float, exactly (normals rebiased, subnormals renormalised by a float
+ * subtraction of normal numbers, so no denormal arithmetic; infinities and NaNs kept), in
+ * integer vector operations: PoCL widens a scalar vload_half in ~20 scalar instructions, and
+ * gemv reads one fp16 scale per block and row. T is a float type, U the uint type as wide.
+ */
+#define H2F_BODY(T, U, AS_T, AS_U)                                                             \
+    {                                                                                          \
+        const U o = (h & 0x7fffu) << 13, e = o & 0x0f800000u;                                  \
+        U r = select(o + 0x38000000u, o + 0x70000000u, e == 0x0f800000u);                      \
+        const T sub = AS_T(o + 0x38800000u) - AS_T((U)0x38800000u);                            \
+        r = select(r, AS_U(sub), e == 0u);                                                     \
+        return AS_T(r | ((h & 0x8000u) << 16));                                                \
+    }
+static inline float h2f(uint h) H2F_BODY(float, uint, as_float, as_uint)
+static inline float16 h2f16(uint16 h) H2F_BODY(float16, uint16, as_float16, as_uint16)
+
+/* The largest of a vector's lanes. */
+static inline float hmax(FV v)
+{
+#if VW >= 16
+    float8 v8 = fmax(v.lo, v.hi);
+#elif VW == 8
+    float8 v8 = v;
+#endif
+#if VW >= 8
+    float4 v4 = fmax(v8.lo, v8.hi);
+#elif VW == 4
+    float4 v4 = v;
+#endif
+#if VW >= 4
+    float2 v2 = fmax(v4.lo, v4.hi);
+    return fmax(v2.x, v2.y);
+#elif VW == 2
+    return fmax(v.x, v.y);
+#else
+    return v;
+#endif
+}
+
+/* ---- storage formats of float weights and KV caches ---- */
+/* F: 0 fp32, 1 fp16, 2 bf16. VLOAD_FMT reads VW elements at p, LOAD1_FMT one. */
+#define FLOAD_0(p) VLOADF(p)
+#define FLOAD_1(p) VLOADH(p)
+#define FLOAD_2(p) AS_FV(CONVU(VLOADUS(p)) << 16)
+#define FLOAD1_0(p) (*(p))
+#define FLOAD1_1(p) vload_half(0, (p))
+#define FLOAD1_2(p) as_float((uint)(*(p)) << 16)
+#define FTYPE_0 float
+#define FTYPE_1 half
+#define FTYPE_2 ushort
+
+/* ======================================================================== gemv */
+#ifdef FMT
+
+#if FMT <= 2
+#define WT CAT(FTYPE_, FMT)
+#define WLOAD(p) CAT(FLOAD_, FMT)(p)
+#define WLOAD1(p) CAT(FLOAD1_, FMT)(p)
+#elif FMT == 3
+#define WT char
+#define WLOAD(p) CONVF(VLOADC(p))
+#define WLOAD1(p) ((float)*(p))
+#else
+#define WT uchar
+#endif
+
+/*
+ * Y[m][n] = sum_k X[m][k] W[n][k] (times the row's scale for int8, the block's for q8_0 and
+ * q4_0). Global size (ceil(N / ROWS), ceil(M / MB)): item (i, j) computes the ROWS x MB
+ * outputs of rows i*ROWS.. of W and j*MB.. of X, reading each weight once for all MB rows of
+ * X. Rows past N or M are clamped to the last row (read, never written), so every load is in
+ * bounds and the loops have no conditions.
+ */
+__kernel void gemv(__global const float *restrict X, __global const WT *restrict W,
+                   __global const void *restrict S, __global float *restrict Y, uint M, uint N,
+                   uint K)
+{
+    const uint r0 = get_global_id(0) * ROWS, m0 = get_global_id(1) * MB;
+    if (r0 >= N || m0 >= M)
+        return;
+    uint row[ROWS];
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        row[r] = min(r0 + r, N - 1);
+    __global const float *x[MB];
+    UNROLL for (uint b = 0; b < MB; b++)
+        x[b] = X + (size_t)min(m0 + b, M - 1) * K;
+    FV acc[ROWS][MB];
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        UNROLL for (uint b = 0; b < MB; b++)
+            acc[r][b] = (FV)(0.0f);
+    float tail[ROWS][MB];
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        UNROLL for (uint b = 0; b < MB; b++)
+            tail[r][b] = 0.0f;
+
+#if FMT <= 3
+    __global const WT *w[ROWS];
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        w[r] = W + (size_t)row[r] * K;
+    const uint kv = K / VW * VW;
+    for (uint k = 0; k < kv; k += VW) {
+        FV xv[MB];
+        UNROLL for (uint b = 0; b < MB; b++)
+            xv[b] = VLOADF(x[b] + k);
+        UNROLL for (uint r = 0; r < ROWS; r++) {
+            FV wv = WLOAD(w[r] + k);
+            UNROLL for (uint b = 0; b < MB; b++)
+                acc[r][b] = fma(wv, xv[b], acc[r][b]);
+        }
+    }
+    for (uint k = kv; k < K; k++)
+        UNROLL for (uint r = 0; r < ROWS; r++)
+            UNROLL for (uint b = 0; b < MB; b++)
+                tail[r][b] = fma(WLOAD1(w[r] + k), x[b][k], tail[r][b]);
+#else
+    /* GGUF blocks of 32 weights along k, one fp16 scale each (S). The block's products are
+     * summed first, then scaled once: sum_j (q_j d) x_j = d sum_j q_j x_j. */
+    const uint nb = K / 32;
+#if FMT == 4
+#define BLOCK_BYTES 32
+#else
+#define BLOCK_BYTES 16
+#endif
+    __global const ushort *s = (__global const ushort *)S;
+    /* the scales of 16 blocks at a time, widened together */
+    float ds[ROWS][16];
+    for (uint blk = 0; blk < nb; blk++) {
+        if (blk % 16 == 0) {
+            UNROLL for (uint r = 0; r < ROWS; r++) {
+                __global const ushort *sr = s + (size_t)row[r] * nb + blk;
+                if (blk + 16 <= nb) {
+                    const uint16 h = convert_uint16(vload16(0, sr));
+                    vstore16(h2f16(h), 0, ds[r]);
+                } else {
+                    for (uint j = 0; j < nb - blk; j++) {
+                        const uint h = sr[j];
+                        ds[r][j] = h2f(h);
+                    }
+                }
+            }
+        }
+        FV xv[MB][32 / VW];
+        UNROLL for (uint b = 0; b < MB; b++)
+            UNROLL for (uint c = 0; c < 32 / VW; c++)
+                xv[b][c] = VLOADF(x[b] + blk * 32 + c * VW);
+        UNROLL for (uint r = 0; r < ROWS; r++) {
+            const uint bi = row[r] * nb + blk;
+            const float d = ds[r][blk % 16];
+            __global const uchar *q = W + (size_t)bi * BLOCK_BYTES;
+            FV wv[32 / VW];
+#if FMT == 4
+            UNROLL for (uint c = 0; c < 32 / VW; c++)
+                wv[c] = CONVF(CAT(as_char, VW)(VLOADUC(q + c * VW)));
+#else
+            /* byte j: element j in the low nibble, j + 16 in the high one. A nibble v becomes
+             * the float 2^23 + v by or-ing it into 2^23's mantissa, and subtracting 2^23 + 8
+             * leaves v - 8 exactly: one bit operation and one subtraction per 16 weights in
+             * place of a mask, a byte subtraction and an int-to-float conversion. */
+            UNROLL for (uint c = 0; c < 16 / VW; c++) {
+                const CAT(uint, VW) dw = CONVU(VLOADUC(q + c * VW));
+                wv[c] = AS_FV((dw & 15u) | 0x4b000000u) - 8388616.0f;
+                wv[c + 16 / VW] = AS_FV((dw >> 4) | 0x4b000000u) - 8388616.0f;
+            }
+#endif
+            UNROLL for (uint b = 0; b < MB; b++) {
+                FV t = wv[0] * xv[b][0];
+                UNROLL for (uint c = 1; c < 32 / VW; c++)
+                    t = fma(wv[c], xv[b][c], t);
+                acc[r][b] = fma((FV)(d), t, acc[r][b]);
+            }
+        }
+    }
+#endif
+
+    UNROLL for (uint r = 0; r < ROWS; r++) {
+#if FMT == 3
+        const float scale = ((__global const float *)S)[row[r]];
+#else
+        const float scale = 1.0f;
+#endif
+        UNROLL for (uint b = 0; b < MB; b++)
+            if (r0 + r < N && m0 + b < M)
+                Y[(size_t)(m0 + b) * N + r0 + r] = (hsum(acc[r][b]) + tail[r][b]) * scale;
+    }
+}
+#endif /* FMT */
+
+/* =================================================================== attention */
+#ifdef KVF
+#define KVT CAT(FTYPE_, KVF)
+#define KVLOAD(p) CAT(FLOAD_, KVF)(p)
+#define NC (KD / VW) /* vectors per row of K, V, Q, O */
+
+/*
+ * One online-softmax pass of R query rows q (pre-scaled by 1/sqrt(KD)) over positions
+ * [s0, s1) of one KV head, TILE positions at a time (TILE a multiple of VW): the tile's
+ * scores, then their softmax in vectors with one rescale of the running sums by
+ * exp(old max - new max), then the tile's values. Row r sees positions
+ * s <= lim[r] only (the causal mask; decode passes the last position).
+ * mx, sm: running max and sum of exp per row; o: the running sum of p V.
+ */
+#define ATTEND(R, q, o, mx, sm, kh, vh, s0, s1, lim)                                           \
+    for (uint s = (s0); s < (s1); s += TILE) {                                                 \
+        const uint te = min((uint)TILE, (s1) - s);                                             \
+        float sc[R][TILE];                                                                     \
+        if (te < TILE)                                                                         \
+            UNROLL for (uint r = 0; r < R; r++)                                                \
+                for (uint j = te; j < TILE; j++)                                               \
+                    sc[r][j] = -INFINITY;                                                      \
+        for (uint j = 0; j < te; j++) {                                                        \
+            FV kr[NC];                                                                         \
+            UNROLL for (uint c = 0; c < NC; c++)                 \
+                kr[c] = KVLOAD((kh) + (size_t)(s + j) * KD + c * VW);                          \
+            UNROLL for (uint r = 0; r < R; r++) {                \
+                FV a = q[r][0] * kr[0];                                                        \
+                UNROLL for (uint c = 1; c < NC; c++)             \
+                    a = fma(q[r][c], kr[c], a);                                                \
+                sc[r][j] = s + j <= lim[r] ? hsum(a) : -INFINITY;                              \
+            }                                                                                  \
+        }                                                                                      \
+        /* the softmax of the tile in VW-wide vectors (masked and missing scores are -inf) */  \
+        UNROLL for (uint r = 0; r < R; r++) {                                                  \
+            FV vm = VLOADF(&sc[r][0]);                                                         \
+            for (uint j = VW; j < TILE; j += VW)                                               \
+                vm = fmax(vm, VLOADF(&sc[r][j]));                                              \
+            const float tm = fmax(mx[r], hmax(vm));                                            \
+            /* a row that has seen no position yet (max -inf) takes weights exp(-inf) = 0 */   \
+            const float base = tm == -INFINITY ? 0.0f : tm;                                    \
+            const float corr = exp(mx[r] - base);                                              \
+            mx[r] = tm;                                                                        \
+            UNROLL for (uint c = 0; c < NC; c++)                                               \
+                o[r][c] *= corr;                                                               \
+            FV vs = (FV)(0.0f);                                                                \
+            for (uint j = 0; j < TILE; j += VW) {                                              \
+                const FV p = exp(VLOADF(&sc[r][j]) - base);                                    \
+                VSTOREF(p, &sc[r][j]);                                                         \
+                vs += p;                                                                       \
+            }                                                                                  \
+            sm[r] = sm[r] * corr + hsum(vs);                                                   \
+        }                                                                                      \
+        for (uint j = 0; j < te; j++) {                                                        \
+            FV vr[NC];                                                                         \
+            UNROLL for (uint c = 0; c < NC; c++)                 \
+                vr[c] = KVLOAD((vh) + (size_t)(s + j) * KD + c * VW);                          \
+            UNROLL for (uint r = 0; r < R; r++)                  \
+                UNROLL for (uint c = 0; c < NC; c++)             \
+                    o[r][c] = fma((FV)(sc[r][j]), vr[c], o[r][c]);                             \
+        }                                                                                      \
+    }
+
+#ifdef SPLIT
+/*
+ * Decode: work-group h (global (SPLIT, M / G), local (SPLIT, 1)) serves KV head h and its G
+ * query rows, so K and V are read once for all of them. Its SPLIT items take consecutive
+ * slices of the N positions; their partial (max, sum, sum of p V) meet in local memory and
+ * are merged, each item writing every SPLIT-th output element.
+ */
+__kernel void attn_decode(__global const float *restrict Q, __global const KVT *restrict K,
+                          __global const KVT *restrict V, __global float *restrict O, uint M,
+                          uint N, uint KDIM)
+{
+    __local float lmax[SPLIT][G], lsum[SPLIT][G];
+    __local float lo[SPLIT][G][KD];
+    const uint t = get_local_id(0), h = get_group_id(1);
+    const float scale = 1.0f / sqrt((float)KD);
+    FV q[G][NC], o[G][NC];
+    float mx[G], sm[G];
+    uint lim[G];
+    UNROLL for (uint r = 0; r < G; r++) {
+        UNROLL for (uint c = 0; c < NC; c++) {
+            q[r][c] = VLOADF(Q + (size_t)(h * G + r) * KD + c * VW) * scale;
+            o[r][c] = (FV)(0.0f);
+        }
+        mx[r] = -INFINITY;
+        sm[r] = 0.0f;
+        lim[r] = N - 1;
+    }
+    const uint chunk = (N + SPLIT - 1) / SPLIT;
+    const uint s0 = min(N, t * chunk), s1 = min(N, s0 + chunk);
+    __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
+    ATTEND(G, q, o, mx, sm, kh, vh, s0, s1, lim)
+    UNROLL for (uint r = 0; r < G; r++) {
+        lmax[t][r] = mx[r];
+        lsum[t][r] = sm[r];
+        UNROLL for (uint c = 0; c < NC; c++)
+            VSTOREF(o[r][c], &lo[t][r][c * VW]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = t; i < G * KD; i += SPLIT) {
+        const uint r = i / KD, c = i % KD;
+        float gm = -INFINITY;
+        for (uint u = 0; u < SPLIT; u++)
+            gm = fmax(gm, lmax[u][r]);
+        float den = 0.0f, num = 0.0f;
+        for (uint u = 0; u < SPLIT; u++) {
+            /* an empty slice (max -inf) weighs exp(-inf) = 0 */
+            const float wgt = lmax[u][r] == -INFINITY ? 0.0f : exp(lmax[u][r] - gm);
+            den += lsum[u][r] * wgt;
+            num += lo[u][r][c] * wgt;
+        }
+        O[(size_t)(h * G + r) * KD + c] = num / den;
+    }
+}
+#endif /* SPLIT */
+
+#ifdef BQ
+/*
+ * Prefill: item (i, j) of global (ceil(N / BQ), M) takes query positions i*BQ .. i*BQ+BQ-1 of
+ * head j against KV head j / G, positions 0 .. its last query's, causally masked per row.
+ * Rows past N are clamped to the last (computed, never written).
+ */
+__kernel void attn_prefill(__global const float *restrict Q, __global const KVT *restrict K,
+                           __global const KVT *restrict V, __global float *restrict O, uint M,
+                           uint N, uint KDIM)
+{
+    const uint t0 = get_global_id(0) * BQ, head = get_global_id(1);
+    if (t0 >= N || head >= M)
+        return;
+    const uint h = head / G;
+    const float scale = 1.0f / sqrt((float)KD);
+    FV q[BQ][NC], o[BQ][NC];
+    float mx[BQ], sm[BQ];
+    uint lim[BQ];
+    UNROLL for (uint r = 0; r < BQ; r++) {
+        lim[r] = min(t0 + r, N - 1);
+        UNROLL for (uint c = 0; c < NC; c++) {
+            q[r][c] = VLOADF(Q + ((size_t)head * N + lim[r]) * KD + c * VW) * scale;
+            o[r][c] = (FV)(0.0f);
+        }
+        mx[r] = -INFINITY;
+        sm[r] = 0.0f;
+    }
+    const uint s1 = min(N, t0 + BQ);
+    __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
+    ATTEND(BQ, q, o, mx, sm, kh, vh, 0u, s1, lim)
+    UNROLL for (uint r = 0; r < BQ; r++) {
+        const float inv = 1.0f / sm[r];
+        if (t0 + r < N)
+            UNROLL for (uint c = 0; c < NC; c++)
+                VSTOREF(o[r][c] * inv, O + ((size_t)head * N + t0 + r) * KD + c * VW);
+    }
+}
+#endif /* BQ */
+#endif /* KVF */
+
+/* ================================================================= small ops */
+#ifdef SMALL
+
+/* Y = X / sqrt(mean(X^2) + 1e-6) * W, one row per item (global (M)). */
+__kernel void rmsnorm(__global const float *restrict X, __global const float *restrict W,
+                      __global float *restrict Y, uint M, uint N)
+{
+    const uint i = get_global_id(0);
+    if (i >= M)
+        return;
+    __global const float *x = X + (size_t)i * N;
+    __global float *y = Y + (size_t)i * N;
+    const uint nv = N / VW * VW;
+    FV acc = (FV)(0.0f);
+    for (uint j = 0; j < nv; j += VW) {
+        FV v = VLOADF(x + j);
+        acc = fma(v, v, acc);
+    }
+    float ss = hsum(acc);
+    for (uint j = nv; j < N; j++)
+        ss = fma(x[j], x[j], ss);
+    const float r = 1.0f / sqrt(ss / (float)N + 1e-6f);
+    for (uint j = 0; j < nv; j += VW)
+        VSTOREF(VLOADF(x + j) * r * VLOADF(W + j), y + j);
+    for (uint j = nv; j < N; j++)
+        y[j] = x[j] * r * W[j];
+}
+
+/* NeoX rotary embedding: item (j, i) of global (N / 2, M) rotates pair (j, j + N/2) of row i. */
+__kernel void rope(__global const float *restrict X, __global float *restrict Y, uint M, uint N,
+                   uint pos0)
+{
+    /* one item per (token, pair j): the angle and its sine and cosine once, applied to the
+     * token's G rows (its heads), which share the position */
+    const uint j = get_global_id(0), t = get_global_id(1), half_n = N / 2;
+    if (j >= half_n || t >= M / G)
+        return;
+    const float pos = (float)(pos0 + t);
+    const float a = pos * pow(10000.0f, -2.0f * (float)j / (float)N);
+    float c;
+    const float s = sincos(a, &c);
+    for (uint h = 0; h < G; h++) {
+        const size_t row = ((size_t)t * G + h) * N;
+        const float x0 = X[row + j], x1 = X[row + j + half_n];
+        Y[row + j] = x0 * c - x1 * s;
+        Y[row + j + half_n] = x0 * s + x1 * c;
+    }
+}
+
+/* Elementwise over T = M*N floats, VW per item (global ceil(T / VW)), the last item's tail
+ * one at a time. */
+#define ELEMENTWISE(name, expr)                                                                \
+    __kernel void name(__global const float *restrict A, __global const float *restrict B,     \
+                       __global float *restrict Y, uint M, uint N)                             \
+    {                                                                                          \
+        const size_t total = (size_t)M * N, i = get_global_id(0) * (size_t)VW;                 \
+        if (i + VW <= total) {                                                                 \
+            FV a = VLOADF(A + i), b = VLOADF(B + i);                                           \
+            VSTOREF(expr, Y + i);                                                              \
+        } else {                                                                               \
+            for (size_t e = i; e < total; e++) {                                               \
+                float a = A[e], b = B[e];                                                      \
+                Y[e] = expr;                                                                   \
+            }                                                                                  \
+        }                                                                                      \
+    }
+ELEMENTWISE(swiglu, a / (1.0f + exp(-a)) * b)
+ELEMENTWISE(add, a + b)
+
+/* L[i] = log(sum_j exp(X[i][j])) - X[i][T[i]], one row per item (global (M)): the row's max
+ * first, so exp never overflows. */
+__kernel void xent(__global const float *restrict X, __global const uint *restrict T,
+                   __global float *restrict L, uint M, uint N)
+{
+    const uint i = get_global_id(0);
+    if (i >= M)
+        return;
+    __global const float *x = X + (size_t)i * N;
+    const uint nv = N / VW * VW;
+    FV vm = (FV)(-INFINITY);
+    for (uint j = 0; j < nv; j += VW)
+        vm = fmax(vm, VLOADF(x + j));
+    float mx = -INFINITY;
+#if VW == 1
+    mx = vm;
+#else
+    for (uint l = 0; l < VW; l++)
+        mx = fmax(mx, ((float *)&vm)[l]);
+#endif
+    for (uint j = nv; j < N; j++)
+        mx = fmax(mx, x[j]);
+    FV acc = (FV)(0.0f);
+    for (uint j = 0; j < nv; j += VW)
+        acc += exp(VLOADF(x + j) - mx);
+    float sum = hsum(acc);
+    for (uint j = nv; j < N; j++)
+        sum += exp(x[j] - mx);
+    L[i] = log(sum) + mx - x[T[i]];
+}
+#endif /* SMALL */

@@ -1,0 +1,146 @@
+/*
+ * The OpenCL op kernels on a real device (PoCL on CI): every op in every format it takes,
+ * built at small and odd shapes (rows that fill no vector, a single row, heads sharing a KV
+ * head, a one-position cache) and checked against opcheck's CPU reference; and the declared
+ * tuning spaces of gemv and attention, each value of each parameter built and checked once.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "../../common.h"
+#include "backend_impl.h"
+#include "check/opcheck.h"
+
+static struct ff_device *dev;
+
+static void setup(void)
+{
+    dev = ff_test_open("opencl");
+}
+
+static void teardown(void)
+{
+    ff_device_destroy(&dev);
+}
+
+TestSuite(opencl_ops, .init = setup, .fini = teardown, .timeout = 600);
+
+/* Builds desc's kernel, checks one run and one timed run against the reference. */
+static void check_op(const struct ff_kernel_desc *d, const char *what)
+{
+    char err[1024] = "";
+    struct ff_kernel *k = NULL;
+    struct ff_opcheck oc;
+    int ret = ff_kernel_create(dev, d, &k, err, sizeof(err));
+    cr_assert_eq(ret, FF_OK, "%s: create: %s", what, err);
+    cr_assert_eq(ff_opcheck_init(&oc, d, 77 + d->m + d->n, err, sizeof(err)), FF_OK, "%s: %s", what,
+                 err);
+    ret = ff_opcheck_upload(&oc, dev, err, sizeof(err));
+    if (ret == FF_OK)
+        ret = ff_opcheck_run(&oc, k, err, sizeof(err));
+    if (ret == FF_OK) {
+        struct ff_measure_cfg mc = {.warmup = 0, .min_reps = 1, .max_reps = 1};
+        struct ff_timing t = {0};
+        ret = ff_opcheck_bench(&oc, k, &mc, &t, err, sizeof(err));
+    }
+    ff_opcheck_finish(&oc);
+    cr_assert_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
+    ff_kernel_destroy(&k);
+}
+
+static void check_desc(struct ff_kernel_desc d)
+{
+    char what[160];
+    snprintf(what, sizeof(what), "op %d %s m=%u n=%u k=%u g=%u", (int)d.id,
+             ff_precision_name(d.prec), d.m, d.n, d.k, d.g);
+    check_op(&d, what);
+}
+
+Test(opencl_ops, gemv_every_format_at_odd_shapes)
+{
+    static const enum ff_precision fmts[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16,
+                                             FF_PREC_INT8, FF_PREC_Q8_0, FF_PREC_Q4_0};
+    static const uint32_t shapes[][3] = {
+        {1, 17, 32}, {3, 17, 96}, {1, 1, 32}, {5, 33, 64}, {1, 64, 256}};
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+        for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+            check_desc((struct ff_kernel_desc){.id = FF_KERNEL_GEMV,
+                                               .prec = fmts[f],
+                                               .m = shapes[s][0],
+                                               .n = shapes[s][1],
+                                               .k = shapes[s][2]});
+    /* k not a multiple of the vector width: the float formats' scalar tail */
+    check_desc((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, 3, 17, 38});
+    check_desc((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_INT8, 1, 9, 2});
+}
+
+Test(opencl_ops, attention_every_kv_format)
+{
+    static const enum ff_precision fmts[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16};
+    /* m, n (positions), k (head dim), g */
+    static const uint32_t shapes[][4] = {
+        {4, 1, 32, 4}, {4, 33, 32, 1}, {8, 33, 96, 4}, {2, 70, 20, 2}, {3, 5, 7, 1}};
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+        for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+            for (int id = FF_KERNEL_ATTN_DECODE; id <= FF_KERNEL_ATTN_PREFILL; id++)
+                check_desc((struct ff_kernel_desc){.id = (enum ff_kernel_id)id,
+                                                   .prec = fmts[f],
+                                                   .m = shapes[s][0],
+                                                   .n = shapes[s][1],
+                                                   .k = shapes[s][2],
+                                                   .g = shapes[s][3]});
+}
+
+Test(opencl_ops, small_ops)
+{
+    static const uint32_t shapes[][2] = {{1, 32}, {3, 17}, {2, 96}, {5, 4096}};
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+        const uint32_t m = shapes[s][0], n = shapes[s][1];
+        check_desc((struct ff_kernel_desc){.id = FF_KERNEL_RMSNORM, .m = m, .n = n});
+        check_desc((struct ff_kernel_desc){.id = FF_KERNEL_SWIGLU, .m = m, .n = n});
+        check_desc((struct ff_kernel_desc){.id = FF_KERNEL_ADD, .m = m, .n = n});
+        check_desc((struct ff_kernel_desc){.id = FF_KERNEL_XENT, .m = m, .n = n});
+        if (n % 2 == 0)
+            check_desc((struct ff_kernel_desc){.id = FF_KERNEL_ROPE, .m = m * 4, .n = n, .g = 4});
+    }
+    check_desc((struct ff_kernel_desc){.id = FF_KERNEL_ROPE, .m = 3, .n = 128, .g = 1});
+}
+
+/* Each value of each parameter, the others at the default, built and checked at desc. */
+static void sweep_space(struct ff_kernel_desc d)
+{
+    char err[512] = "";
+    struct ff_tune_space s;
+    cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_tune_point_in_space(&s, &s.dflt, err, sizeof(err)), FF_OK, "%s", err);
+    for (uint32_t p = 0; p < s.n_params; p++) {
+        for (uint32_t v = 0; v < s.param[p].n_values; v++) {
+            d.tune = s.dflt;
+            d.tune.v[p] = s.param[p].values[v];
+            char what[160];
+            ff_tune_point_format(&s, &d.tune, what, sizeof(what));
+            if (ff_kernel_point_check(dev, &d, err, sizeof(err)) != FF_OK)
+                continue; /* refused with a reason: not this device's */
+            check_op(&d, what);
+        }
+    }
+}
+
+Test(opencl_ops, tuning_spaces_build_and_verify)
+{
+    sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 3, 37, 64});
+    sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, 2, 19, 70});
+    sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 45, 64, 4, {0}});
+    sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_PREFILL, FF_PREC_BF16, 2, 45, 32, 1, {0}});
+}
+
+Test(opencl_ops, small_ops_declare_no_space)
+{
+    char err[256] = "";
+    struct ff_tune_space s;
+    struct ff_kernel_desc d = {.id = FF_KERNEL_ADD, .m = 1, .n = 8};
+    cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_assert_gt(strlen(err), 0);
+}

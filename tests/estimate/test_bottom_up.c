@@ -1,0 +1,246 @@
+/*
+ * tests/estimate/test_bottom_up.c — op tests in a profile and the bottom-up estimate
+ * (flopfit/estimate.h ff_est_bottom_up, ff_op_time): data/profile-ops.json holds a GPU-like
+ * device (1 TB/s read, 200 TFLOP/s fp16, 5 us launches) with Llama-2-7B's fp16 attn_out and
+ * ffn_gate_up GEMVs, a norm and one prefill GEMM timed, plus three bad op entries;
+ * profile-ops-none.json is the same profile without op tests.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../common.h"
+
+static struct ff_spec profile(const char *name)
+{
+    struct ff_spec d;
+    ff_spec_init(&d);
+    char path[512], err[512] = "";
+    snprintf(path, sizeof(path), "%s/%s", FF_TEST_DATA, name);
+    cr_assert_eq(ff_spec_from_profile(path, &d, err, sizeof(err)), FF_OK, "%s", err);
+    return d;
+}
+
+static struct ff_plan serve_plan(void)
+{
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.task = FF_TASK_SERVE;
+    p.precision = FF_PREC_FP16;
+    p.gpus = 1;
+    p.prompt = 512;
+    p.generate = 256;
+    return p;
+}
+
+Test(bottom_up, profile_op_tests_are_read_and_bad_ones_noted)
+{
+    struct ff_spec d = profile("profile-ops.json");
+    /* two gemv shapes (the repeated one keeps its faster median), rmsnorm, gemm */
+    cr_expect_eq(d.n_ops, 4, "%zu ops", d.n_ops);
+    cr_expect_float_eq(d.launch_s, 5e-6, 1e-12);
+    cr_expect_eq(d.ops_ignored, 3, "unknown name, zero shape, wrong bytes");
+    cr_expect(strstr(d.notes, "unknown op name"), "%s", d.notes);
+    cr_expect(strstr(d.notes, "zero or missing shape"), "%s", d.notes);
+    cr_expect(strstr(d.notes, "bytes disagreeing"), "%s", d.notes);
+    bool kept_fastest = false;
+    for (size_t i = 0; i < d.n_ops; i++)
+        if (d.ops[i].kind == FF_OP_GEMV && d.ops[i].n == 4096) {
+            cr_expect_float_eq(d.ops[i].seconds, 4.2e-5, 1e-12);
+            cr_expect_float_eq(d.ops[i].bytes, 33587200.0, 1e-3);
+            kept_fastest = true;
+        }
+    cr_expect(kept_fastest);
+    struct ff_spec none = profile("profile-ops-none.json");
+    cr_expect_eq(none.n_ops, 0);
+    cr_expect_eq(none.ops_ignored, 0);
+}
+
+Test(bottom_up, a_negative_time_refuses_the_profile)
+{
+    struct ff_spec d;
+    ff_spec_init(&d);
+    char err[512] = "";
+    cr_expect_eq(
+        ff_spec_from_profile(FF_TEST_DATA "/profile-ops-negative.json", &d, err, sizeof(err)),
+        FF_ERR_INVALID);
+    cr_expect(strstr(err, "device_time_s.median"), "%s", err);
+}
+
+Test(bottom_up, sources_measured_interpolated_constant)
+{
+    struct ff_spec d = profile("profile-ops.json");
+    struct ff_plan p = serve_plan();
+    double t;
+    enum ff_op_source src;
+    struct ff_op attn_out = {FF_OP_GEMV, FF_PREC_FP16, 1, 4096, 4096, 0, 32, "attn_out"};
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &attn_out, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_MEASURED);
+    cr_expect_float_eq(t, 4.2e-5, 1e-15);
+    /* ffn_down moves exactly ffn_gate_up's bytes in another shape: interpolated, the same. */
+    struct ff_op down = {FF_OP_GEMV, FF_PREC_FP16, 1, 4096, 11008, 0, 32, "ffn_down"};
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &down, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect_float_eq(t, 1.05e-4, 1e-12);
+    /* the head (262 MB, 2.9x the largest measured): extrapolated at least at the largest
+     * shape's throughput */
+    struct ff_op head = {FF_OP_GEMV, FF_PREC_FP16, 1, 32000, 4096, 0, 1, "head"};
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &head, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(t >= 1.05e-4 * ff_op_bytes(&head) / 90237952.0 * (1 - 1e-12), "%g", t);
+    /* 10x beyond: a constant, bytes / 1 TB/s */
+    struct ff_op far = {FF_OP_GEMV, FF_PREC_FP16, 64, 131072, 8192, 0, 1, "far"};
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &far, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_CONSTANT);
+    /* no attention test at all (the one there is unsupported): constant, KV bytes at the
+     * measured read bandwidth (a profile's fraction is 1) */
+    struct ff_op attn = {FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 640, 128, 1, 32, "attn"};
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &attn, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_CONSTANT);
+    cr_expect_float_eq(t, ff_op_bytes(&attn) / 1e12, 1e-15);
+    /* another format of a measured shape is not that measurement */
+    struct ff_op q4 = attn_out;
+    q4.prec = FF_PREC_Q4_0;
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &q4, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_CONSTANT);
+    /* a GEMM of the measured one's FLOPs x 2: interpolated at its rate */
+    struct ff_op gemm = {FF_OP_GEMM, FF_PREC_FP16, 1024, 4096, 4096, 0, 32, "qkv"};
+    cr_assert_eq(ff_op_time(&d, &p, NULL, &gemm, &t, &src), FF_OK);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect_float_eq(t, 2.4e-4, 1e-12);
+    struct ff_op bad = attn_out;
+    bad.kind = FF_OP_KIND_COUNT;
+    cr_expect_eq(ff_op_time(&d, &p, NULL, &bad, &t, &src), FF_ERR_INVALID);
+}
+
+Test(bottom_up, interpolation_is_monotone_and_exact_at_the_points)
+{
+    struct ff_spec d = profile("profile-ops.json");
+    struct ff_plan p = serve_plan();
+    double last = 0.0;
+    for (uint32_t n = 1024; n <= 40000; n += 256) {
+        struct ff_op o = {FF_OP_GEMV, FF_PREC_FP16, 1, n, 4096, 0, 1, "sweep"};
+        double t;
+        enum ff_op_source src;
+        cr_assert_eq(ff_op_time(&d, &p, NULL, &o, &t, &src), FF_OK);
+        cr_expect(t >= last, "n %u: %g after %g", n, t, last);
+        if (n == 4096)
+            cr_expect(src == FF_OP_SOURCE_MEASURED && t == 4.2e-5);
+        if (n == 11008)
+            cr_expect(src == FF_OP_SOURCE_MEASURED && t == 1.05e-4);
+        last = t;
+    }
+}
+
+Test(bottom_up, serving_sums_the_op_list)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_spec d = profile("profile-ops.json");
+    struct ff_plan p = serve_plan();
+    struct ff_estimate e;
+    ff_estimate_init(&e);
+    char err[512] = "";
+    cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
+    struct ff_bottom_up b;
+    ff_bottom_up_init(&b);
+    cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert(b.bottom_up, "%s", b.why);
+    /* measured: prefill's attn_out GEMM; decode's attn_out, ffn_gate_up and norm */
+    cr_expect_eq(b.n_measured, 4);
+    cr_expect_geq(b.n_interpolated, 2);
+    cr_expect_geq(b.n_constant, 1);
+    cr_expect_eq((size_t)(b.n_measured + b.n_interpolated + b.n_constant), b.n_terms);
+    double dec = 0.0, disp = 0.0;
+    for (size_t i = 0; i < b.n_terms; i++)
+        if (b.terms[i].phase == FF_OP_PHASE_DECODE) {
+            dec += b.terms[i].seconds;
+            disp += ceil(b.terms[i].op.count);
+            cr_expect_float_eq(b.terms[i].seconds, b.terms[i].op.count * b.terms[i].op_seconds,
+                               1e-15);
+        }
+    cr_expect_float_eq(b.decode_dispatches, disp, 1e-9);
+    cr_expect_float_eq(b.decode_step_s, dec + disp * 5e-6, 1e-12);
+    cr_expect_float_eq(b.decode_tokens_per_s, 1.0 / b.decode_step_s, 1e-9);
+    cr_expect_float_eq(b.prefill_tokens_per_s, 512.0 / b.prefill_s, 1e-6);
+    cr_expect_float_eq(b.seconds, b.prefill_s + 256.0 * b.decode_step_s, 1e-12);
+    cr_expect(b.measured_share > 0.0 && b.measured_share < 1.0, "%g", b.measured_share);
+    /* the top-down figures are ff_est_run's */
+    cr_expect_float_eq(b.top_decode_tokens_per_s, 1.0 / e.decode_seconds_per_token, 1e-9);
+    cr_expect_float_eq(b.top_seconds, e.seconds, 1e-15);
+    cr_expect_float_eq(b.ratio, b.seconds / e.seconds, 1e-12);
+    /* 13.5 GB of fp16 weights at ~0.8-1 TB/s plus 357 launches: 14-18 ms a token */
+    cr_expect(b.decode_step_s > 0.013 && b.decode_step_s < 0.02, "%g", b.decode_step_s);
+}
+
+Test(bottom_up, training_step_and_refusals)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_spec d = profile("profile-ops.json");
+    struct ff_plan p;
+    ff_plan_init(&p);
+    p.gpus = 8;
+    p.zero = 3;
+    p.seq = 2048;
+    p.tokens = 1e9;
+    struct ff_estimate e;
+    ff_estimate_init(&e);
+    char err[512] = "";
+    cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
+    struct ff_bottom_up b;
+    ff_bottom_up_init(&b);
+    cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert(b.bottom_up, "%s", b.why);
+    cr_expect(b.train_step_s > b.train_ops_s, "launches and communication on top");
+    cr_expect_float_eq(b.seconds, e.step.steps * b.train_step_s, 1e-9 * b.seconds);
+    cr_expect(b.ratio > 0.2 && b.ratio < 5.0, "bottom-up / top-down %g", b.ratio);
+
+    /* MoE: the op list refuses, the top-down estimate stands, with the reason */
+    struct ff_model moe = preset("mixtral-8x7b");
+    ff_estimate_init(&e);
+    p.gpus = 0;
+    cr_assert_eq(ff_est_run(&moe, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
+    ff_bottom_up_init(&b);
+    cr_assert_eq(ff_est_bottom_up(&moe, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect(!b.bottom_up);
+    cr_expect(strstr(b.why, "mixture of experts"), "%s", b.why);
+    cr_expect_eq(b.n_terms, 0);
+
+    struct ff_bottom_up old;
+    memset(&old, 0, sizeof(old));
+    cr_expect_eq(ff_est_bottom_up(&moe, &d, &p, &e, &old, err, sizeof(err)), FF_ERR_INVALID);
+}
+
+/* Op tests change nothing in ff_est_run: the top-down numbers are exactly today's. */
+Test(bottom_up, without_op_tests_top_down_is_unchanged)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_spec with = profile("profile-ops.json"), none = profile("profile-ops-none.json");
+    for (int serve = 0; serve < 2; serve++) {
+        struct ff_plan p = serve_plan();
+        if (!serve) {
+            ff_plan_init(&p);
+            p.gpus = 4;
+            p.tokens = 1e9;
+        }
+        struct ff_estimate a, b;
+        ff_estimate_init(&a);
+        ff_estimate_init(&b);
+        char err[512] = "";
+        cr_assert_eq(ff_est_run(&m, &with, &p, &a, err, sizeof(err)), FF_OK, "%s", err);
+        cr_assert_eq(ff_est_run(&m, &none, &p, &b, err, sizeof(err)), FF_OK, "%s", err);
+        cr_expect_eq(a.seconds, b.seconds);
+        cr_expect_eq(a.prefill_seconds, b.prefill_seconds);
+        cr_expect_eq(a.decode_seconds_per_token, b.decode_seconds_per_token);
+        cr_expect_eq(a.step.seconds, b.step.seconds);
+        cr_expect_eq(a.mem.total, b.mem.total);
+        struct ff_bottom_up bu;
+        ff_bottom_up_init(&bu);
+        cr_assert_eq(ff_est_bottom_up(&m, &none, &p, &b, &bu, err, sizeof(err)), FF_OK, "%s", err);
+        cr_expect(!bu.bottom_up);
+        cr_expect_str_eq(bu.why, "the profile has no op tests");
+        cr_expect_eq(bu.top_seconds, b.seconds);
+        cr_expect_eq(bu.n_terms, 0);
+    }
+    /* a catalog device likewise */
+    struct ff_spec h100 = device("h100");
+    cr_expect_eq(h100.n_ops, 0);
+}
