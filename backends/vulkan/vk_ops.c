@@ -382,21 +382,20 @@ static int create_eltwise(struct ffvk_device *d, struct ffvk_kernel *k,
 {
     const bool rope = desc->id == FF_KERNEL_ROPE;
     const uint64_t elems = (uint64_t)desc->m * desc->n;
+    /* ADD, SWIGLU: four elements per invocation (one RGBA32F texel) where rows allow */
+    const uint32_t v = !rope && desc->n % 4 == 0 ? 4 : 1;
+    const char *in0 = rope ? "X" : desc->id == FF_KERNEL_ADD ? "A" : "G";
     int ret;
-    if ((ret = set_view(d, k, 0,
-                        rope                        ? "X"
-                        : desc->id == FF_KERNEL_ADD ? "A"
-                                                    : "G",
-                        VK_FORMAT_R32_SFLOAT, elems, err, errlen)) < 0)
+    if ((ret = set_view(d, k, 0, in0, float_format(v), elems / v, err, errlen)) < 0)
         return ret;
-    if (!rope && (ret = set_view(d, k, 1, desc->id == FF_KERNEL_ADD ? "B" : "U",
-                                 VK_FORMAT_R32_SFLOAT, elems, err, errlen)) < 0)
+    if (!rope && (ret = set_view(d, k, 1, desc->id == FF_KERNEL_ADD ? "B" : "U", float_format(v),
+                                 elems / v, err, errlen)) < 0)
         return ret;
     const uint32_t out = rope ? 1 : 2;
     if ((ret = set_storage(d, k, out, "Y", elems * 4, err, errlen)) < 0)
         return ret;
     const uint32_t wg = small_wg(d);
-    k->groups[0] = ffvk_div_up(rope ? desc->n / 2 : desc->n, wg);
+    k->groups[0] = ffvk_div_up(rope ? desc->n / 2 : desc->n / v, wg);
     k->groups[1] = desc->m;
     k->groups[2] = 1;
     if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
@@ -404,13 +403,17 @@ static int create_eltwise(struct ffvk_device *d, struct ffvk_kernel *k,
     k->base.n_bufs = out + 1;
     k->base.n_params = rope ? 3 : 2;
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "one %s per invocation, work-groups of %u along a row, R32F texel reads",
-             rope ? "pair" : "element", wg);
-    const uint32_t spec[4] = {wg, desc->m, desc->n, desc->g ? desc->g : 1};
+             "%s per invocation, work-groups of %u along a row, %s texel reads",
+             rope     ? "one pair"
+             : v == 4 ? "four elements"
+                      : "one element",
+             wg, fmt_name(float_format(v)));
+    const uint32_t spec[] = {wg, desc->m, desc->n, desc->g ? desc->g : 1, v};
     size_t bytes;
     const uint32_t *code = ffvk_op_code(desc, &bytes);
     /* push block {m, n, pos0}: the run's params */
-    return ffvk_build(d, k, code, bytes, k->base.n_bufs, 3, spec, 4, err, errlen);
+    return ffvk_build(d, k, code, bytes, k->base.n_bufs, 3, spec, sizeof(spec) / sizeof(spec[0]),
+                      err, errlen);
 }
 
 int ffvk_op_create(struct ffvk_device *d, struct ffvk_kernel *k, const struct ff_kernel_desc *desc,
