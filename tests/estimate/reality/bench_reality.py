@@ -207,16 +207,21 @@ def cmake_build(src, build, flags, targets, logp, jobs):
 
 
 def ensure_vulkan_tools(logp):
-    missing = []
-    if not shutil.which("glslc"):
-        missing.append("glslc")
-    if not os.path.exists("/usr/include/vulkan/vulkan.h"):
-        missing.append("libvulkan-dev")
+    """glslc, the Vulkan headers and SPIRV-Headers' CMake package (Debian: glslc,
+    libvulkan-dev, spirv-headers), installed with apt when missing and run as root."""
+    checks = {
+        "glslc": lambda: shutil.which("glslc") is not None,
+        "libvulkan-dev": lambda: os.path.exists("/usr/include/vulkan/vulkan.h"),
+        "spirv-headers": lambda: any(os.path.exists(p) for p in (
+            "/usr/share/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake",
+            "/usr/lib/x86_64-linux-gnu/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake",
+            "/usr/local/share/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake")),
+    }
+    missing = [k for k, ok in checks.items() if not ok()]
     if missing and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         run(["apt-get", "install", "-y"] + missing, logp, timeout=900, env=env)
-        missing = [m for m in missing if (m != "glslc" or not shutil.which("glslc"))
-                   and (m != "libvulkan-dev" or not os.path.exists("/usr/include/vulkan/vulkan.h"))]
+        missing = [k for k in missing if not checks[k]()]
     if missing:
         raise RuntimeError("missing for the Vulkan build: " + ", ".join(missing))
 
@@ -689,7 +694,7 @@ def main():
     ap.add_argument("--formats", default="q8_0,q4_0", help="GGUF formats (f16,q8_0,q4_0)")
     ap.add_argument("--threads", type=int, default=nproc())
     ap.add_argument("--jobs", type=int, default=min(2, nproc()), help="build jobs")
-    ap.add_argument("--reps", type=int, help="llama-bench repetitions (3; quick 3)")
+    ap.add_argument("--reps", type=int, help="llama-bench repetitions (3; Vulkan with --quick 2)")
     ap.add_argument("--skip", default="", help="stages to skip: cpu,vulkan,train,predict")
     ap.add_argument("--vulkan-models", default="llama-134m")
     ap.add_argument("--train-batch", type=int, default=4)
@@ -823,7 +828,7 @@ def main():
         # ggml-vulkan skips CPU-type devices (lavapipe) unless they are named
         vkenv = {"GGML_VK_VISIBLE_DEVICES": os.environ.get("GGML_VK_VISIBLE_DEVICES", "0")}
         bench_cases(vk_bin, "vulkan", [m for m in args.vulkan_models.split(",") if m],
-                    128, 16, reps, ["-ngl", "99"], vkenv)
+                    128, 16, args.reps or (2 if args.quick else 3), ["-ngl", "99"], vkenv)
 
     if "train" not in skip and train_names:
         tpy = st.do("torch", find_torch_python, logp, True)
