@@ -550,9 +550,13 @@ def flopfit_estimate(flopfit, case, profile, logp):
                "--seq", str(case["seq"]), "--accum", "1", "--gpus", "1",
                "--tokens", str(case["batch"] * case["seq"] * 10), "--profile", profile, "--json"]
     else:
+        inv = case.get("invocation") or {"prompt": case.get("prompt") or 512,
+                                         "gen": case.get("gen") or 128}
         cmd = [flopfit, "estimate", "--model", case["config"], "--serve", "--precision",
                FORMAT_TO_PRECISION[case["format"]], "--batch", "1",
-               "--prompt", str(case["prompt"]), "--generate", str(case["gen"]),
+               # the whole llama-bench invocation (-p P -n G): its pp case reads the
+               # prefill figure, its tg case the decode one
+               "--prompt", str(inv["prompt"]), "--generate", str(inv["gen"]),
                "--profile", profile, "--json"]
     p = run(cmd, logp, timeout=300, check=False)
     txt = p.stdout
@@ -687,6 +691,9 @@ def main():
                     help="profile of the CPU's Vulkan device (lavapipe)")
     ap.add_argument("--no-auto-profiles", action="store_true",
                     help="do not make quick profiles in the cache when none are given")
+    ap.add_argument("--measured", metavar="FILE",
+                    help="measure nothing: take the cases of an earlier result file and "
+                         "ask flopfit again (e.g. once the bottom-up block lands)")
     ap.add_argument("--quick", action="store_true",
                     help="only the 134M llama.cpp model and the 35M PyTorch one, fewer reps")
     ap.add_argument("--models", help="llama.cpp models, comma-separated: " + ",".join(SERVE_MODELS))
@@ -739,145 +746,156 @@ def main():
             "kernel": platform.release(), "os": _os_name(),
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
 
-    src = st.do("llama.cpp source", fetch_llama_source, cache, logp)
-    cpu_bin = vk_bin = None
-    if src:
-        versions["llama_cpp_commit"] = src["llama_cpp_commit"]
-        if "cpu" not in skip:
-            cpu_bin = st.do("llama.cpp build cpu", cmake_build, src["llama_cpp"],
-                            os.path.join(cache, "build", f"llama.cpp-{LLAMA_CPP_PYTHON_VERSION}-cpu"),
-                            ["-DGGML_NATIVE=ON"], ["llama-bench", "llama-quantize"], logp, args.jobs)
-        if "vulkan" not in skip:
-            def vk_build():
-                ensure_vulkan_tools(logp)
-                return cmake_build(src["llama_cpp"],
-                                   os.path.join(cache, "build",
-                                                f"llama.cpp-{LLAMA_CPP_PYTHON_VERSION}-vulkan"),
-                                   ["-DGGML_NATIVE=ON", "-DGGML_VULKAN=ON"], ["llama-bench"],
-                                   logp, args.jobs)
-            vk_bin = st.do("llama.cpp build vulkan", vk_build)
+    if args.measured:  # measurements of an earlier run: only predict again
+        with open(args.measured) as f:
+            prev = json.load(f)
+        cases = prev.get("cases", [])
+        for c in cases:
+            c.pop("predicted", None)
+        versions.update(prev.get("versions") or {})
+        host = prev.get("host") or host
+        st.items.append({"name": f"measurements from {args.measured}", "ok": True,
+                         "seconds": 0, "measured_date": prev.get("date")})
+    else:
+        src = st.do("llama.cpp source", fetch_llama_source, cache, logp)
+        cpu_bin = vk_bin = None
+        if src:
+            versions["llama_cpp_commit"] = src["llama_cpp_commit"]
+            if "cpu" not in skip:
+                cpu_bin = st.do("llama.cpp build cpu", cmake_build, src["llama_cpp"],
+                                os.path.join(cache, "build", f"llama.cpp-{LLAMA_CPP_PYTHON_VERSION}-cpu"),
+                                ["-DGGML_NATIVE=ON"], ["llama-bench", "llama-quantize"], logp, args.jobs)
+            if "vulkan" not in skip:
+                def vk_build():
+                    ensure_vulkan_tools(logp)
+                    return cmake_build(src["llama_cpp"],
+                                       os.path.join(cache, "build",
+                                                    f"llama.cpp-{LLAMA_CPP_PYTHON_VERSION}-vulkan"),
+                                       ["-DGGML_NATIVE=ON", "-DGGML_VULKAN=ON"], ["llama-bench"],
+                                       logp, args.jobs)
+                vk_bin = st.do("llama.cpp build vulkan", vk_build)
 
-    quantize = os.path.join(cpu_bin, "llama-quantize") if cpu_bin else None
-    need_models = sorted(set((serve_names if cpu_bin else []) +
-                             ([m for m in args.vulkan_models.split(",") if m] if vk_bin else [])),
-                         key=list(SERVE_MODELS).index)
-    models = {}
-    if need_models:
-        venv_py = st.do("gguf venv", ensure_venv, cache, logp)
-        if venv_py:
-            models = st.do("gguf models", make_models, cache, need_models, formats, venv_py,
-                           quantize, logp, args.jobs) or {}
-            for m, ent in models.items():
-                for fmt, err in ent["errors"].items():
-                    st.items.append({"name": f"model {m} {fmt}", "ok": False, "seconds": 0,
-                                     "error": err})
+        quantize = os.path.join(cpu_bin, "llama-quantize") if cpu_bin else None
+        need_models = sorted(set((serve_names if cpu_bin else []) +
+                                 ([m for m in args.vulkan_models.split(",") if m] if vk_bin else [])),
+                             key=list(SERVE_MODELS).index)
+        models = {}
+        if need_models:
+            venv_py = st.do("gguf venv", ensure_venv, cache, logp)
+            if venv_py:
+                models = st.do("gguf models", make_models, cache, need_models, formats, venv_py,
+                               quantize, logp, args.jobs) or {}
+                for m, ent in models.items():
+                    for fmt, err in ent["errors"].items():
+                        st.items.append({"name": f"model {m} {fmt}", "ok": False, "seconds": 0,
+                                         "error": err})
 
-    def bench_cases(binary, backend, names, prompt, gen, reps, extra, envx):
-        env = dict(os.environ, **envx) if envx else None
-        for name in names:
-            ent = models.get(name)
-            if not ent:
-                continue
-            for fmt in formats:
-                g = ent["gguf"].get(fmt)
-                if not g:
+        def bench_cases(binary, backend, names, prompt, gen, reps, extra, envx):
+            env = dict(os.environ, **envx) if envx else None
+            for name in names:
+                ent = models.get(name)
+                if not ent:
                     continue
+                for fmt in formats:
+                    g = ent["gguf"].get(fmt)
+                    if not g:
+                        continue
 
-                def one():
-                    load0 = os.getloadavg()
-                    cmd, res = llama_bench(os.path.join(binary, "llama-bench"), g, threads,
-                                           prompt, gen, reps, extra, env, logp, timeout=7200)
-                    for r in res:
-                        kind = "prefill" if r.get("n_prompt", 0) > 0 else "decode"
-                        samples = r.get("samples_ts") or []
-                        versions.setdefault("llama_cpp_build",
-                                            f"{r.get('build_number')} ({r.get('build_commit')})")
+                    def one():
+                        load0 = os.getloadavg()
+                        cmd, res = llama_bench(os.path.join(binary, "llama-bench"), g, threads,
+                                               prompt, gen, reps, extra, env, logp, timeout=7200)
+                        for r in res:
+                            kind = "prefill" if r.get("n_prompt", 0) > 0 else "decode"
+                            samples = r.get("samples_ts") or []
+                            versions.setdefault("llama_cpp_build",
+                                                f"{r.get('build_number')} ({r.get('build_commit')})")
+                            cases.append({
+                                "framework": "llama.cpp", "backend": backend,
+                                "device": r.get("gpu_info") or r.get("cpu_info") or host["cpu_model"],
+                                "model": name, "params": r.get("model_n_params") or
+                                param_count(SERVE_MODELS[name]),
+                                "format": fmt, "kind": kind, "batch": 1,
+                                "prompt": r.get("n_prompt", 0), "gen": r.get("n_gen", 0),
+                                "seq": None, "invocation": {"prompt": prompt, "gen": gen},
+                                "shape": f"pp{r['n_prompt']}" if kind == "prefill" else f"tg{r['n_gen']}",
+                                "threads": r.get("n_threads"), "tokens_per_s": r.get("avg_ts"),
+                                "stddev_tokens_per_s": r.get("stddev_ts"), "step_s": None,
+                                "spread": spread_of(samples), "samples": samples, "reps": len(samples),
+                                "command": " ".join([f"{k}={v}" for k, v in (envx or {}).items()]
+                                                    + [shlex.join(cmd)]),
+                                "config": ent["config"], "gguf": g,
+                                "versions": {"llama_cpp_python": LLAMA_CPP_PYTHON_VERSION,
+                                             "llama_cpp_commit": versions.get("llama_cpp_commit"),
+                                             "llama_cpp_build": f"{r.get('build_number')} "
+                                                                f"({r.get('build_commit')})",
+                                             "cpu": host["cpu_model"], "backends": r.get("backends")},
+                                "run_config": {k: r.get(k) for k in (
+                                    "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v",
+                                    "flash_attn", "model_size", "model_type", "n_threads")},
+                                "loadavg_before_after": [round(load0[0], 2),
+                                                         round(os.getloadavg()[0], 2)],
+                            })
+                            c = cases[-1]
+                            log(f"  {backend} {name} {fmt} {c['shape']}: {c['tokens_per_s']:.2f} tok/s")
+                    st.do(f"llama-bench {backend} {name} {fmt}", one)
+
+        if cpu_bin:
+            bench_cases(cpu_bin, "cpu", serve_names, 512, 128, reps, [], None)
+        if vk_bin:
+            # ggml-vulkan skips CPU-type devices (lavapipe) unless they are named
+            vkenv = {"GGML_VK_VISIBLE_DEVICES": os.environ.get("GGML_VK_VISIBLE_DEVICES", "0")}
+            bench_cases(vk_bin, "vulkan", [m for m in args.vulkan_models.split(",") if m],
+                        128, 16, args.reps or (2 if args.quick else 3), ["-ngl", "99"], vkenv)
+
+        if "train" not in skip and train_names:
+            tpy = st.do("torch", find_torch_python, logp, True)
+            if tpy:
+                try:
+                    versions["torch"] = subprocess.run(
+                        [tpy, "-c", "import torch; print(torch.__version__)"],
+                        stdout=subprocess.PIPE, text=True).stdout.strip()
+                except Exception:
+                    pass
+                for name in train_names:
+                    d = os.path.join(cache, "models", "train-" + name)
+                    os.makedirs(d, exist_ok=True)
+                    cfgp = os.path.join(d, "config.json")
+                    with open(cfgp, "w") as f:
+                        json.dump(hf_config(TRAIN_MODELS[name], "float32"), f, indent=2)
+
+                    def one(name=name, cfgp=cfgp):
+                        load0 = os.getloadavg()
+                        cmd = [tpy, os.path.abspath(__file__), "--_train", "--config", cfgp,
+                               "--batch", str(args.train_batch), "--seq", str(args.train_seq),
+                               "--steps", str(args.train_steps), "--warmup", str(args.train_warmup),
+                               "--threads", str(threads)]
+                        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                           text=True, timeout=7200)
+                        with open(logp, "a") as f:
+                            f.write(f"$ {shlex.join(cmd)}\n{p.stderr}\n{p.stdout}\n[rc={p.returncode}]\n")
+                        if p.returncode != 0:
+                            raise RuntimeError(f"exited {p.returncode}: "
+                                               + "\n".join(p.stderr.strip().splitlines()[-8:]))
+                        r = json.loads(p.stdout.strip().splitlines()[-1])
+                        med = statistics.median(r["step_s"])
+                        tok = args.train_batch * args.train_seq
                         cases.append({
-                            "framework": "llama.cpp", "backend": backend,
-                            "device": r.get("gpu_info") or r.get("cpu_info") or host["cpu_model"],
-                            "model": name, "params": r.get("model_n_params") or
-                            param_count(SERVE_MODELS[name]),
-                            "format": fmt, "kind": kind, "batch": 1,
-                            "prompt": r.get("n_prompt", 0), "gen": r.get("n_gen", 0),
-                            "seq": None,
-                            "shape": f"pp{r['n_prompt']}" if kind == "prefill" else f"tg{r['n_gen']}",
-                            "threads": r.get("n_threads"), "tokens_per_s": r.get("avg_ts"),
-                            "stddev_tokens_per_s": r.get("stddev_ts"), "step_s": None,
-                            "spread": spread_of(samples), "samples": samples, "reps": len(samples),
-                            "command": " ".join([f"{k}={v}" for k, v in (envx or {}).items()]
-                                                + [shlex.join(cmd)]),
-                            "config": ent["config"], "gguf": g,
-                            "versions": {"llama_cpp_python": LLAMA_CPP_PYTHON_VERSION,
-                                         "llama_cpp_commit": versions.get("llama_cpp_commit"),
-                                         "llama_cpp_build": f"{r.get('build_number')} "
-                                                            f"({r.get('build_commit')})",
-                                         "cpu": host["cpu_model"], "backends": r.get("backends")},
-                            "run_config": {k: r.get(k) for k in (
-                                "n_gpu_layers", "n_batch", "n_ubatch", "type_k", "type_v",
-                                "flash_attn", "model_size", "model_type", "n_threads")},
-                            "loadavg_before_after": [round(load0[0], 2),
-                                                     round(os.getloadavg()[0], 2)],
+                            "framework": "pytorch", "backend": "cpu", "device": host["cpu_model"],
+                            "model": name, "params": r["params"], "format": "fp32", "kind": "train",
+                            "batch": args.train_batch, "seq": args.train_seq, "prompt": None,
+                            "gen": None, "shape": f"b{args.train_batch}x{args.train_seq}",
+                            "threads": r["threads"], "step_s": med, "tokens_per_s": tok / med,
+                            "spread": spread_of(r["step_s"]), "samples": r["step_s"],
+                            "reps": len(r["step_s"]), "warmup": args.train_warmup,
+                            "command": shlex.join(cmd), "config": cfgp,
+                            "versions": {"torch": r["torch"], "cpu": host["cpu_model"],
+                                         "python": tpy, "blas": blas_library()},
+                            "loadavg_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
                         })
-                        c = cases[-1]
-                        log(f"  {backend} {name} {fmt} {c['shape']}: {c['tokens_per_s']:.2f} tok/s")
-                st.do(f"llama-bench {backend} {name} {fmt}", one)
-
-    if cpu_bin:
-        bench_cases(cpu_bin, "cpu", serve_names, 512, 128, reps, [], None)
-    if vk_bin:
-        # ggml-vulkan skips CPU-type devices (lavapipe) unless they are named
-        vkenv = {"GGML_VK_VISIBLE_DEVICES": os.environ.get("GGML_VK_VISIBLE_DEVICES", "0")}
-        bench_cases(vk_bin, "vulkan", [m for m in args.vulkan_models.split(",") if m],
-                    128, 16, args.reps or (2 if args.quick else 3), ["-ngl", "99"], vkenv)
-
-    if "train" not in skip and train_names:
-        tpy = st.do("torch", find_torch_python, logp, True)
-        if tpy:
-            try:
-                versions["torch"] = subprocess.run(
-                    [tpy, "-c", "import torch; print(torch.__version__)"],
-                    stdout=subprocess.PIPE, text=True).stdout.strip()
-            except Exception:
-                pass
-            for name in train_names:
-                d = os.path.join(cache, "models", "train-" + name)
-                os.makedirs(d, exist_ok=True)
-                cfgp = os.path.join(d, "config.json")
-                with open(cfgp, "w") as f:
-                    json.dump(hf_config(TRAIN_MODELS[name], "float32"), f, indent=2)
-
-                def one(name=name, cfgp=cfgp):
-                    load0 = os.getloadavg()
-                    cmd = [tpy, os.path.abspath(__file__), "--_train", "--config", cfgp,
-                           "--batch", str(args.train_batch), "--seq", str(args.train_seq),
-                           "--steps", str(args.train_steps), "--warmup", str(args.train_warmup),
-                           "--threads", str(threads)]
-                    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True, timeout=7200)
-                    with open(logp, "a") as f:
-                        f.write(f"$ {shlex.join(cmd)}\n{p.stderr}\n{p.stdout}\n[rc={p.returncode}]\n")
-                    if p.returncode != 0:
-                        raise RuntimeError(f"exited {p.returncode}: "
-                                           + "\n".join(p.stderr.strip().splitlines()[-8:]))
-                    r = json.loads(p.stdout.strip().splitlines()[-1])
-                    med = statistics.median(r["step_s"])
-                    tok = args.train_batch * args.train_seq
-                    cases.append({
-                        "framework": "pytorch", "backend": "cpu", "device": host["cpu_model"],
-                        "model": name, "params": r["params"], "format": "fp32", "kind": "train",
-                        "batch": args.train_batch, "seq": args.train_seq, "prompt": None,
-                        "gen": None, "shape": f"b{args.train_batch}x{args.train_seq}",
-                        "threads": r["threads"], "step_s": med, "tokens_per_s": tok / med,
-                        "spread": spread_of(r["step_s"]), "samples": r["step_s"],
-                        "reps": len(r["step_s"]), "warmup": args.train_warmup,
-                        "command": shlex.join(cmd), "config": cfgp,
-                        "versions": {"torch": r["torch"], "cpu": host["cpu_model"],
-                                     "python": tpy, "blas": blas_library()},
-                        "loadavg_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
-                    })
-                    log(f"  pytorch {name} train b{args.train_batch}x{args.train_seq}: "
-                        f"{med:.3f} s/step")
-                st.do(f"pytorch train {name}", one)
+                        log(f"  pytorch {name} train b{args.train_batch}x{args.train_seq}: "
+                            f"{med:.3f} s/step")
+                    st.do(f"pytorch train {name}", one)
 
     # predictions
     if "predict" not in skip and cases:
