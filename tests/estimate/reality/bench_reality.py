@@ -395,7 +395,7 @@ def train_main(args):
     import torch.nn.functional as F
 
     cfg = json.load(open(args.config))
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(int(str(args.threads).split(",")[0]))
     torch.manual_seed(0)
     h, ff, L = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_hidden_layers"]
     nh, kv, V = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
@@ -657,7 +657,9 @@ def markdown(report):
     L = [f"# Reality peers: measured on {report['host']['cpu_model']}", "",
          f"Date: {report['date']}  ", f"Host: {report['host']['nproc']} CPUs "
          f"({', '.join(report['host']['cpu_flags'])}), {report['host']['os']}  ",
-         "Versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if v), "",
+         "Versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if v) + "  ",
+         f"Load average at the start: {report['host'].get('loadavg_at_start')}; per case "
+         "(before, after) in the JSON (`loadavg_before_after`)", "",
          "Ratios are predicted speed over measured speed (for train steps: measured step time "
          "over predicted); above 1, flopfit is optimistic. Spread: (max-min)/median of the "
          "repetitions.", "",
@@ -699,7 +701,10 @@ def main():
     ap.add_argument("--models", help="llama.cpp models, comma-separated: " + ",".join(SERVE_MODELS))
     ap.add_argument("--train-models", help="PyTorch models: " + ",".join(TRAIN_MODELS))
     ap.add_argument("--formats", default="q8_0,q4_0", help="GGUF formats (f16,q8_0,q4_0)")
-    ap.add_argument("--threads", type=int, default=nproc())
+    ap.add_argument("--threads", default=str(nproc()),
+                    help="CPU threads (nproc); llama.cpp takes a list, e.g. 2,1: on a busy "
+                         "machine its spinning threads collapse, one thread shows by how much; "
+                         "PyTorch uses the first")
     ap.add_argument("--jobs", type=int, default=min(2, nproc()), help="build jobs")
     ap.add_argument("--reps", type=int, help="llama-bench repetitions (3; Vulkan with --quick 2)")
     ap.add_argument("--skip", default="", help="stages to skip: cpu,vulkan,train,predict")
@@ -735,7 +740,8 @@ def main():
                    QUICK_TRAIN if args.quick else list(TRAIN_MODELS))
     formats = [f.strip().lower() for f in args.formats.split(",") if f.strip()]
     reps = args.reps or 3
-    threads = args.threads
+    threads = ",".join(str(int(t)) for t in str(args.threads).split(",") if t.strip())
+    torch_threads = int(threads.split(",")[0])
     flopfit = os.path.abspath(args.flopfit) if args.flopfit else None
 
     st = Stages()
@@ -818,7 +824,8 @@ def main():
                                 "format": fmt, "kind": kind, "batch": 1,
                                 "prompt": r.get("n_prompt", 0), "gen": r.get("n_gen", 0),
                                 "seq": None, "invocation": {"prompt": prompt, "gen": gen},
-                                "shape": f"pp{r['n_prompt']}" if kind == "prefill" else f"tg{r['n_gen']}",
+                                "shape": (f"pp{r['n_prompt']}" if kind == "prefill" else
+                                      f"tg{r['n_gen']}") + f" t{r.get('n_threads')}",
                                 "threads": r.get("n_threads"), "tokens_per_s": r.get("avg_ts"),
                                 "stddev_tokens_per_s": r.get("stddev_ts"), "step_s": None,
                                 "spread": spread_of(samples), "samples": samples, "reps": len(samples),
@@ -869,7 +876,7 @@ def main():
                         cmd = [tpy, os.path.abspath(__file__), "--_train", "--config", cfgp,
                                "--batch", str(args.train_batch), "--seq", str(args.train_seq),
                                "--steps", str(args.train_steps), "--warmup", str(args.train_warmup),
-                               "--threads", str(threads)]
+                               "--threads", str(torch_threads)]
                         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                            text=True, timeout=7200)
                         with open(logp, "a") as f:
@@ -933,6 +940,10 @@ def main():
     print()
     print_table(cases)
     print()
+    load = host.get("loadavg_at_start") or [0]
+    if load[0] > 0.5 * (host.get("nproc") or 1):
+        print(f"WARNING: load average {load[0]} at the start on {host.get('nproc')} CPUs: "
+              "the measurements are of a shared, busy machine")
     failed = [s for s in st.items if not s["ok"]]
     for s in failed:
         print(f"FAILED {s['name']}: {s.get('error', '').splitlines()[0] if s.get('error') else ''}")
