@@ -667,9 +667,13 @@ def markdown(report):
     for r in table_rows(report["cases"]):
         L.append("| " + " | ".join(str(x) for x in r) + " |")
     L += ["", "## Stages", ""]
-    for s in report["stages"]:
-        L.append(f"- {s['name']}: {'ok' if s['ok'] else 'FAILED: ' + s.get('error', '')} "
-                 f"({s['seconds']} s)")
+    def stage_lines(items, ind):
+        for s in items or []:
+            err = (s.get("error") or "").replace("\n", " / ")
+            L.append(f"{ind}- {s['name']}: {'ok' if s['ok'] else 'FAILED: ' + err} "
+                     f"({s['seconds']} s)")
+            stage_lines(s.get("stages"), ind + "  ")
+    stage_lines(report["stages"], "")
     L += ["", "## Commands", ""]
     for c in report["cases"]:
         L.append(f"- `{c['command']}`")
@@ -693,9 +697,9 @@ def main():
                     help="profile of the CPU's Vulkan device (lavapipe)")
     ap.add_argument("--no-auto-profiles", action="store_true",
                     help="do not make quick profiles in the cache when none are given")
-    ap.add_argument("--measured", metavar="FILE",
-                    help="measure nothing: take the cases of an earlier result file and "
-                         "ask flopfit again (e.g. once the bottom-up block lands)")
+    ap.add_argument("--measured", metavar="FILE", action="append",
+                    help="measure nothing: take the cases of earlier result files (repeatable: "
+                         "merged) and ask flopfit again (e.g. once the bottom-up block lands)")
     ap.add_argument("--quick", action="store_true",
                     help="only the 134M llama.cpp model and the 35M PyTorch one, fewer reps")
     ap.add_argument("--models", help="llama.cpp models, comma-separated: " + ",".join(SERVE_MODELS))
@@ -753,15 +757,17 @@ def main():
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
 
     if args.measured:  # measurements of an earlier run: only predict again
-        with open(args.measured) as f:
-            prev = json.load(f)
-        cases = prev.get("cases", [])
-        for c in cases:
-            c.pop("predicted", None)
-        versions.update(prev.get("versions") or {})
-        host = prev.get("host") or host
-        st.items.append({"name": f"measurements from {args.measured}", "ok": True,
-                         "seconds": 0, "measured_date": prev.get("date")})
+        for path in args.measured:
+            with open(path) as f:
+                prev = json.load(f)
+            for c in prev.get("cases", []):
+                c.pop("predicted", None)
+                c.setdefault("measured_date", prev.get("date"))
+                cases.append(c)
+            versions.update({k: v for k, v in (prev.get("versions") or {}).items() if v})
+            host = prev.get("host") or host
+            st.items.append({"name": f"measurements from {path}", "ok": True, "seconds": 0,
+                             "measured_date": prev.get("date"), "stages": prev.get("stages")})
     else:
         src = st.do("llama.cpp source", fetch_llama_source, cache, logp)
         cpu_bin = vk_bin = None
