@@ -136,6 +136,7 @@ def run(cmd, log_path=None, timeout=None, env=None, cwd=None, check=True):
 class Stages:
     def __init__(self):
         self.items = []
+        self.on_done = None     # called after each stage: the partial report is saved
 
     def do(self, name, fn, *a, **kw):
         t0 = time.time()
@@ -153,6 +154,12 @@ class Stages:
             if os.environ.get("REALITY_DEBUG"):
                 traceback.print_exc()
             return None
+        finally:
+            if self.on_done:
+                try:
+                    self.on_done()
+                except Exception as e:
+                    log(f"could not save the partial report: {e}")
 
 
 # ----------------------------------------------------------------------------------
@@ -756,6 +763,19 @@ def main():
             "kernel": platform.release(), "os": _os_name(),
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
 
+    out = args.out or os.path.join(cache, f"reality-{datetime.date.today().isoformat()}.json")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+    def save(final=False):
+        report = {"schema": SCHEMA, "date": date, "complete": final, "host": host,
+                  "versions": versions, "cache": cache, "stages": st.items, "cases": cases}
+        with open(out + ".part", "w") as f:
+            json.dump(report, f, indent=2)
+        os.replace(out + ".part", out)
+        return report
+    st.on_done = save
+
     if args.measured:  # measurements of an earlier run: only predict again
         for path in args.measured:
             with open(path) as f:
@@ -936,13 +956,8 @@ def main():
                     f"predict {c['framework']} {c['backend']} {c['model']} {c['format']} {c['kind']}",
                     flopfit_estimate, flopfit, c, prof, logp)
 
-    report = {"schema": SCHEMA, "date": datetime.datetime.now().astimezone().isoformat(
-        timespec="seconds"), "host": host, "versions": versions, "cache": cache,
-        "stages": st.items, "cases": cases}
-    out = args.out or os.path.join(cache, f"reality-{datetime.date.today().isoformat()}.json")
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(report, f, indent=2)
+    st.on_done = None
+    report = save(final=True)
     print()
     print_table(cases)
     print()
