@@ -682,10 +682,13 @@ def markdown(report):
             stage_lines(s.get("stages"), ind + "  ")
     stage_lines(report["stages"], "")
     L += ["", "## Commands", ""]
+    seen = set()
     for c in report["cases"]:
-        L.append(f"- `{c['command']}`")
-        if (c.get("predicted") or {}).get("command"):
-            L.append(f"  - predicted: `{c['predicted']['command']}`")
+        for cmd, pre in ((c["command"], "- measured: "),
+                         ((c.get("predicted") or {}).get("command"), "  - predicted: ")):
+            if cmd and cmd not in seen:
+                seen.add(cmd)
+                L.append(f"{pre}`{cmd}`")
     return "\n".join(L) + "\n"
 
 
