@@ -128,7 +128,9 @@ def run(cmd, log_path=None, timeout=None, env=None, cwd=None, check=True):
         with open(log_path, "a") as f:
             f.write(f"$ {shlex.join(cmd)}\n{p.stdout}\n[rc={p.returncode} {time.time() - t0:.1f}s]\n")
     if check and p.returncode != 0:
-        tail = "\n".join(p.stdout.strip().splitlines()[-15:])
+        lines = p.stdout.strip().splitlines()
+        first_err = [x for x in lines if "error:" in x or "Error" in x][:3]
+        tail = "\n".join(first_err + ["..."] + lines[-8:])
         raise RuntimeError(f"`{shlex.join(cmd)}` exited {p.returncode}:\n{tail}")
     return p
 
@@ -231,6 +233,28 @@ def ensure_vulkan_tools(logp):
         missing = [k for k in missing if not checks[k]()]
     if missing:
         raise RuntimeError("missing for the Vulkan build: " + ", ".join(missing))
+
+
+def check_vulkan_headers(llama_src):
+    """Fails fast (instead of half an hour into the build) where ggml-vulkan uses a
+    Vulkan extension that the installed headers do not declare."""
+    core = "/usr/include/vulkan/vulkan_core.h"
+    try:
+        hdr = open(core, errors="replace").read()
+        src = open(os.path.join(llama_src, "ggml", "src", "ggml-vulkan", "ggml-vulkan.cpp"),
+                   errors="replace").read()
+    except OSError:
+        return
+    ver = None
+    for line in hdr.splitlines():
+        if line.startswith("#define VK_HEADER_VERSION "):
+            ver = line.split()[-1]
+    for sym, ext in (("LayerSettingEXT", "VK_EXT_layer_settings"),):
+        if f"vk::{sym}" in src and f"Vk{sym}" not in hdr:
+            raise RuntimeError(
+                f"ggml-vulkan at this llama.cpp commit uses {ext} (vk::{sym}), which the "
+                f"installed Vulkan headers ({core}, VK_HEADER_VERSION {ver}) do not declare "
+                f"(Debian 12 ships 1.3.239): it would not compile")
 
 
 # ----------------------------------------------------------------------------------
