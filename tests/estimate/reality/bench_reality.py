@@ -827,6 +827,7 @@ def main():
             if "vulkan" not in skip:
                 def vk_build():
                     ensure_vulkan_tools(logp)
+                    check_vulkan_headers(src["llama_cpp"])
                     return cmake_build(src["llama_cpp"],
                                        os.path.join(cache, "build",
                                                     f"llama.cpp-{LLAMA_CPP_PYTHON_VERSION}-vulkan"),
