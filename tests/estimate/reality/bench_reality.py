@@ -587,7 +587,11 @@ def flopfit_estimate(flopfit, case, profile, logp):
                FORMAT_TO_PRECISION[case["format"]], "--batch", "1",
                # the whole llama-bench invocation (-p P -n G): its pp case reads the
                # prefill figure, its tg case the decode one
-               "--prompt", str(inv["prompt"]), "--generate", str(inv["gen"]),
+               # llama-bench's tg test generates from an empty context (n_prompt 0): decode
+               # is predicted after a 1-token prompt
+               "--prompt", str(inv["prompt"] if case["kind"] == "prefill" else 1),
+               "--generate", str(inv["gen"]),
+               "--kv-precision", "fp16",  # llama.cpp's default KV cache type
                "--profile", profile, "--json"]
     p = run(cmd, logp, timeout=300, check=False)
     txt = p.stdout
@@ -614,6 +618,30 @@ def flopfit_estimate(flopfit, case, profile, logp):
             r = v / meas if case["kind"] != "train" else meas / v
         fig[f"ratio_{k}"] = r
     return fig
+
+
+def ensure_model_profile(flopfit, cache, api, case, logp):
+    """A profile of the case's model's own ops on the device (flopfit bench --model), made once
+    per device, model and task into the cache: the bottom-up estimate's measured terms."""
+    d = os.path.join(cache, "profiles")
+    train = case["kind"] == "train"
+    name = f"{api}-{case['model']}-{'train' if train else 'serve'}.json"
+    out = os.path.join(d, name)
+    if os.path.exists(out):
+        return out
+    os.makedirs(d, exist_ok=True)
+    cmd = [flopfit, "bench", "--model", case["config"], "--backend", api, "--device", f"{api}:0",
+           "--output", out]
+    if train:
+        cmd += ["--train", "--weights", "fp32", "--batch", str(case["batch"]),
+                "--seq", str(case["seq"])]
+    else:
+        cmd += ["--serve", "--weights", "q8_0,q4_0,fp16", "--kv", "fp16", "--seq", "512"]
+    p = run(cmd, logp, timeout=3600, check=False)
+    if not os.path.exists(out):
+        raise RuntimeError(f"flopfit bench --model exited {p.returncode}: "
+                           f"{(p.stdout or '').strip()[-400:]}")
+    return out
 
 
 def ensure_profiles(flopfit, cache, given, logp):
@@ -729,6 +757,10 @@ def main():
                     help="profile of the CPU's OpenCL device (PoCL)")
     ap.add_argument("--profile-vulkan", default=os.environ.get("FLOPFIT_PROFILE_VULKAN"),
                     help="profile of the CPU's Vulkan device (lavapipe)")
+    ap.add_argument("--model-profiles", action="store_true",
+                    help="predict each case from a profile of its own model's ops "
+                         "(flopfit bench --model, made once per device, model and task into "
+                         "the cache): the bottom-up path")
     ap.add_argument("--no-auto-profiles", action="store_true",
                     help="do not make quick profiles in the cache when none are given")
     ap.add_argument("--measured", metavar="FILE", action="append",
@@ -978,6 +1010,9 @@ def main():
                 # Vulkan ones with lavapipe.
                 api = "vulkan" if c["backend"] == "vulkan" else "opencl"
                 prof = profiles.get(api) or next(iter(profiles.values()), None)
+                if args.model_profiles:
+                    prof = st.do(f"bench --model {api} {c['model']} {c['kind']}",
+                                 ensure_model_profile, flopfit, cache, api, c, logp) or prof
                 if not prof:
                     continue
                 c["predicted"] = st.do(
