@@ -391,6 +391,16 @@ int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs
                   const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
                   char *err, size_t errlen);
 
+/*
+ * Runs k `count` times (1..65536) back to back in one submission, each run starting after the
+ * previous one finished, as a step of a model runs its dependent operations: *device_ns from
+ * the first run's start to the last one's end, *wall_ns from submit to completion. Arguments
+ * as ff_kernel_run. FF_ERR_UNSUPPORTED where the backend cannot chain.
+ */
+int ff_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                        const uint32_t *params, size_t n_params, uint32_t count,
+                        uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
+
 /* ---- clock ---------------------------------------------------------------- */
 
 /* Monotonic clock in nanoseconds. */

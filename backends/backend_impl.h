@@ -57,6 +57,12 @@ struct ff_backend_ops {
     int (*kernel_run)(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                       const uint32_t *params, size_t n_params, uint64_t *device_ns,
                       uint64_t *wall_ns, char *err, size_t errlen);
+    /* (optional) kernel_run `count` times back to back in one submission, each run after the
+     * previous one finished (an in-order queue, a barrier between dispatches): *device_ns from
+     * the first run's start to the last one's end. NULL: FF_ERR_UNSUPPORTED. */
+    int (*kernel_run_chain)(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                            const uint32_t *params, size_t n_params, uint32_t count,
+                            uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
 };
 
 struct ff_backend {

@@ -515,6 +515,29 @@ unsigned ff_peak_op_ops(enum ff_peak_op op)
     return op == FF_PEAK_DOT4 ? 8 : 2;
 }
 
+int ff_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                        const uint32_t *params, size_t n_params, uint32_t count,
+                        uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+{
+    if (!k)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no kernel given");
+    if (count == 0 || count > 65536)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "a chain of %u runs (1..65536)", count);
+    const struct ff_backend_ops *ops = k->dev->backend->ops;
+    if (!ops->kernel_run_chain)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "the %s backend runs no chains", ops->name);
+    int ret = check_run_args(k, bufs, n_bufs, params, n_params, err, errlen);
+    if (ret < 0)
+        return ret;
+    uint64_t dns = 0, wns = 0;
+    ret = ops->kernel_run_chain(k, bufs, n_bufs, params, n_params, count, &dns, &wns, err, errlen);
+    if (device_ns)
+        *device_ns = dns;
+    if (wall_ns)
+        *wall_ns = wns;
+    return ret;
+}
+
 int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                   const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
                   char *err, size_t errlen)

@@ -515,3 +515,49 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
     clReleaseEvent(ev);
     return ret;
 }
+
+int ff_cl_kernel_run_chain(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_t n_bufs,
+                           const uint32_t *params, size_t n_params, uint32_t count,
+                           uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+{
+    struct cl_kern *k = (struct cl_kern *)kernel;
+    struct cl_dev *d = (struct cl_dev *)kernel->dev;
+    if (k->library || k->pack[0] || k->pack[1])
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "chains run flopfit's single-kernel launches, not a library call or a "
+                       "packed matmul");
+    cl_int rc = CL_SUCCESS;
+    for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
+        rc =
+            clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem), &((struct cl_buf *)bufs[i])->mem);
+    for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
+        rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
+    if (rc != CL_SUCCESS)
+        return ff_cl_fail(rc, "clSetKernelArg", err, errlen);
+    /* the queue is in order: each launch starts after the previous one ended */
+    cl_event first = NULL, last = NULL;
+    uint64_t t0 = ff_now_ns();
+    for (uint32_t i = 0; i < count && rc == CL_SUCCESS; i++) {
+        cl_event *ev = i == 0 ? &first : i + 1 == count ? &last : NULL;
+        rc = clEnqueueNDRangeKernel(d->queue, k->kernel, 2, NULL, k->global,
+                                    k->has_local ? k->local : NULL, 0, NULL, ev);
+    }
+    if (rc == CL_SUCCESS)
+        rc = clFinish(d->queue);
+    *wall_ns = ff_now_ns() - t0;
+    int ret = FF_OK;
+    if (rc != CL_SUCCESS)
+        ret = ff_cl_fail(rc, "a chain of launches", err, errlen);
+    cl_ulong s0 = 0, e1 = 0;
+    if (ret == FF_OK && (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(s0), &s0,
+                                                 NULL) != CL_SUCCESS ||
+                         clGetEventProfilingInfo(last ? last : first, CL_PROFILING_COMMAND_END,
+                                                 sizeof(e1), &e1, NULL) != CL_SUCCESS))
+        ret = ff_errf(err, errlen, FF_ERR_DEVICE, "no profiling times for a chain of launches");
+    *device_ns = e1 > s0 ? (uint64_t)(e1 - s0) : 0;
+    if (first)
+        clReleaseEvent(first);
+    if (last)
+        clReleaseEvent(last);
+    return ret;
+}

@@ -40,7 +40,7 @@ struct ff_bench_opts {
 
 /*
  * The ops family's list for --model (libflopfit's ff_model_ops for each weight format and
- * phase: serving a prefill of seq tokens and decode steps at contexts seq and 4 x seq;
+ * phase: serving a prefill of seq tokens and decode steps at contexts seq / 8, seq and 4 x seq;
  * training one step of batch x seq), identical kernels once, into out (max entries). FF_OK
  * and *n; FF_ERR_INVALID / FF_ERR_NOT_FOUND / FF_ERR_UNSUPPORTED (a model the op list cannot
  * describe) with the reason in err.

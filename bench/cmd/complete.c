@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <flopfit/model.h>
+
 #include "backend.h"
 #include "device_options.h"
 #include "cli.h"
@@ -59,6 +61,18 @@ static void values(const char *command, const char *option, struct words *ws)
         for (const struct ff_family *f = ff_families(); f->name; f++)
             add(ws, f->name);
         add(ws, "all");
+    } else if (strcmp(option, "weights") == 0 || strcmp(option, "kv") == 0) {
+        /* bench --model: the op kernels' weight or KV formats */
+        bool kv = strcmp(option, "kv") == 0;
+        for (int p = 0; p < FF_PREC_COUNT; p++)
+            if (kv ? ff_op_kv_format((enum ff_precision)p)
+                   : ff_op_gemv_format((enum ff_precision)p))
+                add(ws, ff_precision_name((enum ff_precision)p));
+    } else if (strcmp(option, "model") == 0 && !results) {
+        size_t n = 0;
+        const struct ff_model_preset *presets = ff_model_presets(&n);
+        for (size_t i = 0; i < n; i++)
+            add(ws, presets[i].slug);
     } else if (strcmp(option, "override") == 0) {
         for (size_t i = 0; ff_device_option_at(i); i++)
             add(ws, ff_device_option_at(i)->name);

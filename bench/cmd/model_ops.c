@@ -78,17 +78,23 @@ int ff_bench_model_ops(const struct ff_bench_model *bm, struct ff_bench_op *out,
                                                              : FF_PREC_FP16,
             .tp = bm->tp ? bm->tp : 1,
         };
-        /* serving: the prompt, then decode at its end and further on (attention's time
-         * grows with the context: two points for the estimator to interpolate between) */
+        /* serving: the prompt, then decode at contexts an eighth of it, its end and four
+         * times it (attention's time grows with the context: points for the estimator to
+         * interpolate between, short generations included) */
         const struct {
             enum ff_op_phase phase;
-            uint32_t seq_mult;
-        } steps[] = {{FF_OP_PHASE_PREFILL, 1}, {FF_OP_PHASE_DECODE, 1}, {FF_OP_PHASE_DECODE, 4}};
-        for (size_t s = 0; s < (bm->train ? 1 : 3); s++) {
+            uint32_t mul, div;
+        } steps[] = {{FF_OP_PHASE_PREFILL, 1, 1},
+                     {FF_OP_PHASE_DECODE, 1, 8},
+                     {FF_OP_PHASE_DECODE, 1, 1},
+                     {FF_OP_PHASE_DECODE, 4, 1}};
+        for (size_t s = 0; s < (bm->train ? 1 : sizeof(steps) / sizeof(steps[0])); s++) {
             struct ff_op_list list;
             p.phase = bm->train ? FF_OP_PHASE_TRAIN : steps[s].phase;
             uint32_t seq = bm->seq ? bm->seq : 512;
-            p.seq = bm->train ? seq : seq * steps[s].seq_mult;
+            p.seq = bm->train ? seq : seq * steps[s].mul / steps[s].div;
+            if (p.seq == 0)
+                continue;
             if ((ret = ff_model_ops(&m, &p, &list, err, errlen)) < 0)
                 return ret;
             if ((ret = append(&list, out, max, n, err, errlen)) < 0)

@@ -95,6 +95,8 @@ void ff_probe_memory(struct ff_device *dev, const struct ff_bench_cfg *cfg, stru
 void ff_probe_bandwidth(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_probe_transfer(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
+/* The latency family's "dispatch" test (probe_latency.c, run by ff_probe_latency). */
+void ff_probe_dispatch(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 

@@ -1,9 +1,12 @@
 /*
  * bench/families/probe_latency.c — launch latency: the device time of an empty kernel
- * ("launch") and the host's wall time from submit to completion
- * ("roundtrip"), medians over many launches after a warm-up.
+ * ("launch"), the host's wall time from submit to completion ("roundtrip"), medians over many
+ * launches after a warm-up, and what each of a chain of dependent launches in one submission
+ * adds ("dispatch"), as a model step runs its operations one after the other.
  */
 #include <stdio.h>
+
+#include "check/measure.h"
 
 #include "probe_common.h"
 
@@ -79,4 +82,63 @@ void ff_probe_latency(struct ff_device *dev, const struct ff_bench_cfg *cfg, str
         ff_result_fail(round, FF_RES_FAILED, "the host clock measured 0 for a launch");
     else
         ff_result_implausible(round, t.wall_median_s, 1.0, "an empty kernel taking a second");
+    ff_probe_dispatch(dev, cfg, p);
+}
+
+/*
+ * "dispatch": chains of CHAIN_SHORT and CHAIN_LONG empty launches, each after the previous
+ * ended, timed on the device from the first start to the last end; the cost per launch is the
+ * slope between them (what a launch adds in a chain, whatever the submission costs once),
+ * the median over CHAIN_ROUNDS rounds. On lavapipe the gap between dependent dispatches is
+ * what a chain of small kernels pays: the bottom-up estimate charges it per op.
+ */
+#define CHAIN_SHORT  16u
+#define CHAIN_LONG   256u
+#define CHAIN_ROUNDS 7
+
+void ff_probe_dispatch(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p)
+{
+    char err[512] = "";
+    struct ff_kernel_desc desc = {.id = FF_KERNEL_EMPTY};
+    struct ff_kernel *k = NULL;
+    struct ff_result *r = ff_run_add(p);
+    if (!r)
+        return;
+    ff_result_set(r, "latency", "dispatch", "flopfit");
+    snprintf(r->unit, sizeof(r->unit), "s");
+    ff_progress(cfg, "%s: dependent dispatches", ff_device_info(dev)->name);
+    int ret = ff_kernel_create(dev, &desc, &k, err, sizeof(err));
+    double per[CHAIN_ROUNDS];
+    uint32_t rounds = 0;
+    for (int warm = 1; ret == FF_OK && rounds < CHAIN_ROUNDS && !ff_interrupted; warm = 0) {
+        uint64_t ns_short = 0, ns_long = 0, wall = 0;
+        ret = ff_kernel_run_chain(k, NULL, 0, NULL, 0, CHAIN_SHORT, &ns_short, &wall, err,
+                                  sizeof(err));
+        if (ret == FF_OK)
+            ret = ff_kernel_run_chain(k, NULL, 0, NULL, 0, CHAIN_LONG, &ns_long, &wall, err,
+                                      sizeof(err));
+        if (ret == FF_OK && !warm)
+            per[rounds++] =
+                ((double)ns_long - (double)ns_short) * 1e-9 / (CHAIN_LONG - CHAIN_SHORT);
+    }
+    if (ret == FF_OK && ff_interrupted)
+        ret = FF_ERR_INTERRUPTED;
+    ff_kernel_destroy(&k);
+    if (ret < 0) {
+        ff_probe_fail(r, ret, "a chain of empty kernels", err);
+        return;
+    }
+    double v = ff_median(per, rounds);
+    ff_msgf(r->variant, sizeof(r->variant),
+            "empty kernels, chains of %u and %u dependent launches in one submission, the "
+            "slope between them, median of %u rounds",
+            CHAIN_SHORT, CHAIN_LONG, rounds);
+    if (!(v > 0)) {
+        ff_result_fail(r, FF_RES_FAILED,
+                       "a longer chain took no longer (%.3g s per launch): no cost measurable", v);
+        return;
+    }
+    r->status = FF_RES_OK;
+    r->value = v;
+    ff_result_implausible(r, v, 1.0, "a dispatch taking a second");
 }

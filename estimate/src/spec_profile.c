@@ -225,6 +225,7 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
 
     double usable = 0.0, bw_read = 0.0, bw_copy = 0.0;
     double stream[FF_PREC_COUNT] = {0};
+    bool dispatch_seen = false; /* launch_s holds a latency/dispatch figure */
     char bw_read_test[FF_SPEC_TEST_MAX] = "", bw_copy_test[FF_SPEC_TEST_MAX] = "";
     struct link_pick intra = {0}, inter = {0};
     bool usable_stopped = false; /* the probe hit its cap or time limit: a lower bound */
@@ -262,11 +263,18 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
                 stream[t->prec] = t->value;
         } else if (is(t->family, FF_PF_FAMILY_OP)) {
             read_op(&d, t, op_skip);
-        } else if (is(t->family, FF_PF_FAMILY_LATENCY) && is(t->name, FF_PF_LATENCY_LAUNCH)) {
-            /* an empty kernel computes nothing to verify: an ok latency figure counts */
+        } else if (is(t->family, FF_PF_FAMILY_LATENCY) &&
+                   (is(t->name, FF_PF_LATENCY_LAUNCH) || is(t->name, FF_PF_LATENCY_DISPATCH))) {
+            /* an empty kernel computes nothing to verify: an ok latency figure counts; a
+             * chain's per-dispatch cost is what a step of dependent ops pays, and wins */
+            bool chain = is(t->name, FF_PF_LATENCY_DISPATCH);
             if (t->status == FF_PROFILE_TEST_OK && t->has_value && t->value > 0.0 &&
-                is(t->unit, FF_PF_UNIT_SECONDS) && (d.launch_s <= 0.0 || t->value < d.launch_s))
+                is(t->unit, FF_PF_UNIT_SECONDS) &&
+                (chain ? !dispatch_seen || t->value < d.launch_s
+                       : !dispatch_seen && (d.launch_s <= 0.0 || t->value < d.launch_s))) {
                 d.launch_s = t->value;
+                dispatch_seen |= chain;
+            }
         } else if (is(t->family, FF_PF_FAMILY_INTERCONNECT)) {
             if (is(t->scope, FF_PF_SCOPE_INTRA_NODE))
                 pick_link(&intra, t, false);

@@ -151,6 +151,7 @@
 #define FF_PF_OP_XENT             "xent"
 /* The latency family's empty-kernel test: the device time of one launch, s. */
 #define FF_PF_LATENCY_LAUNCH      "launch"
+#define FF_PF_LATENCY_DISPATCH    "dispatch" /* what a launch adds in a dependent chain */
 #define FF_PF_SCOPE_INTRA_NODE    "intra_node"
 #define FF_PF_SCOPE_INTER_NODE    "inter_node"
 #define FF_PF_UNIT_FLOPS          "FLOP/s"

@@ -88,8 +88,10 @@ struct ff_spec {
      * sourced default applies (FF_QUANT_* in flopfit/estimate.h). */
     double weight_stream_fraction[FF_PREC_COUNT];
     /* ---- appended: the op timings of `flopfit bench --model M` (flopfit/ops.h) ---- */
-    /* The device time of one empty kernel launch (the latency family's "launch" test), s;
-     * 0 = not measured. The bottom-up estimate charges it once per dispatched op. */
+    /* What one dispatched op costs beyond its own device time, s: the latency family's
+     * "dispatch" test (the slope of chains of dependent empty launches in one submission),
+     * else its "launch" test (one empty kernel's device time); 0 = not measured. The bottom-up
+     * estimate charges it once per dispatched op. */
     double launch_s;
     /* The verified op tests, one row per (kind, format, shape): the median device time of one
      * run and the bytes it moves (ff_op_bytes). Several tests of one shape keep the fastest
@@ -131,7 +133,7 @@ FF_API int ff_spec_suggest(const char *name, char *buf, size_t buflen, int max);
  * mem_driver_bytes), else device.global_mem_bytes; bandwidth from the best bandwidth read
  * test (B/s; the copy test only without one), named in bandwidth_test; host_shared from the
  * device's type "cpu" or host_shared_memory; op/weight_stream tests into
- * weight_stream_fraction; the latency/launch test into launch_s; the other op tests (name an
+ * weight_stream_fraction; the latency/dispatch test (else latency/launch) into launch_s; the other op tests (name an
  * ff_op_kind_name, a shape with m and n, a positive median device time, bytes within 1% of
  * ff_op_bytes of the shape when given) into ops[], the rest counted in ops_ignored and noted. bf16 falls back to the fp16 figure, noted in out->notes. Missing figures stay 0 and
  * are listed in out->notes; they are never invented. *out (struct_size set by ff_spec_init)

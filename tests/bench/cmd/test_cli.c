@@ -305,6 +305,9 @@ Test(cli_binary, complete_words_lists_the_tables)
               out);
     cr_assert_eq(run("complete-words bench", out, sizeof(out)), 0);
     cr_expect(strstr(out, "\n--precision= fp32 ") && strstr(out, "\n--quick\n"), "%s", out);
+    cr_expect(strstr(out, "\n--weights= fp32 bf16 fp16 int8 q4_0 q8_0\n") &&
+                  strstr(out, "\n--kv= fp32 bf16 fp16\n") && strstr(out, " llama-3-8b "),
+              "%s", out);
     char line[512] = "\n--only=";
     for (const struct ff_family *f = ff_families(); f->name; f++)
         snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s", f->name);
@@ -314,7 +317,7 @@ Test(cli_binary, complete_words_lists_the_tables)
                   strstr(out, " llama-2-7b ") && strstr(out, " h100-sxm "),
               "%s", out);
     cr_assert_eq(run("complete-words results", out, sizeof(out)), 0);
-    cr_expect(strstr(out, "--format= md csv json html sqlite\n"), "%s", out);
+    cr_expect(strstr(out, "--format= md csv ops-csv json html sqlite\n"), "%s", out);
     cr_assert_eq(run("complete-words nosuch", out, sizeof(out)), 2);
 }
 
