@@ -20,6 +20,7 @@ static const struct ff_backend_ops vulkan_ops = {
     .kernel_space = ffvk_kernel_space,
     .point_check = ffvk_point_check,
     .kernel_run = ffvk_kernel_run,
+    .kernel_run_chain = ffvk_kernel_run_chain,
 };
 
 const struct ff_backend ff_backend_vulkan = {.ops = &vulkan_ops};

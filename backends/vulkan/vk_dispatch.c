@@ -237,16 +237,9 @@ int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bu
     return run_chain(k, bufs, n_bufs, params, n_params, 1, device_ns, wall_ns, err, errlen);
 }
 
-int ff_vk_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                           const uint32_t *params, size_t n_params, uint32_t count,
-                           uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+int ffvk_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                          const uint32_t *params, size_t n_params, uint32_t count,
+                          uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
 {
-    if (!k || count == 0 || n_bufs != k->n_bufs || n_params != k->n_params)
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "a chain needs a kernel, its buffers and "
-                       "parameters, and at least one dispatch");
-    for (size_t i = 0; i < n_bufs; i++)
-        if (!bufs[i] || bufs[i]->dev != k->dev)
-            return ff_errf(err, errlen, FF_ERR_INVALID, "chain buffer %zu missing or foreign", i);
     return run_chain(k, bufs, n_bufs, params, n_params, count, device_ns, wall_ns, err, errlen);
 }

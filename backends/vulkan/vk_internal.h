@@ -379,6 +379,10 @@ void ffvk_kernel_destroy(struct ff_kernel *k);
 int ffvk_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                     const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
                     char *err, size_t errlen);
+/* `count` dispatches in one submission, each after a barrier on the previous one's writes. */
+int ffvk_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
+                          const uint32_t *params, size_t n_params, uint32_t count,
+                          uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
 
 /*
  * Test/benchmark hook: build the simple 8x8 register-tiled fp32 matmul kept
@@ -390,16 +394,6 @@ int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, 
 
 /* ---- command submission (vk_dispatch.c) -------------------------------- */
 
-/*
- * Test/benchmark hook: `count` dispatches of k in one submission, each after a barrier on the
- * previous one's shader writes (a chain of dependent small ops: what a layer's decode step
- * costs where the per-dispatch overhead dominates). Buffers and params as ff_kernel_run takes
- * them (only counted and device-checked here: use shapes ff_kernel_run accepts). Times the
- * whole chain.
- */
-int ff_vk_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
-                           const uint32_t *params, size_t n_params, uint32_t count,
-                           uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
 
 /* Reset and begin the device's command buffer, with a full barrier first. */
 int ffvk_cmd_begin(struct ffvk_device *d, char *err, size_t errlen);

@@ -201,8 +201,8 @@ static int bench_chain(struct ff_device *dev, uint32_t n)
         double best = 0;
         for (int r = 0; ret == FF_OK && r < 6; r++) {
             uint64_t dns = 0, wns = 0;
-            ret = ff_vk_kernel_run_chain(k, oc.bufs, oc.n_bufs, oc.params, oc.n_params, counts[c],
-                                         &dns, &wns, err, sizeof(err));
+            ret = ff_kernel_run_chain(k, oc.bufs, oc.n_bufs, oc.params, oc.n_params, counts[c],
+                                      &dns, &wns, err, sizeof(err));
             if (r > 0 && (best == 0 || dns * 1e-9 < best))
                 best = dns * 1e-9;
         }
