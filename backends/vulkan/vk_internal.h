@@ -394,7 +394,6 @@ int ff_vk_kernel_create_baseline(struct ff_device *dev, uint32_t m, uint32_t n, 
 
 /* ---- command submission (vk_dispatch.c) -------------------------------- */
 
-
 /* Reset and begin the device's command buffer, with a full barrier first. */
 int ffvk_cmd_begin(struct ffvk_device *d, char *err, size_t errlen);
 /* End, submit, wait; *wall_ns (may be NULL) = submit to fence signalled. */
