@@ -326,17 +326,11 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
         src = ff_cl_src_peak;
         name = "peak";
         break;
-    case FF_KERNEL_GEMV:
-    case FF_KERNEL_ATTN_DECODE:
-    case FF_KERNEL_ATTN_PREFILL:
-    case FF_KERNEL_RMSNORM:
-    case FF_KERNEL_ROPE:
-    case FF_KERNEL_SWIGLU:
-    case FF_KERNEL_ADD:
-    case FF_KERNEL_XENT:
-        ret = ff_cl_ops_create(d, k, &src, &name, options, sizeof(options), err, errlen);
-        break;
     default:
+        if (ff_kernel_is_op(desc->id)) {
+            ret = ff_cl_ops_create(d, k, &src, &name, options, sizeof(options), err, errlen);
+            break;
+        }
         ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "kernel %d not implemented on OpenCL",
                       (int)desc->id);
         goto error;

@@ -15,15 +15,9 @@ int ff_cl_kernel_space(struct ff_device *dev, const struct ff_kernel_desc *desc,
     case FF_KERNEL_MEM_WRITE:
     case FF_KERNEL_MEM_COPY:
     case FF_KERNEL_MEM_TRIAD: return ff_cl_mem_space(d, desc, out, source_hash, err, errlen);
-    case FF_KERNEL_GEMV:
-    case FF_KERNEL_ATTN_DECODE:
-    case FF_KERNEL_ATTN_PREFILL:
-    case FF_KERNEL_RMSNORM:
-    case FF_KERNEL_ROPE:
-    case FF_KERNEL_SWIGLU:
-    case FF_KERNEL_ADD:
-    case FF_KERNEL_XENT: return ff_cl_ops_space(d, desc, out, source_hash, err, errlen);
     default:
+        if (ff_kernel_is_op(desc->id))
+            return ff_cl_ops_space(d, desc, out, source_hash, err, errlen);
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                        "the OpenCL backend declares no tuning space for this kernel");
     }

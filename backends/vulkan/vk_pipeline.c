@@ -585,15 +585,11 @@ int ffvk_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
     case FF_KERNEL_MEM_TRIAD: ret = create_mem(d, k, desc, err, errlen); break;
     case FF_KERNEL_EMPTY: ret = create_empty(d, k, err, errlen); break;
     case FF_KERNEL_PEAK: ret = create_peak(d, k, desc, err, errlen); break;
-    case FF_KERNEL_GEMV:
-    case FF_KERNEL_ATTN_DECODE:
-    case FF_KERNEL_ATTN_PREFILL:
-    case FF_KERNEL_RMSNORM:
-    case FF_KERNEL_ROPE:
-    case FF_KERNEL_SWIGLU:
-    case FF_KERNEL_ADD:
-    case FF_KERNEL_XENT: ret = ffvk_op_create(d, k, desc, err, errlen); break;
     default:
+        if (ff_kernel_is_op(desc->id)) {
+            ret = ffvk_op_create(d, k, desc, err, errlen);
+            break;
+        }
         ret = ff_errf(err, errlen, FF_ERR_INVALID, "unknown kernel id %d", (int)desc->id);
         break;
     }

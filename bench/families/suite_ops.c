@@ -12,6 +12,7 @@
  * kernel's m, n, k (and g), its bytes the traffic no kernel can avoid, its value B/s for the
  * memory-bound ops and FLOP/s (OP/s for int8) for GEMMs.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +131,34 @@ static void cap_gemm(struct ff_kernel_desc *d, uint64_t max_macs)
         d->n = (d->n + 1) / 2;
     while ((uint64_t)d->m * d->n * d->k > max_macs && d->m > 1)
         d->m = (d->m + 1) / 2;
+}
+
+/* Whether a buffer of the op exceeds the device's largest allocation: a limit of the device
+ * (lavapipe allows 128 MiB), said as unsupported with the numbers, never a failed test. */
+static bool over_max_alloc(struct ff_device *dev, const struct ff_kernel_desc *d,
+                           struct ff_result *r)
+{
+    const uint64_t max = ff_device_info(dev)->max_alloc_bytes;
+    uint64_t b[FF_MAX_BUFS] = {0};
+    const char *names[FF_MAX_BUFS] = {"A", "B", "C", NULL};
+    if (d->id == FF_KERNEL_MATMUL) {
+        const uint64_t in = ff_matmul_in_bytes(d->prec), out = ff_matmul_out_bytes(d->prec);
+        b[0] = (uint64_t)d->m * d->k * in;
+        b[1] = (uint64_t)d->k * d->n * in;
+        b[2] = (uint64_t)d->m * d->n * out;
+    } else {
+        for (uint32_t i = 0; i < FF_MAX_BUFS; i++)
+            b[i] = ff_op_buf_bytes(d, i, &names[i]);
+    }
+    for (uint32_t i = 0; max && i < FF_MAX_BUFS; i++)
+        if (b[i] > max) {
+            ff_result_fail(r, FF_RES_UNSUPPORTED,
+                           "buffer %s of %" PRIu64 " bytes exceeds the device's largest "
+                           "allocation of %" PRIu64 " bytes",
+                           names[i], b[i], max);
+            return true;
+        }
+    return false;
 }
 
 /* Marks r from a failed step: unsupported, interrupted or failed with the status. */
@@ -274,6 +303,8 @@ void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct 
         set_shape(r, &d);
         ff_progress(cfg, "%s op %s %s %ux%ux%u (%s)", ff_device_info(dev)->name,
                     ff_suite_op_name(d.id), ff_precision_name(d.prec), d.m, d.n, d.k, ops[i].what);
+        if (over_max_alloc(dev, &d, r))
+            continue; /* this shape only: a smaller one of the same kind may fit */
         if (d.id == FF_KERNEL_MATMUL)
             run_gemm(dev, cfg, &mc, d, r);
         else

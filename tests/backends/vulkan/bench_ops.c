@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "check/opcheck.h"
+#include "families/bench.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
 
@@ -92,21 +93,6 @@ static double read_bw(struct ff_device *dev, const char *point, double budget_s)
     return bw;
 }
 
-static const char *op_name(enum ff_kernel_id id)
-{
-    switch (id) {
-    case FF_KERNEL_GEMV: return "gemv";
-    case FF_KERNEL_ATTN_DECODE: return "attn_decode";
-    case FF_KERNEL_ATTN_PREFILL: return "attn_prefill";
-    case FF_KERNEL_RMSNORM: return "rmsnorm";
-    case FF_KERNEL_ROPE: return "rope";
-    case FF_KERNEL_SWIGLU: return "swiglu";
-    case FF_KERNEL_ADD: return "add";
-    case FF_KERNEL_XENT: return "xent";
-    default: return "?";
-    }
-}
-
 /* One op: checked, timed; prints a row. Returns 0 or the status. */
 static const char *point_text; /* --point: a point of the op's tuning space */
 static const char *read_point; /* --read-point */
@@ -132,13 +118,13 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
     struct ff_timing t = {0};
     int ret = ff_opcheck_init(&oc, desc, 42 + desc->m + desc->n + desc->k, err, sizeof(err));
     if (ret < 0) {
-        printf("%-12s init: %s\n", op_name(desc->id), err);
+        printf("%-12s init: %s\n", ff_suite_op_name(desc->id), err);
         return ret;
     }
     ret = ff_kernel_create(dev, desc, &k, err, sizeof(err));
     if (ret == FF_OK && ff_opcheck_upload(&oc, dev, err, sizeof(err)) < 0) {
         /* the device cannot hold the buffers (lavapipe: 128 MiB per allocation) */
-        printf("%-12s %-5s m=%u n=%u k=%u: no buffers: %s\n", op_name(desc->id),
+        printf("%-12s %-5s m=%u n=%u k=%u: no buffers: %s\n", ff_suite_op_name(desc->id),
                ff_precision_name(desc->prec), desc->m, desc->n, desc->k, err);
         ff_kernel_destroy(&k);
         ff_opcheck_finish(&oc);
@@ -162,8 +148,8 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
         double bytes = (double)ff_opcheck_bytes(desc), s = t.dev_median_s, best = t.dev_min_s;
         printf("%-12s %-5s %-24s %9.3f ms (min %9.3f) %8.2f MB %6.2f GB/s (best %6.2f) "
                "read %5.2f GB/s: %5.2fx (best %5.2fx)  %s\n",
-               op_name(desc->id), ff_precision_name(desc->prec), shape, s * 1e3, best * 1e3,
-               bytes / 1e6, bytes / s / 1e9, bytes / best / 1e9, bw / 1e9,
+               ff_suite_op_name(desc->id), ff_precision_name(desc->prec), shape, s * 1e3,
+               best * 1e3, bytes / 1e6, bytes / s / 1e9, bytes / best / 1e9, bw / 1e9,
                bw > 0 ? bytes / s / bw : 0.0, bw > 0 ? bytes / best / bw : 0.0,
                ff_kernel_variant(k));
         double flops = ff_opcheck_flops(desc);
@@ -171,7 +157,8 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
             printf("%-12s %-5s %-24s %.2f GFLOP/s (best %.2f)\n", "", "", "", flops / s / 1e9,
                    flops / best / 1e9);
     } else {
-        printf("%-12s %-5s %-26s %s: %s\n", op_name(desc->id), ff_precision_name(desc->prec), shape,
+        printf("%-12s %-5s %-26s %s: %s\n", ff_suite_op_name(desc->id),
+               ff_precision_name(desc->prec), shape,
                ret == FF_ERR_UNSUPPORTED ? "unsupported" : "FAILED", err);
     }
     fflush(stdout);

@@ -12,7 +12,7 @@
 
 #include "check/opcheck.h"
 #include "vulkan/vk_internal.h"
-#include "vk_test_util.h"
+#include "vk_test_suite.h"
 
 static struct ff_device *dev;
 static char err[1024];
@@ -23,22 +23,12 @@ static void open_dev(void)
     if (need == VKT_SKIP)
         cr_skip_test("no Vulkan device (set CI=true to make this a failure)");
     cr_assert_eq(need, 0, "CI=true and no Vulkan device");
-    const struct ff_backend *b = ff_backend_find("vulkan");
-    cr_assert_not_null(b, "vulkan backend not compiled in");
-    int ret = ff_device_open(b, vkt_device_index(), &dev, err, sizeof(err));
-    cr_assert_eq(ret, FF_OK, "open: %s", err);
-    if (getenv("FF_VK_VALIDATION") && vkt_ci())
-        cr_assert(ff_vk_validation_active(), "CI=true and FF_VK_VALIDATION set, but the "
-                                             "Khronos validation layer is not active");
+    vkt_suite_open(&dev);
 }
 
 static void close_dev(void)
 {
-    ff_device_destroy(&dev);
-    char last[512];
-    ff_vk_validation_last(last, sizeof(last));
-    cr_expect_eq(ff_vk_validation_errors(), 0, "validation errors: %llu, last: %s",
-                 (unsigned long long)ff_vk_validation_errors(), last);
+    vkt_suite_close(&dev);
 }
 
 TestSuite(vk_ops, .init = open_dev, .fini = close_dev, .timeout = 600);
