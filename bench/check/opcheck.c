@@ -407,10 +407,53 @@ error:
     return ret == FF_ERR_NO_MEMORY ? no_memory(err, errlen) : ret;
 }
 
+static void free_sets(struct ff_opcheck *oc)
+{
+    const uint32_t per = oc->n_bufs ? oc->n_bufs - 1 : 0;
+    for (uint32_t i = 0; oc->sets && i + 1 < oc->n_sets; i++)
+        for (uint32_t b = 0; b < per; b++)
+            ff_buf_destroy(&oc->sets[i * per + b]);
+    free(oc->sets);
+    oc->sets = NULL;
+    oc->n_sets = oc->next_set = 0;
+}
+
+uint32_t ff_opcheck_rotate(struct ff_opcheck *oc, uint64_t min_bytes)
+{
+    char err[256];
+    const uint32_t per = oc->n_bufs - 1;
+    uint64_t in = 0;
+    for (uint32_t b = 0; b < per; b++)
+        in += oc->bytes[b];
+    free_sets(oc);
+    uint64_t want = in ? (min_bytes + in - 1) / in : 1;
+    if (want > FF_OPCHECK_MAX_SETS)
+        want = FF_OPCHECK_MAX_SETS;
+    oc->n_sets = 1;
+    if (want < 2 || !oc->dev || !(oc->sets = calloc((size_t)(want - 1) * per, sizeof(*oc->sets))))
+        return oc->n_sets;
+    for (uint32_t i = 0; i + 1 < want; i++) {
+        bool ok = true;
+        for (uint32_t b = 0; b < per && ok; b++) {
+            struct ff_buf **dst = &oc->sets[i * per + b];
+            ok = ff_buf_create(oc->dev, oc->bytes[b], dst, err, sizeof(err)) == FF_OK &&
+                 ff_buf_write(*dst, 0, oc->host[b], oc->bytes[b], err, sizeof(err)) == FF_OK;
+        }
+        if (!ok) {
+            for (uint32_t b = 0; b < per; b++)
+                ff_buf_destroy(&oc->sets[i * per + b]);
+            break;
+        }
+        oc->n_sets++;
+    }
+    return oc->n_sets;
+}
+
 void ff_opcheck_finish(struct ff_opcheck *oc)
 {
     if (!oc)
         return;
+    free_sets(oc);
     for (int i = FF_MAX_BUFS - 1; i >= 0; i--) {
         ff_buf_destroy(&oc->bufs[i]);
         free(oc->host[i]);
@@ -506,7 +549,11 @@ static int poisoned_run(void *arg, uint64_t *dns, uint64_t *wns, char *err, size
     int ret = ff_buf_write(oc->bufs[o], 0, oc->poison, oc->bytes[o], err, errlen);
     if (ret < 0)
         return ret;
-    return ff_kernel_run(t->kern, oc->bufs, oc->n_bufs, oc->params, oc->n_params, dns, wns, err,
+    struct ff_buf *bufs[FF_MAX_BUFS];
+    const uint32_t set = oc->n_sets > 1 ? oc->next_set++ % oc->n_sets : 0;
+    for (uint32_t b = 0; b < oc->n_bufs; b++)
+        bufs[b] = set == 0 || b == o ? oc->bufs[b] : oc->sets[(set - 1) * o + b];
+    return ff_kernel_run(t->kern, bufs, oc->n_bufs, oc->params, oc->n_params, dns, wns, err,
                          errlen);
 }
 

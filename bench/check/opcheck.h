@@ -41,7 +41,14 @@ struct ff_opcheck {
     struct ff_check check;        /* the last comparison */
     struct ff_device *dev;        /* not owned; set by ff_opcheck_upload */
     struct ff_buf *bufs[FF_MAX_BUFS];
+    /* ff_opcheck_rotate: more copies of the inputs, (n_sets - 1) x (n_bufs - 1) buffers, the
+     * timed runs taking set after set */
+    struct ff_buf **sets;
+    uint32_t n_sets, next_set;
 };
+
+/* The most input sets ff_opcheck_rotate makes. */
+#define FF_OPCHECK_MAX_SETS 64
 
 /* Host side of desc's check: inputs drawn from seed, reference computed. FF_OK,
  * FF_ERR_INVALID (not an op kernel, or a shape the front-end would refuse) or
@@ -52,6 +59,15 @@ int ff_opcheck_init(struct ff_opcheck *oc, const struct ff_kernel_desc *desc, ui
 void ff_opcheck_finish(struct ff_opcheck *oc);
 /* Creates the device buffers and writes the inputs. A backend status on error. */
 int ff_opcheck_upload(struct ff_opcheck *oc, struct ff_device *dev, char *err, size_t errlen);
+/*
+ * Copies of the inputs on the device until all sets hold at least min_bytes (at most
+ * FF_OPCHECK_MAX_SETS sets), the timed runs then taking one set after another: each run
+ * reads its weights or KV cache from memory, not from a cache the previous run warmed, as a
+ * model step streams them. A copy that cannot be allocated ends the rotation there (fewer
+ * sets, not an error). After ff_opcheck_upload; returns the sets in use.
+ */
+uint32_t ff_opcheck_rotate(struct ff_opcheck *oc, uint64_t min_bytes);
+
 /* Compares out (the output buffer's contents) with the reference into oc->check. FF_OK, or
  * FF_ERR_VERIFY naming the first bad element, the counts and the errors. */
 int ff_opcheck_compare(struct ff_opcheck *oc, const float *out, char *err, size_t errlen);
