@@ -187,7 +187,12 @@ Test(probes, latency)
     small_cfg(&cfg, 64 * MIB);
     struct ff_run p = {0};
     ff_probe_latency(dev, &cfg, &p);
-    cr_assert_eq(p.n_results, 2);
+    cr_assert_eq(p.n_results, 3);
+    /* what a launch adds in a chain of dependent launches: the slope of 16 to 256 of them */
+    const struct ff_result *chain = find(&p, "latency", "dispatch");
+    cr_assert_eq(chain->status, FF_RES_OK, "dispatch: %s", chain->reason);
+    cr_expect_str_eq(chain->unit, "s");
+    cr_expect(chain->value > 0 && chain->value < 1, "dispatch = %g s", chain->value);
     const char *names[] = {"launch", "roundtrip"};
     for (int i = 0; i < 2; i++) {
         const struct ff_result *r = find(&p, "latency", names[i]);
@@ -199,6 +204,24 @@ Test(probes, latency)
     cr_expect(find(&p, "latency", "launch")->value <=
                   2 * find(&p, "latency", "roundtrip")->value + 1e-3,
               "device time of an empty kernel exceeds its round trip");
+    ff_run_finish(&p);
+    close_wrapped(&dev);
+}
+
+/* A backend that cannot chain launches says so; the other latency figures stand. */
+Test(probes, latency_without_chains)
+{
+    struct ff_device *dev = open_wrapped();
+    wrap_ops.kernel_run_chain = NULL;
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 64 * MIB);
+    struct ff_run p = {0};
+    ff_probe_latency(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 3);
+    const struct ff_result *chain = find(&p, "latency", "dispatch");
+    cr_expect_eq(chain->status, FF_RES_UNSUPPORTED);
+    cr_expect(strstr(chain->reason, "chain"), "%s", chain->reason);
+    cr_expect_eq(find(&p, "latency", "launch")->status, FF_RES_OK);
     ff_run_finish(&p);
     close_wrapped(&dev);
 }
