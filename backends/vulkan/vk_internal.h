@@ -349,6 +349,11 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
 uint32_t ffvk_op_min_subgroup(const struct ffvk_device *d);
 uint32_t ffvk_op_subgroups(const struct ffvk_device *d, uint32_t wg);
 /* The SPIR-V of desc's op in desc's format (NULL when there is none); *bytes its size. */
+/* The head dims the attention shaders are compiled for (their arrays), at most. */
+#define FFVK_ATTN_MAX_D 256
+/* Which attention build runs head dim desc->k: 0 and 1 the wide ones (uvec4 texels, the head
+ * dim unrolled, up to 128 and 256), 2 the generic one (one element per texel). vk_ops_code.c */
+int ffvk_attn_build(const struct ff_kernel_desc *desc);
 const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes);
 
 static inline struct ffvk_device *ffvk_dev(struct ff_device *d)
