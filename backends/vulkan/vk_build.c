@@ -173,4 +173,3 @@ int ffvk_check_groups(const struct ffvk_device *d, const struct ffvk_kernel *k, 
                            k->groups[i], i, d->props.limits.maxComputeWorkGroupCount[i]);
     return FF_OK;
 }
-
