@@ -293,16 +293,13 @@ static int check_run_args(const struct ff_kernel *k, struct ff_buf *const *bufs,
                            "%s: buffer %u (%s) holds %" PRIu64 " bytes; it needs %" PRIu64 " (%s)",
                            a->name, i, a->buf_names[i], bufs[i]->bytes, need, how);
     }
-    if (a->params_are_shape && a->n_params == 2 && (params[0] != d->m || params[1] != d->n))
+    /* two shape params (rope's third is its start position, not k) or three */
+    const bool mn = a->n_params == 2 || d->id == FF_KERNEL_ROPE;
+    if (a->params_are_shape && mn && (params[0] != d->m || params[1] != d->n))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s was built for m x n = %ux%u, run with %ux%u", a->name, d->m, d->n,
                        params[0], params[1]);
-    if (a->params_are_shape && d->id == FF_KERNEL_ROPE && (params[0] != d->m || params[1] != d->n))
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "%s was built for m x n = %ux%u, run with %ux%u", a->name, d->m, d->n,
-                       params[0], params[1]);
-    if (a->params_are_shape && a->n_params == 3 && d->id != FF_KERNEL_ROPE &&
-        (params[0] != d->m || params[1] != d->n || params[2] != d->k))
+    if (a->params_are_shape && !mn && (params[0] != d->m || params[1] != d->n || params[2] != d->k))
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%s was built for m x n x k = %ux%ux%u, run with %ux%ux%u", a->name, d->m,
                        d->n, d->k, params[0], params[1], params[2]);

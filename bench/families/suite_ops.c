@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <flopfit/profile_fields.h>
+
 #include "bench.h"
 #include "probe_common.h"
 #include "check/kcheck.h"
@@ -25,15 +27,15 @@
 const char *ff_suite_op_name(enum ff_kernel_id id)
 {
     switch (id) {
-    case FF_KERNEL_MATMUL: return "gemm";
-    case FF_KERNEL_GEMV: return "gemv";
-    case FF_KERNEL_ATTN_DECODE: return "attn_decode";
-    case FF_KERNEL_ATTN_PREFILL: return "attn_prefill";
-    case FF_KERNEL_RMSNORM: return "rmsnorm";
-    case FF_KERNEL_ROPE: return "rope";
-    case FF_KERNEL_SWIGLU: return "swiglu";
-    case FF_KERNEL_ADD: return "add";
-    case FF_KERNEL_XENT: return "xent";
+    case FF_KERNEL_MATMUL: return FF_PF_OP_GEMM;
+    case FF_KERNEL_GEMV: return FF_PF_OP_GEMV;
+    case FF_KERNEL_ATTN_DECODE: return FF_PF_OP_ATTN_DECODE;
+    case FF_KERNEL_ATTN_PREFILL: return FF_PF_OP_ATTN_PREFILL;
+    case FF_KERNEL_RMSNORM: return FF_PF_OP_RMSNORM;
+    case FF_KERNEL_ROPE: return FF_PF_OP_ROPE;
+    case FF_KERNEL_SWIGLU: return FF_PF_OP_SWIGLU;
+    case FF_KERNEL_ADD: return FF_PF_OP_ADD;
+    case FF_KERNEL_XENT: return FF_PF_OP_XENT;
     default: return "?";
     }
 }
