@@ -5,12 +5,17 @@
  * 128 MiB). The bytes are the roofline's: W + S + X + Y for gemv, K + V for attention, every
  * buffer for the small ops.
  *
- *   bench_ops [--reps N] [--only gemv|attn|small] [--tune POINT] [ROUNDS]
+ *   bench_ops [--reps N] [--only gemv|attn|small] [--tune POINT] [--cold] [ROUNDS]
+ *
+ * --cold reads the inputs cold, as `flopfit bench` times gemv and decode attention: each run
+ * takes the next of enough copies of the input buffers to pass twice the last-level cache
+ * (sysfs; 512 MiB where it says nothing), so no run finds its weights or KV in the cache.
  *
  * Each round measures the read bandwidth again and then every case, so bandwidth and ops are
  * interleaved on a shared machine. Prints the figures; fails only on errors.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +61,9 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median device time of reps runs after one warm-up; 0 on error (printed). */
-static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf *const *bufs, size_t nb,
+/* Median device time of reps runs after one warm-up; 0 on error (printed). Run i uses the
+ * buffers bufs + (i mod sets) * nb. */
+static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf *const *bufs, size_t nb, size_t sets,
                             const uint32_t *params, size_t np, int reps)
 {
     uint64_t t[64];
@@ -66,7 +72,8 @@ static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf *const *bufs, siz
         reps = 64;
     for (int i = -1; i < reps; i++) {
         uint64_t dev_ns = 0, wall_ns = 0;
-        if (ff_kernel_run(k, bufs, nb, params, np, &dev_ns, &wall_ns, err, sizeof(err)) < 0) {
+        struct ff_buf *const *b = bufs + (size_t)(i + 1) % sets * nb;
+        if (ff_kernel_run(k, b, nb, params, np, &dev_ns, &wall_ns, err, sizeof(err)) < 0) {
             fprintf(stderr, "run: %s\n", err);
             return 0;
         }
@@ -136,10 +143,10 @@ static uint64_t roof_bytes(const struct ff_kernel_desc *d)
     return b;
 }
 
-static double read_bandwidth(struct ff_device *dev, int reps)
+static double read_bandwidth(struct ff_device *dev, uint64_t bytes, int reps)
 {
     char err[512] = "";
-    struct ff_kernel_desc d = {.id = FF_KERNEL_MEM_READ, .n = 32u << 20};
+    struct ff_kernel_desc d = {.id = FF_KERNEL_MEM_READ, .n = (uint32_t)(bytes / 4)};
     struct ff_kernel *k = NULL;
     struct ff_buf *b[2] = {NULL, NULL};
     double gbs = 0;
@@ -151,7 +158,7 @@ static double read_bandwidth(struct ff_device *dev, int reps)
     }
     fill(dev, &(struct ff_kernel_desc){.id = FF_KERNEL_ADD, .prec = FF_PREC_FP32}, 0, b[0],
          (uint64_t)d.n * 4, 7);
-    uint64_t ns = time_kernel(k, b, 2, NULL, 0, reps);
+    uint64_t ns = time_kernel(k, b, 2, 1, NULL, 0, reps);
     if (ns)
         gbs = (double)d.n * 4 / (double)ns;
 done:
@@ -159,6 +166,27 @@ done:
     ff_buf_destroy(&b[0]);
     ff_kernel_destroy(&k);
     return gbs;
+}
+
+#define MAX_SETS 64
+
+/* The last-level cache's bytes from sysfs (cpu0's highest cache index), else 256 MiB. */
+static uint64_t cold_bytes(void)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96];
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        unsigned long long v = 0;
+        char unit = 0;
+        if (fscanf(f, "%llu%c", &v, &unit) >= 1)
+            best = (uint64_t)v << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+        fclose(f);
+    }
+    return best ? best : 256u << 20;
 }
 
 static int parse_point(struct ff_device *dev, struct ff_kernel_desc *d, const char *text)
@@ -178,11 +206,14 @@ int main(int argc, char **argv)
 {
     int rounds = 3, reps = 9;
     const char *only = NULL, *tune = NULL;
+    bool cold = false;
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc)
             reps = atoi(argv[++a]);
         else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc)
             only = argv[++a];
+        else if (strcmp(argv[a], "--cold") == 0)
+            cold = true;
         else if (strcmp(argv[a], "--tune") == 0 && a + 1 < argc)
             tune = argv[++a];
         else
@@ -198,8 +229,10 @@ int main(int argc, char **argv)
     printf("device: %s\n", ff_device_info(dev)->name);
     int status = 0;
     for (int r = 0; r < rounds; r++) {
-        const double bw = read_bandwidth(dev, reps);
-        printf("round %d: read bandwidth %.1f GB/s (mem_read, 128 MiB)\n", r + 1, bw);
+        const uint64_t rb = cold ? 2 * cold_bytes() : 128u << 20;
+        const double bw = read_bandwidth(dev, rb, reps);
+        printf("round %d: read bandwidth %.1f GB/s (mem_read, %llu MiB)\n", r + 1, bw,
+               (unsigned long long)(rb >> 20));
         for (size_t c = 0; c < N_CASES; c++) {
             struct ff_kernel_desc d = cases[c].d;
             if (only && !strstr(cases[c].label, only))
@@ -207,19 +240,25 @@ int main(int argc, char **argv)
             if (tune && parse_point(dev, &d, tune) < 0)
                 return 2;
             struct ff_kernel *k = NULL;
-            struct ff_buf *bufs[FF_MAX_BUFS] = {NULL};
+            struct ff_buf *bufs[MAX_SETS * FF_MAX_BUFS] = {NULL};
             uint32_t nb = 0;
+            size_t sets = 1;
             if (ff_kernel_create(dev, &d, &k, err, sizeof(err)) < 0) {
                 printf("  %-32s %s\n", cases[c].label, err);
                 status = 1;
                 continue;
             }
-            for (; nb < FF_MAX_BUFS; nb++) {
-                uint64_t bytes = ff_op_buf_bytes(&d, nb, NULL);
-                if (!bytes)
-                    break;
-                if (ff_buf_create(dev, bytes, &bufs[nb], err, sizeof(err)) < 0 ||
-                    fill(dev, &d, nb, bufs[nb], bytes, (uint32_t)(c * 8 + nb)) < 0) {
+            uint64_t all = 0;
+            while (nb < FF_MAX_BUFS && ff_op_buf_bytes(&d, nb, NULL))
+                all += ff_op_buf_bytes(&d, nb++, NULL);
+            if (cold)
+                sets = (size_t)((2 * cold_bytes() + all - 1) / all);
+            if (sets > MAX_SETS)
+                sets = MAX_SETS;
+            for (size_t i = 0; i < sets * nb; i++) {
+                uint64_t bytes = ff_op_buf_bytes(&d, (uint32_t)(i % nb), NULL);
+                if (ff_buf_create(dev, bytes, &bufs[i], err, sizeof(err)) < 0 ||
+                    fill(dev, &d, (uint32_t)(i % nb), bufs[i], bytes, (uint32_t)(c * 8 + i)) < 0) {
                     fprintf(stderr, "%s: %s\n", cases[c].label, err);
                     status = 1;
                     goto next;
@@ -230,19 +269,19 @@ int main(int argc, char **argv)
                                         d.id == FF_KERNEL_ATTN_PREFILL || d.id == FF_KERNEL_ROPE
                                     ? 3
                                     : 2;
-            uint64_t ns = time_kernel(k, bufs, nb, params, np, reps);
+            uint64_t ns = time_kernel(k, bufs, nb, sets, params, np, reps);
             if (!ns) {
                 status = 1;
                 goto next;
             }
             const uint64_t bytes = roof_bytes(&d);
             const double gbs = (double)bytes / (double)ns;
-            printf("  %-32s %9.1f us %8.2f MB %7.1f GB/s %5.2f of read  [%s]\n", cases[c].label,
-                   (double)ns / 1e3, (double)bytes / 1e6, gbs, bw > 0 ? gbs / bw : 0,
-                   ff_kernel_variant(k));
+            printf("  %-32s %9.1f us %8.2f MB %7.1f GB/s %5.2f of read  %zu sets [%s]\n",
+                   cases[c].label, (double)ns / 1e3, (double)bytes / 1e6, gbs,
+                   bw > 0 ? gbs / bw : 0, sets, ff_kernel_variant(k));
             fflush(stdout);
         next:
-            for (uint32_t i = 0; i < nb; i++)
+            for (size_t i = 0; i < sets * nb; i++)
                 ff_buf_destroy(&bufs[i]);
             ff_kernel_destroy(&k);
         }
