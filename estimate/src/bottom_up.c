@@ -263,6 +263,41 @@ static uint32_t clamp_u32(double x)
     return x < 1.0 ? 1u : x > 4294967295.0 ? UINT32_MAX : (uint32_t)x;
 }
 
+/*
+ * The optimizer step, once per step whatever the accumulation: memory-bound, so it enters as
+ * runs of the element-wise ADD kernel (12 bytes an element) moving the update's bytes. The
+ * parameters this GPU updates are its optimizer memory over the bytes per parameter (its
+ * shard under ZeRO, of its tp x pp share); each is read as weight or master copy, gradient and
+ * states and written back as weight or master copy and states, plus the 16-bit weight a
+ * mixed-precision step writes from its master: 2k + g + w bytes (k the optimizer's bytes per
+ * parameter, master included), 2k + g + 2w without a master (fp32 AdamW: 28 bytes, the
+ * minimum a fused AdamW moves). The shape is the update as hidden-wide rows, usually beyond
+ * every measured ADD: the measured bandwidth then times it (source constant).
+ */
+static int optimizer_term(struct sum *s, const struct ff_model *m, const struct ff_plan *p,
+                          const struct ff_estimate *e, double *ops_s, double *dispatches, char *err,
+                          size_t errlen)
+{
+    *ops_s = *dispatches = 0.0;
+    double w = ff_precision_bytes(p->precision);
+    double g = p->precision == FF_PREC_FP32 ? 4.0 : ff_precision_bytes(p->grad_precision);
+    double k = ff_est_optimizer_bytes(p->optimizer, w);
+    double n_h = (double)(m->hidden > 0 ? m->hidden : 1);
+    if (!(w > 0.0) || !(k > 0.0) || !(e->mem.optimizer > 0.0))
+        return FF_OK;
+    double params = e->mem.optimizer / k;
+    double bytes = params * (2.0 * k + g + (w < 4.0 ? w : 2.0 * w));
+    struct ff_op_list l = {.n = 1};
+    struct ff_op *op = &l.op[0];
+    op->kind = FF_OP_ADD;
+    op->prec = FF_PREC_FP32;
+    op->n = clamp_u32(n_h);
+    op->m = clamp_u32(ceil(params / n_h));
+    op->count = bytes / ff_op_bytes(op);
+    snprintf(op->what, sizeof(op->what), "optimizer");
+    return sum_list(s, &l, FF_OP_PHASE_TRAIN, 1.0, 1.0, ops_s, dispatches, err, errlen);
+}
+
 int ff_est_bottom_up(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
                      const struct ff_estimate *e, struct ff_bottom_up *out, char *err,
                      size_t errlen)
@@ -394,6 +429,11 @@ int ff_est_bottom_up(const struct ff_model *m, const struct ff_spec *d, const st
             ops_t += ops_r;
             disp_t += disp_r;
         }
+        double ops_o, disp_o;
+        if ((rc = optimizer_term(&s, m, p, e, &ops_o, &disp_o, err, errlen)) != FF_OK)
+            return rc;
+        ops_t += ops_o;
+        disp_t += disp_o;
         out->train_ops_s = ops_t;
         out->train_dispatches = disp_t;
         /* The step model's communication as ff_est_step has it; the pipeline bubble is a

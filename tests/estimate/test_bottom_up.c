@@ -209,6 +209,65 @@ Test(bottom_up, training_step_and_refusals)
     cr_expect_eq(ff_est_bottom_up(&moe, &d, &p, &e, &old, err, sizeof(err)), FF_ERR_INVALID);
 }
 
+/* The optimizer step: once per step, the update's bytes as runs of the ADD kernel (12 bytes an
+ * element): fp32 AdamW 28 bytes a parameter, bf16 with an fp32 master and fp32 gradients
+ * 2 x 12 + 4 + 2 = 30, of the parameters this GPU updates (its ZeRO shard). */
+static const struct ff_bu_term *optimizer_of(const struct ff_bottom_up *b)
+{
+    for (size_t i = 0; i < b->n_terms; i++)
+        if (strcmp(b->terms[i].op.what, "optimizer") == 0)
+            return &b->terms[i];
+    return NULL;
+}
+
+Test(bottom_up, the_optimizer_step_moves_its_bytes_once_a_step)
+{
+    struct ff_model m = preset("llama-2-7b");
+    struct ff_spec d = profile("profile-ops.json");
+    const struct {
+        enum ff_precision prec;
+        int gpus, zero, accum;
+        double bytes_per_param;
+    } cases[] = {
+        {FF_PREC_FP32, 1, 0, 1, 28.0},
+        {FF_PREC_BF16, 1, 0, 4, 30.0},
+        {FF_PREC_BF16, 8, 1, 1, 30.0},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct ff_plan p;
+        ff_plan_init(&p);
+        p.precision = cases[c].prec;
+        p.gpus = cases[c].gpus;
+        p.zero = cases[c].zero;
+        p.accum = cases[c].accum;
+        p.seq = 2048;
+        p.batch = 1;
+        p.tokens = 1e9;
+        struct ff_estimate e;
+        ff_estimate_init(&e);
+        char err[512] = "";
+        cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
+        struct ff_bottom_up b;
+        ff_bottom_up_init(&b);
+        cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+        cr_assert(b.bottom_up, "%s", b.why);
+        const struct ff_bu_term *t = optimizer_of(&b);
+        cr_assert(t, "case %zu: no optimizer term", c);
+        double k = ff_est_optimizer_bytes(p.optimizer, ff_precision_bytes(p.precision));
+        double params = e.mem.optimizer / k;
+        cr_expect_float_eq(t->op.count * ff_op_bytes(&t->op), params * cases[c].bytes_per_param,
+                           1e-9 * params, "case %zu", c);
+        /* every parameter of the model once, or its shard under ZeRO-1 */
+        struct ff_param_count pc;
+        cr_assert_eq(ff_model_params(&m, &pc), FF_OK);
+        double whole = (double)pc.total / (cases[c].zero ? cases[c].gpus : 1);
+        cr_expect(params > 0.95 * whole && params < 1.05 * whole, "case %zu: %g of %g", c, params,
+                  whole);
+        cr_expect_eq(t->phase, FF_OP_PHASE_TRAIN);
+        cr_expect_float_eq(t->seconds, t->op.count * t->op_seconds, 1e-15);
+    }
+}
+
 /* Op tests change nothing in ff_est_run: the top-down numbers are exactly today's. */
 Test(bottom_up, without_op_tests_top_down_is_unchanged)
 {

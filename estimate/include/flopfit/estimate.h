@@ -758,7 +758,8 @@ struct ff_bottom_up {
     double prefill_dispatches, decode_dispatches, prefill_comm_s, decode_comm_s;
     double prefill_tokens_per_s; /* prompt tokens / prefill_s */
     double decode_tokens_per_s;  /* serve_batch / decode_step_s */
-    /* training: one optimizer step = accum micro-batches of ops (1/pp of them per stage) +
+    /* training: one optimizer step = accum micro-batches of ops (1/pp of them per stage) + the
+     * optimizer update once (a term of what "optimizer": ADD runs moving its bytes) +
      * dispatches x launch_s + the step model's communication and bubble (ff_est_step) */
     double train_step_s, train_ops_s, train_dispatches, train_comm_s;
     double train_tokens_per_s; /* global batch tokens / train_step_s */

@@ -108,7 +108,8 @@ struct ff_op_params {
  * and cross-entropy, and counts the backward of each other kernel as runs of its forward
  * kernel at the ratio of bytes its backward moves (attention 2.5, as FlashAttention-2's five
  * matmuls against two; rmsnorm, xent 2; swiglu 5/3; rope 1; the residual adds 1).
- * Left out: the embedding lookup, biases (fused into the GEMMs' epilogue), the optimizer step.
+ * Left out: the embedding lookup, biases (fused into the GEMMs' epilogue), the optimizer step
+ * (it depends on the plan: ff_est_bottom_up adds it).
  * Refused with FF_ERR_UNSUPPORTED and the reason in err, so the estimate stays top-down:
  * a rough (--params) model, MoE, MLA, SSM blocks, a non-gated MLP or a model without FFN,
  * LayerNorm, learned positions or an embedding projection/norm, a sliding window shorter than
