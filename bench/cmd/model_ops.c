@@ -73,9 +73,7 @@ int ff_bench_model_ops(const struct ff_bench_model *bm, struct ff_bench_op *out,
             .batch = bm->batch ? bm->batch : 1,
             .seq = bm->seq ? bm->seq : 512,
             .weights = wf,
-            .kv = bm->kv_given                               ? bm->kv
-                  : wf == FF_PREC_FP16 || wf == FF_PREC_FP32 ? wf
-                                                             : FF_PREC_BF16, /* as estimate */
+            .kv = bm->kv_given ? bm->kv : ff_precision_default_kv(wf), /* as estimate */
             .tp = bm->tp ? bm->tp : 1,
         };
         /* serving: the prompt, then decode at contexts an eighth of it, its end and four

@@ -31,7 +31,7 @@ const char ff_estcli_usage_text[] =
     "numerics and memory plan:\n"
     "  --precision P          fp32 bf16 fp16 fp8 | int8 int4 (GPTQ/AWQ) mxfp4 nvfp4\n"
     "                         q4_0 q4_k_m q8_0 (GGUF) (bf16; a model folder: as stored)\n"
-    "  --kv-precision P       KV cache format (16-bit of --precision)\n"
+    "  --kv-precision P       KV cache format (fp32 for fp32, fp16 for fp16 and GGUF, else bf16)\n"
     "  --grad-precision P     stored gradients fp32|bf16|fp16 (fp32)\n"
     "  --optimizer O          adamw adamw8bit sgd (adamw)\n"
     "  --paged-optimizer      optimizer states paged to host (bitsandbytes paged_*): off the\n"

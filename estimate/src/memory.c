@@ -82,9 +82,7 @@ enum ff_precision ff_plan_kv_precision(const struct ff_plan *p)
 {
     if (p->kv_precision_set)
         return p->kv_precision;
-    if (p->precision == FF_PREC_FP32)
-        return FF_PREC_FP32;
-    return p->precision == FF_PREC_FP16 ? FF_PREC_FP16 : FF_PREC_BF16;
+    return ff_precision_default_kv(p->precision);
 }
 
 int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p)

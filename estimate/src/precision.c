@@ -114,3 +114,15 @@ int ff_precision_parse(const char *name, enum ff_precision *out)
     }
     return FF_ERR_INVALID;
 }
+
+enum ff_precision ff_precision_default_kv(enum ff_precision weights)
+{
+    switch (weights) {
+    case FF_PREC_FP32: return FF_PREC_FP32;
+    case FF_PREC_FP16:
+    case FF_PREC_Q4_0:
+    case FF_PREC_Q4_K_M:
+    case FF_PREC_Q8_0: return FF_PREC_FP16;
+    default: return FF_PREC_BF16;
+    }
+}

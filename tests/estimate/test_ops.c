@@ -44,6 +44,20 @@ Test(ops, kind_names_round_trip)
 }
 
 /* Llama-2-7B: 32 layers, hidden 4096, 32 heads (MHA) of 128, FFN 11008, vocab 32000. */
+/* The KV format a run gets when none is given: what the runtime of each weight format uses. */
+Test(ops, default_kv_follows_the_weights)
+{
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_FP32), FF_PREC_FP32);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_FP16), FF_PREC_FP16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_BF16), FF_PREC_BF16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_Q4_0), FF_PREC_FP16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_Q4_K_M), FF_PREC_FP16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_Q8_0), FF_PREC_FP16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_INT4), FF_PREC_BF16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_FP8), FF_PREC_BF16);
+    cr_expect_eq(ff_precision_default_kv(FF_PREC_COUNT), FF_PREC_BF16);
+}
+
 Test(ops, llama2_7b_decode_by_hand)
 {
     struct ff_model m = preset("llama-2-7b");

@@ -48,6 +48,15 @@ FF_API double ff_precision_bytes(enum ff_precision p);
 FF_API double ff_precision_head_bytes(enum ff_precision p);
 FF_API double ff_precision_embed_bytes(enum ff_precision p);
 
+/*
+ * The KV cache's format when none is given, from the weights' format: fp32 for fp32 (a full-
+ * precision run keeps everything in fp32), fp16 for fp16 and for the GGUF formats (q4_0,
+ * q4_k_m, q8_0: llama.cpp's cache types default to f16, --cache-type-k/-v), bf16 for the rest
+ * (the 16-bit activation type of bf16 checkpoints and of vLLM/TensorRT-LLM runs of fp8, int8
+ * and 4-bit weights, which dequantise to it). Out of range: bf16.
+ */
+FF_API enum ff_precision ff_precision_default_kv(enum ff_precision weights);
+
 /* Lower-case name ("bf16"); "?" for an out-of-range value. Never NULL. */
 FF_API const char *ff_precision_name(enum ff_precision p);
 
