@@ -9,8 +9,9 @@
  * a driver or flopfit upgrade is compared by. Two devices are never pooled; a device left
  * without a partner is listed as present on one side only.
  *
- * A test is one (family, name, impl, precision, shape). A profile keeps, per test, the median,
- * the fastest and the slowest of its timed repetitions and their count, not each repetition.
+ * A test is one (family, name, impl, precision, shape with its group g). A profile keeps, per
+ * test, the median, the fastest and the slowest of its timed repetitions and their count, not
+ * each repetition.
  * So the interval is a bootstrap (FF_PUB_BOOT_ROUNDS rounds, a fixed seed: the same inputs give
  * the same output) that, per side, draws the side's runs with replacement and, for each run
  * drawn, one figure from its own repetitions' spread: with probability 1/2 log-uniform between
@@ -87,6 +88,8 @@ static int cmp_test(const struct ff_profile_test *a, const struct ff_profile_tes
         c = (a->n > b->n) - (a->n < b->n);
     if (!c)
         c = (a->k > b->k) - (a->k < b->k);
+    if (!c)
+        c = (a->g > b->g) - (a->g < b->g);
     return c;
 }
 
@@ -397,8 +400,17 @@ static void test_label(const struct ff_profile_test *t, char *dst, size_t n)
         len += snprintf(dst + len, n - (size_t)len, " %s", t->precision);
     if (t->impl && len >= 0 && (size_t)len < n)
         len += snprintf(dst + len, n - (size_t)len, " %s", t->impl);
-    if (t->n && len >= 0 && (size_t)len < n)
+    if (len < 0 || (size_t)len >= n)
+        return;
+    if (strcmp(t->family, FF_PF_FAMILY_OP) == 0) {
+        /* an op's whole shape: its tests differ in m, k and g as much as in n */
+        struct ff_pub_op op = {.m = t->m, .n = t->n, .k = t->k, .g = t->g};
+        char shape[96];
+        snprintf(dst + len, n - (size_t)len, " %s",
+                 ff_pub_op_shape_text(&op, shape, sizeof(shape)));
+    } else if (t->n) {
         snprintf(dst + len, n - (size_t)len, " n=%llu", (unsigned long long)t->n);
+    }
 }
 
 static void side_text(const struct side *s, const char *unit, char *dst, size_t n)

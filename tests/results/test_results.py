@@ -286,6 +286,23 @@ check(rc == 0 and all(t["verdict"] in ("no change", "unsupported in both")
                       for d in same["devices"] for t in d["tests"]),
       "compare: a profile against itself")
 
+# op tests are told apart by their whole shape, the group g included: the same attention
+# at g=1 beside g=4 is another test, not the g=4 one changed
+gp = json.loads(json.dumps(ops_prof))
+g4 = next(t for t in gp["tests"] if t["family"] == "op" and t["name"] == "attn_decode")
+g1 = json.loads(json.dumps(g4))
+g1["shape"]["g"] = 1
+g1["value"] *= 2
+gp["tests"].append(g1)
+gdir = tempfile.mkdtemp()
+write_profile(os.path.join(gdir, "g.json"), gp, HASHER)
+rc, out, err = run("--compare", os.path.join(HERE, "data", "pocl-ops.json"),
+                   os.path.join(gdir, "g.json"), "--format", "csv")
+gcmp = {r["test"]: r["verdict"] for r in csv.DictReader(io.StringIO(out))}
+label = "op attn_decode fp16 flopfit 32×%d×128" % g4["shape"]["n"]
+check(rc == 0 and gcmp.get(label + ", g=4") == "no change" and
+      gcmp.get(label + ", g=1") == "only in B", f"compare: op tests by g: {rc} {gcmp} {err}")
+
 # ---- submit: the layout, byte for byte, never twice; private text, other run kinds, schema
 # violations and edited figures refused (exit 2, the reason named)
 tmp = tempfile.mkdtemp()
