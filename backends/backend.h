@@ -367,6 +367,14 @@ uint64_t ff_tune_hash(uint64_t h, const void *data, size_t n);
  * front-end's checks, the backends and the callers that allocate.
  */
 uint64_t ff_op_buf_bytes(const struct ff_kernel_desc *desc, uint32_t i, const char **name);
+/*
+ * The front-end's check of an op's description (ff_kernel_create runs it): FF_ERR_UNSUPPORTED
+ * for a format the op has no kernel for, FF_ERR_INVALID for a shape it cannot take (a zero, k
+ * not a multiple of the weight blocks, g not dividing m, an odd rope width, a buffer of 4 GiB
+ * or more) or an id that is not an op; the reason in err. One check for the backends and
+ * whoever prepares an op's inputs (bench/check/opcheck.c).
+ */
+int ff_op_desc_check(const struct ff_kernel_desc *desc, char *err, size_t errlen);
 /* Whether desc.prec is a weight format of FF_KERNEL_GEMV / a KV format of ATTN_*. */
 bool ff_op_gemv_format(enum ff_precision p);
 bool ff_op_kv_format(enum ff_precision p);

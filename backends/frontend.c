@@ -307,8 +307,10 @@ static int check_run_args(const struct ff_kernel *k, struct ff_buf *const *bufs,
 }
 
 /* An op kernel's format and shape against backend.h's definitions. */
-static int check_op_desc(const struct ff_kernel_desc *d, char *err, size_t errlen)
+int ff_op_desc_check(const struct ff_kernel_desc *d, char *err, size_t errlen)
 {
+    if (!d || !ff_kernel_is_op(d->id))
+        return ff_errf(err, errlen, FF_ERR_INVALID, "not an op kernel");
     const char *kname = kernel_args[d->id].name;
     if ((int)d->prec < 0 || d->prec >= FF_PREC_COUNT)
         return ff_errf(err, errlen, FF_ERR_INVALID, "unknown precision %d", (int)d->prec);
@@ -391,7 +393,7 @@ int ff_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc,
                        "64, got %u",
                        desc->n);
     if (ff_kernel_is_op(desc->id)) {
-        int ret = check_op_desc(desc, err, errlen);
+        int ret = ff_op_desc_check(desc, err, errlen);
         if (ret < 0)
             return ret;
     }

@@ -303,19 +303,11 @@ int ff_opcheck_init(struct ff_opcheck *oc, const struct ff_kernel_desc *desc, ui
                     char *err, size_t errlen)
 {
     memset(oc, 0, sizeof(*oc));
-    if (!desc || !ff_kernel_is_op(desc->id))
-        return ff_errf(err, errlen, FF_ERR_INVALID, "not an op kernel");
+    int ret = ff_op_desc_check(desc, err, errlen); /* what the kernel would refuse */
+    if (ret < 0)
+        return ret;
     const struct ff_kernel_desc *d = desc;
     bool attn = d->id == FF_KERNEL_ATTN_DECODE || d->id == FF_KERNEL_ATTN_PREFILL;
-    if (d->m == 0 || d->n == 0 || ((attn || d->id == FF_KERNEL_GEMV) && d->k == 0) ||
-        ((attn || d->id == FF_KERNEL_ROPE) && (d->g == 0 || d->m % d->g)) ||
-        (d->id == FF_KERNEL_GEMV &&
-         (!ff_op_gemv_format(d->prec) ||
-          d->k % (d->prec == FF_PREC_Q8_0 || d->prec == FF_PREC_Q4_0 ? 32 : 2))) ||
-        (attn && !ff_op_kv_format(d->prec)) || (d->id == FF_KERNEL_ROPE && d->n % 2))
-        return ff_errf(err, errlen, FF_ERR_INVALID,
-                       "no op check for this shape or format (m %u, n %u, k %u, g %u, %s)", d->m,
-                       d->n, d->k, d->g, ff_precision_name(d->prec));
     oc->desc = *d;
     switch (d->id) {
     case FF_KERNEL_GEMV:
@@ -332,7 +324,7 @@ int ff_opcheck_init(struct ff_opcheck *oc, const struct ff_kernel_desc *desc, ui
     struct ff_rng rng;
     ff_rng_seed(&rng, seed);
     double *vals[FF_MAX_BUFS] = {NULL};
-    int ret = FF_ERR_NO_MEMORY;
+    ret = FF_ERR_NO_MEMORY;
     for (uint32_t i = 0; i < oc->n_bufs; i++) {
         oc->bytes[i] = ff_op_buf_bytes(d, i, NULL);
         if (!(oc->host[i] = malloc(oc->bytes[i] ? oc->bytes[i] : 1)))

@@ -50,9 +50,10 @@ struct ff_opcheck {
 /* The most input sets ff_opcheck_rotate makes. */
 #define FF_OPCHECK_MAX_SETS 64
 
-/* Host side of desc's check: inputs drawn from seed, reference computed. FF_OK,
- * FF_ERR_INVALID (not an op kernel, or a shape the front-end would refuse) or
- * FF_ERR_NO_MEMORY, the reason in err. On error oc needs no finish. */
+/* Host side of desc's check: inputs drawn from seed, reference computed. FF_OK, what the
+ * front-end's ff_op_desc_check says of desc (FF_ERR_INVALID: not an op kernel or a shape it
+ * refuses; FF_ERR_UNSUPPORTED: a format the op has no kernel for) or FF_ERR_NO_MEMORY, the
+ * reason in err. On error oc needs no finish. */
 int ff_opcheck_init(struct ff_opcheck *oc, const struct ff_kernel_desc *desc, uint64_t seed,
                     char *err, size_t errlen);
 /* Frees what init and upload made; NULL-safe, may be called twice. */

@@ -253,6 +253,10 @@ Test(opcheck, refuses_what_the_front_end_refuses)
     cr_expect_eq(ff_opcheck_init(&oc, &d, 1, err, sizeof(err)), FF_ERR_INVALID);
     d = (struct ff_kernel_desc){
         .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_INT8, .m = 4, .n = 8, .k = 8, .g = 1};
+    cr_expect_eq(ff_opcheck_init(&oc, &d, 1, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "KV cache"), "%s", err);
+    d = (struct ff_kernel_desc){
+        .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 6, .n = 8, .k = 8, .g = 4};
     cr_expect_eq(ff_opcheck_init(&oc, &d, 1, err, sizeof(err)), FF_ERR_INVALID);
     d = (struct ff_kernel_desc){
         .id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, .m = 4, .n = 4, .k = 4};
