@@ -8,9 +8,10 @@
  * Defaults come from device properties only: the vector width from the preferred float width
  * (a CPU's SIMD width; GPUs report 1, their lanes being work-items), how many rows of W each
  * work-item takes and how many items share a KV head from the compute units, so that every
- * unit gets several work-groups, and the work-group size from the device type: a CPU runs a
- * group's items in a loop on one core, so small groups spread the rows over more cores; a
- * GPU needs whole warps (64 covers 32- and 64-wide ones).
+ * unit gets several work-groups, and the work-group size, the rows per item and the gemv's
+ * software prefetch from the device type: a CPU runs a group's items in a loop on one core,
+ * so small groups spread the rows over more cores, and its cores need the prefetch to keep
+ * several weight streams going; a GPU needs whole warps (64 covers 32- and 64-wide ones).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,12 +20,14 @@
 #include "cl_ops.h"
 
 /* gemv */
-enum { GV_ROWS, GV_MB, GV_VW, GV_WG, GV_N };
+enum { GV_ROWS, GV_MB, GV_VW, GV_WG, GV_PF, GV_N };
 static const struct ff_tune_param gemv_params[GV_N] = {
     [GV_ROWS] = {"rows", 4, {1, 2, 4, 8}},
     [GV_MB] = {"mb", 4, {1, 2, 4, 8}},
     [GV_VW] = {"vw", 3, {4, 8, 16}},
     [GV_WG] = {"wg", 9, {0, 1, 2, 4, 8, 16, 32, 64, 256}},
+    /* software prefetch distance in bytes of each weight row, CPU devices only */
+    [GV_PF] = {"pf", 5, {0, 256, 512, 1024, 2048}},
 };
 /* attention: decode takes split, prefill bq (query rows per item); both a position tile */
 enum { AT_A, AT_TILE, AT_N };
@@ -87,12 +90,19 @@ static void default_point(const struct cl_dev *d, const struct ff_kernel_desc *d
         p->v[GV_VW] = vw < 4 ? 4 : vw;
         p->v[GV_MB] = at_least(&gemv_params[GV_MB], desc->m < 4 ? desc->m : 4);
         p->v[GV_WG] = d->is_cpu ? 1 : 64;
-        /* Several rows per item share the X loads; keep at least 16 items per compute unit
-         * so the rows still spread over every unit. */
-        uint32_t rows = 4;
+        /* Several rows per item share the X loads and the loop's own instructions; keep at
+         * least 16 items per compute unit so the rows still spread over every unit. A CPU
+         * takes 8 while the accumulators (rows x mb vectors) stay within 16 of its 32 vector
+         * registers; a GPU 4 (more would cost it occupancy). */
+        uint32_t rows = d->is_cpu && p->v[GV_MB] <= 2 ? 8 : 4;
         while (rows > 1 && desc->n / rows < 16 * cu * p->v[GV_WG])
             rows /= 2;
         p->v[GV_ROWS] = rows;
+        /* A CPU core keeps too few misses in flight for 2 x rows weight streams with the
+         * arithmetic between their loads; a prefetch a DRAM latency ahead of each restores
+         * the stream: ~100 ns at a core's ~15 GB/s over 8 streams is ~200 bytes, so 512
+         * (eight cache lines) with margin. */
+        p->v[GV_PF] = d->is_cpu ? 512 : 0;
         break;
     }
     case FF_KERNEL_ATTN_DECODE: {
@@ -142,6 +152,11 @@ int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *d
 {
     const struct ff_tune_point *p = &desc->tune;
     if (desc->id == FF_KERNEL_GEMV) {
+        if (p->v[GV_PF] && !d->is_cpu)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "software prefetch (pf %u) is for CPU devices: a GPU hides memory "
+                           "latency with other warps, and its compiler may lack the builtin",
+                           (unsigned)p->v[GV_PF]);
         if (p->v[GV_WG] > max_work_group(d))
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "work-group of %u exceeds the device's maximum of %zu",
@@ -216,8 +231,9 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         const uint32_t rows = pt->v[GV_ROWS], mb = pt->v[GV_MB], vw = pt->v[GV_VW];
         const uint32_t wg = pt->v[GV_WG];
         *name = "gemv";
-        snprintf(options, optlen, "-cl-std=CL1.2 -DFMT=%d -DVW=%u -DROWS=%u -DMB=%u",
-                 gemv_fmt(desc->prec), (unsigned)vw, (unsigned)rows, (unsigned)mb);
+        const uint32_t pf = pt->v[GV_PF];
+        snprintf(options, optlen, "-cl-std=CL1.2 -DFMT=%d -DVW=%u -DROWS=%u -DMB=%u -DPF=%u",
+                 gemv_fmt(desc->prec), (unsigned)vw, (unsigned)rows, (unsigned)mb, (unsigned)pf);
         k->global[0] = div_up(desc->n, rows);
         k->global[1] = div_up(desc->m, mb);
         if (wg) {
@@ -229,9 +245,12 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         char group[32] = "the runtime's work-group";
         if (wg)
             snprintf(group, sizeof(group), "work-group %u", (unsigned)wg);
+        char ahead[48] = "";
+        if (pf)
+            snprintf(ahead, sizeof(ahead), ", prefetch %u bytes ahead", (unsigned)pf);
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "gemv %s weights widened to float%u, %u rows of W x %u of X per work-item, %s",
-                 fmt, (unsigned)vw, (unsigned)rows, (unsigned)mb, group);
+                 "gemv %s weights widened to float%u, %u rows of W x %u of X per work-item, %s%s",
+                 fmt, (unsigned)vw, (unsigned)rows, (unsigned)mb, group, ahead);
         k->base.n_bufs = 4;
         break;
     }
