@@ -119,6 +119,23 @@ def cpu_flags():
     return []
 
 
+def openblas_coretype():
+    """The OpenBLAS kernel set this CPU's instruction set supports, for OPENBLAS_CORETYPE.
+    OpenBLAS's runtime dispatch (Debian builds DYNAMIC_ARCH) picks by CPU model number; a
+    virtual CPU that hides the model ("Intel Xeon Processor") falls back to Prescott's SSE3
+    kernels, 2x slower than SKYLAKEX here: a peer not at its best. The user's setting wins."""
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        return os.environ["OPENBLAS_CORETYPE"]
+    fl = set(cpu_flags())
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= fl:
+        return "SKYLAKEX"
+    if {"avx2", "fma"} <= fl:
+        return "HASWELL"
+    return None
+
+
 def run(cmd, log_path=None, timeout=None, env=None, cwd=None, check=True):
     """Runs cmd; its output goes to log_path (appended) and is returned."""
     t0 = time.time()
@@ -950,6 +967,7 @@ def main():
                         stdout=subprocess.PIPE, text=True).stdout.strip()
                 except Exception:
                     pass
+                coretype = openblas_coretype()
                 for name in train_names:
                     d = os.path.join(cache, "models", "train-" + name)
                     os.makedirs(d, exist_ok=True)
@@ -963,8 +981,11 @@ def main():
                                "--batch", str(args.train_batch), "--seq", str(args.train_seq),
                                "--steps", str(args.train_steps), "--warmup", str(args.train_warmup),
                                "--threads", str(torch_threads)]
+                        env = dict(os.environ)
+                        if coretype:
+                            env["OPENBLAS_CORETYPE"] = coretype
                         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                           text=True, timeout=7200)
+                                           text=True, timeout=7200, env=env)
                         with open(logp, "a") as f:
                             f.write(f"$ {shlex.join(cmd)}\n{p.stderr}\n{p.stdout}\n[rc={p.returncode}]\n")
                         if p.returncode != 0:
@@ -983,7 +1004,8 @@ def main():
                             "reps": len(r["step_s"]), "warmup": args.train_warmup,
                             "command": shlex.join(cmd), "config": cfgp,
                             "versions": {"torch": r["torch"], "cpu": host["cpu_model"],
-                                         "python": tpy, "blas": blas_library()},
+                                         "python": tpy, "blas": blas_library(),
+                                         "openblas_coretype": coretype},
                             "loadavg_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
                         })
                         log(f"  pytorch {name} train b{args.train_batch}x{args.train_seq}: "
