@@ -207,9 +207,24 @@ int ff_op_time(const struct ff_spec *d, const struct ff_plan *plan, const struct
 struct sum {
     struct ff_bottom_up *out;
     const struct ff_spec *d;
+    const struct ff_model *m;
     struct rates r;
     double measured_s; /* measured terms' seconds, weighted as they enter `seconds` */
 };
+
+/* Kernel launches of an op's runs: one each, but the routed experts of a block run as one
+ * grouped launch (llama.cpp's mul_mat_id, vLLM's fused MoE), whatever the experts it touches:
+ * one per MoE block for the down projection, two for gate and up. */
+static double launches(const struct ff_model *m, const struct ff_op *op)
+{
+    if (m && strncmp(op->what, "expert_", 7) == 0 && m->experts > 0) {
+        double moe = (double)(m->moe_layers > 0 ? m->moe_layers : m->layers - m->dense_layers);
+        double per = strncmp(op->what, "expert_gate_up", 14) == 0 ? 2.0 : 1.0;
+        if (moe > 0.0 && moe * per < op->count)
+            return moe * per;
+    }
+    return ceil(op->count);
+}
 
 /* Time the list of one phase into out->terms; *ops_s the op seconds per step, *dispatches the
  * kernel launches. weight: how often the step recurs in the whole (generate for decode), for
@@ -233,7 +248,7 @@ static int sum_list(struct sum *s, const struct ff_op_list *l, enum ff_op_phase 
                            op->kind == FF_OP_GEMM ? "matrix rate" : "bandwidth");
         double per_step = op->count * t * scale;
         *ops_s += per_step;
-        *dispatches += ceil(op->count) * scale;
+        *dispatches += launches(s->m, op) * scale;
         if (src == FF_OP_SOURCE_MEASURED)
             s->measured_s += per_step * weight;
         out->n_measured += src == FF_OP_SOURCE_MEASURED;
@@ -357,7 +372,7 @@ int ff_est_bottom_up(const struct ff_model *m, const struct ff_spec *d, const st
     };
     /* fp32 training keeps fp32 throughout; mixed precision runs 16-bit GEMMs whatever the
      * stored weights (ops.c maps the format). */
-    struct sum s = {.out = out, .d = d};
+    struct sum s = {.out = out, .d = d, .m = m};
     rates_of(d, p, e, &s.r);
     out->launch_s = d->launch_s;
     if (d->launch_s <= 0.0)

@@ -198,8 +198,6 @@ static const char *unsupported(const struct ff_model *m)
 {
     if (m->rough)
         return "a rough model (--params) has no exact shape";
-    if (m->experts > 0)
-        return "mixture of experts (no grouped-expert op)";
     if (m->kv_lora_rank > 0 || m->q_lora_rank > 0)
         return "multi-head latent attention (MLA)";
     if (m->ssm_layers > 0)
@@ -268,28 +266,68 @@ int ff_model_ops(const struct ff_model *m, const struct ff_op_params *p, struct 
     struct builder b = {&l, FF_OK, err, errlen};
     enum ff_precision w = p->weights, kv = p->kv, fp = FF_PREC_FP32;
 
-    /* The linear layers: (name, out features on this rank, in features on this rank). */
+    /* Mixture of experts: Lm of the L blocks route each token to topk of E experts of width
+     * fe (and through the shared experts, width fs); the others are dense. */
+    bool moe = m->experts > 0;
+    double Lm = moe ? (double)(m->moe_layers > 0 ? m->moe_layers : L - m->dense_layers) : 0.0;
+    double Lf = Ld - Lm; /* dense FFN blocks */
+    int64_t E = m->experts, topk = m->experts_active > 0 ? m->experts_active : 1;
+    int64_t fe = ((m->moe_ffn > 0 ? m->moe_ffn : m->ffn) + tp - 1) / tp;
+    int64_t fs = ((m->shared_ffn > 0 ? m->shared_ffn
+                   : m->moe_ffn > 0  ? m->moe_ffn
+                                     : m->ffn) *
+                      m->shared_experts +
+                  tp - 1) /
+                 tp;
+    /* Balanced routing: of T x topk assignments, the experts that get any (uniform draws:
+     * E (1 - (1 - topk/E)^T), all of them once T x topk >> E) take an equal share, rounded
+     * up. Decode with few sequences streams only the experts it touches. */
+    double used = 0.0;
+    int64_t tpe = 0;
+    if (moe) {
+        used = (double)E * (1.0 - pow(1.0 - (double)topk / (double)E, (double)T));
+        if (used < (double)topk)
+            used = (double)topk;
+        tpe = (int64_t)ceil((double)T * (double)topk / used);
+    }
+
+    /* The linear layers: (name, rows of X, out features on this rank, in features on this
+     * rank, runs per step). */
     const struct {
         const char *what;
-        int64_t n, k;
-        double per_layer;
+        int64_t m, n, k;
+        double runs;
     } lin[] = {
-        {"qkv", (hr + 2 * kvr) * hd, h, 1.0},
-        {"attn_out", h, hr * hd, 1.0},
-        {"ffn_gate_up", f, h, 2.0},
-        {"ffn_down", h, f, 1.0},
+        {"qkv", T, (hr + 2 * kvr) * hd, h, Ld},
+        {"attn_out", T, h, hr * hd, Ld},
+        {"ffn_gate_up", T, f, h, 2.0 * Lf},
+        {"ffn_down", T, h, f, Lf},
+        {"router", T, E, h, Lm},
+        {"expert_gate_up", tpe, fe, h, 2.0 * Lm * used},
+        {"expert_down", tpe, h, fe, Lm * used},
+        {"shared_gate_up", T, fs, h, 2.0 * Lm},
+        {"shared_down", T, h, fs, Lm},
     };
     enum ff_op_kind lk = decode ? FF_OP_GEMV : FF_OP_GEMM;
     enum ff_precision lp = decode ? w : gemm_prec(w);
     for (size_t i = 0; i < sizeof(lin) / sizeof(lin[0]); i++) {
-        add(&b, lk, lp, T, lin[i].n, lin[i].k, 0, Ld * lin[i].per_layer, lin[i].what);
+        if (!(lin[i].runs > 0.0) || lin[i].m < 1 || lin[i].n < 1 || lin[i].k < 1)
+            continue;
+        add(&b, lk, lp, lin[i].m, lin[i].n, lin[i].k, 0, lin[i].runs, lin[i].what);
         if (train) {
             char what[FF_OP_WHAT_MAX];
             snprintf(what, sizeof(what), "%s_dx", lin[i].what);
-            add(&b, FF_OP_GEMM, lp, T, lin[i].k, lin[i].n, 0, Ld * lin[i].per_layer, what);
+            add(&b, FF_OP_GEMM, lp, lin[i].m, lin[i].k, lin[i].n, 0, lin[i].runs, what);
             snprintf(what, sizeof(what), "%s_dw", lin[i].what);
-            add(&b, FF_OP_GEMM, lp, lin[i].n, lin[i].k, T, 0, Ld * lin[i].per_layer, what);
+            add(&b, FF_OP_GEMM, lp, lin[i].n, lin[i].k, lin[i].m, 0, lin[i].runs, what);
         }
+    }
+    if (moe) {
+        /* Dispatching tokens to their experts and combining the results: each of the
+         * T x topk assignments copies a hidden row out and back (read + write, 2 words an
+         * element each way), in runs of the element-wise ADD (3 words an element). */
+        double bw_perm = train ? 2.0 : 1.0; /* backward moves the gradients the same way */
+        add(&b, FF_OP_ADD, fp, T * topk, h, 0, 0, Lm * 4.0 / 3.0 * bw_perm, "moe_permute");
     }
     /* The backward of the other kernels, in runs of the forward kernel (flopfit/ops.h). */
     double bw_norm = train ? 2.0 : 0.0, bw_attn = train ? 2.5 : 0.0, bw_rope = train ? 1.0 : 0.0;
@@ -319,7 +357,13 @@ int ff_model_ops(const struct ff_model *m, const struct ff_op_params *p, struct 
     } else {
         add(&b, FF_OP_ATTN_PREFILL, kv, B * hr, seq, hd, g, Ld * (1.0 + bw_attn), "attn");
     }
-    add(&b, FF_OP_SWIGLU, fp, T, f, 0, 0, Ld * (1.0 + bw_swiglu), "swiglu");
+    if (Lf > 0.0)
+        add(&b, FF_OP_SWIGLU, fp, T, f, 0, 0, Lf * (1.0 + bw_swiglu), "swiglu");
+    if (moe) {
+        add(&b, FF_OP_SWIGLU, fp, T * topk, fe, 0, 0, Lm * (1.0 + bw_swiglu), "expert_swiglu");
+        if (fs > 0)
+            add(&b, FF_OP_SWIGLU, fp, T, fs, 0, 0, Lm * (1.0 + bw_swiglu), "shared_swiglu");
+    }
     add(&b, FF_OP_ADD, fp, T, h, 0, 0, Ld * 2.0 * (1.0 + bw_add), "residual");
     /* The LM head: every token in training, the last prompt token of each sequence in prefill
      * (a GEMV of batch rows, as serving runs it), one per sequence in decode. */

@@ -110,8 +110,14 @@ struct ff_op_params {
  * matmuls against two; rmsnorm, xent 2; swiglu 5/3; rope 1; the residual adds 1).
  * Left out: the embedding lookup, biases (fused into the GEMMs' epilogue), the optimizer step
  * (it depends on the plan: ff_est_bottom_up adds it).
+ * MoE blocks add a router GEMM/GEMV (n = experts), the routed experts' gate+up and down at
+ * the tokens per expert ("expert_*": balanced routing over the experts a step touches,
+ * E (1 - (1 - topk/E)^tokens) of them, each taking an equal share of tokens x topk rows,
+ * rounded up; runs = blocks x experts touched, one GEMM each: a grouped kernel runs them in
+ * one launch, which ff_est_bottom_up charges), the shared experts as a dense FFN, SwiGLU over
+ * tokens x topk rows and the token permutation out and back ("moe_permute", ADD runs).
  * Refused with FF_ERR_UNSUPPORTED and the reason in err, so the estimate stays top-down:
- * a rough (--params) model, MoE, MLA, SSM blocks, a non-gated MLP or a model without FFN,
+ * a rough (--params) model, MLA, SSM blocks, a non-gated MLP or a model without FFN,
  * LayerNorm, learned positions or an embedding projection/norm, a sliding window shorter than
  * a prefill or training sequence. FF_ERR_INVALID for a bad model or params (batch or seq 0,
  * tp not dividing the heads), FF_ERR_RANGE for a shape beyond 2^32 - 1. *out is written only
