@@ -24,6 +24,12 @@ int ffvk_build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *cod
 {
     const struct ffvk_fns *fn = d->fn;
     VkResult r;
+    /* bind[] and map[] below have room for FF_MAX_BUFS bindings and 16 constants (GCC 14
+     * at -O3 fails the build on the unbounded write without this check) */
+    if (n_bufs > FF_MAX_BUFS || n_spec > 16)
+        return ff_errf(err, errlen, FF_ERR_INVALID,
+                       "%" PRIu32 " buffers, %" PRIu32 " constants (at most %d and 16)", n_bufs,
+                       n_spec, FF_MAX_BUFS);
     VkShaderModuleCreateInfo smi = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
         .codeSize = bytes,
