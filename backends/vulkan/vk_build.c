@@ -24,8 +24,7 @@ int ffvk_build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *cod
 {
     const struct ffvk_fns *fn = d->fn;
     VkResult r;
-    /* bind[] and map[] below have room for FF_MAX_BUFS bindings and 16 constants (GCC 14
-     * at -O3 fails the build on the unbounded write without this check) */
+    /* bind[] and map[] below have room for FF_MAX_BUFS bindings and 16 constants */
     if (n_bufs > FF_MAX_BUFS || n_spec > 16)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%" PRIu32 " buffers, %" PRIu32 " constants (at most %d and 16)", n_bufs,
