@@ -191,7 +191,7 @@ def fetch_llama_source(cache, logp):
     tree = os.path.join(src, f"llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}")
     if not os.path.exists(os.path.join(tree, "vendor", "llama.cpp", "CMakeLists.txt")):
         if not os.path.exists(tarball):
-            run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+            run([sys.executable, "-m", "pip", "download", "--no-binary", "llama-cpp-python", "--no-deps",
                  "--disable-pip-version-check", "-d", src,
                  f"llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}"], logp, timeout=900)
         with tarfile.open(tarball) as t:
@@ -232,6 +232,26 @@ def cmake_build(src, build, flags, targets, logp, jobs):
     return bindir
 
 
+def ensure_packages(checks, purpose, logp):
+    """Installs the Debian packages of checks (package -> test) whose test fails, with apt
+    when run as root; raises, naming them, when some are still missing."""
+    missing = [k for k, ok in checks.items() if not ok()]
+    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        run(["apt-get", "install", "-y"] + missing, logp, timeout=900, env=env)
+        missing = [k for k in missing if not checks[k]()]
+    if missing:
+        raise RuntimeError(f"missing for {purpose}: " + ", ".join(missing))
+
+
+def ensure_build_tools(logp):
+    """cmake and a C++ compiler for llama.cpp (Debian: cmake, g++; make comes with cmake)."""
+    ensure_packages({"cmake": lambda: shutil.which("cmake") is not None,
+                     "g++": lambda: shutil.which("g++") is not None or shutil.which("c++") is not None},
+                    "the llama.cpp build", logp)
+    return True
+
+
 def ensure_vulkan_tools(logp):
     """glslc, the Vulkan headers and SPIRV-Headers' CMake package (Debian: glslc,
     libvulkan-dev, spirv-headers), installed with apt when missing and run as root."""
@@ -243,13 +263,7 @@ def ensure_vulkan_tools(logp):
             "/usr/lib/x86_64-linux-gnu/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake",
             "/usr/local/share/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake")),
     }
-    missing = [k for k, ok in checks.items() if not ok()]
-    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        run(["apt-get", "install", "-y"] + missing, logp, timeout=900, env=env)
-        missing = [k for k in missing if not checks[k]()]
-    if missing:
-        raise RuntimeError("missing for the Vulkan build: " + ", ".join(missing))
+    ensure_packages(checks, "the Vulkan build", logp)
 
 
 def check_vulkan_headers(llama_src):
@@ -866,6 +880,9 @@ def main():
                              "measured_date": prev.get("date"), "stages": prev.get("stages")})
     else:
         src = st.do("llama.cpp source", fetch_llama_source, cache, logp)
+        if src and not ("cpu" in skip and "vulkan" in skip) and \
+                not st.do("build tools", ensure_build_tools, logp):
+            skip = skip | {"cpu", "vulkan"}  # reported as a failed stage
         cpu_bin = vk_bin = None
         if src:
             versions["llama_cpp_commit"] = src["llama_cpp_commit"]
