@@ -30,12 +30,14 @@ static const struct ff_tune_param gemv_params[GV_N] = {
     [GV_PF] = {"pf", 5, {0, 256, 512, 1024, 2048}},
 };
 /* attention: decode takes split, prefill bq (query rows per item); both a position tile */
-enum { AT_A, AT_TILE, AT_N };
+enum { AT_A, AT_TILE, AT_PF, AT_N };
 static const struct ff_tune_param decode_params[AT_N] = {
     [AT_A] = {"split", 7, {1, 2, 4, 8, 16, 32, 64}},
     [AT_TILE] = {"tile", 4, {16, 32, 64, 128}},
+    /* software prefetch distance in bytes of the K and V streams, CPU devices only */
+    [AT_PF] = {"pf", 5, {0, 512, 1024, 2048, 4096}},
 };
-static const struct ff_tune_param prefill_params[AT_N] = {
+static const struct ff_tune_param prefill_params[AT_PF] = {
     [AT_A] = {"bq", 4, {1, 2, 4, 8}},
     [AT_TILE] = {"tile", 4, {16, 32, 64, 128}},
 };
@@ -115,10 +117,14 @@ static void default_point(const struct cl_dev *d, const struct ff_kernel_desc *d
             split *= 2;
         p->v[AT_A] = split;
         p->v[AT_TILE] = 32;
+        /* as gemv's (a CPU core keeps too few misses in flight for the K and V streams with
+         * the arithmetic between their loads); further ahead, as a cached position takes
+         * less time than a gemv row: 2048 bytes, eight fp16 rows of head dim 128 */
+        p->v[AT_PF] = d->is_cpu ? 2048 : 0;
         break;
     }
     case FF_KERNEL_ATTN_PREFILL:
-        p->n = AT_N;
+        p->n = AT_PF; /* no prefetch: prefill rereads a tile of K and V for each query */
         p->v[AT_A] = 4;
         p->v[AT_TILE] = 32;
         break;
@@ -151,12 +157,15 @@ int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *d
                           size_t errlen)
 {
     const struct ff_tune_point *p = &desc->tune;
+    const uint32_t pf = desc->id == FF_KERNEL_GEMV          ? p->v[GV_PF]
+                        : desc->id == FF_KERNEL_ATTN_DECODE ? p->v[AT_PF]
+                                                            : 0;
+    if (pf && !d->is_cpu)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "software prefetch (pf %u) is for CPU devices: a GPU hides memory "
+                       "latency with other warps, and its compiler may lack the builtin",
+                       (unsigned)pf);
     if (desc->id == FF_KERNEL_GEMV) {
-        if (p->v[GV_PF] && !d->is_cpu)
-            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                           "software prefetch (pf %u) is for CPU devices: a GPU hides memory "
-                           "latency with other warps, and its compiler may lack the builtin",
-                           (unsigned)p->v[GV_PF]);
         if (p->v[GV_WG] > max_work_group(d))
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "work-group of %u exceeds the device's maximum of %zu",
@@ -260,19 +269,24 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         const uint32_t vw = attn_width(d, desc->k);
         const bool decode = desc->id == FF_KERNEL_ATTN_DECODE;
         *name = decode ? "attn_decode" : "attn_prefill";
-        snprintf(options, optlen, "-cl-std=CL1.2 -DKVF=%d -DKD=%u -DVW=%u -DG=%u -DTILE=%u -D%s=%u",
+        snprintf(options, optlen,
+                 "-cl-std=CL1.2 -DKVF=%d -DKD=%u -DVW=%u -DG=%u -DTILE=%u -D%s=%u -DPF=%u",
                  gemv_fmt(desc->prec), (unsigned)desc->k, (unsigned)vw, (unsigned)desc->g,
-                 (unsigned)tile, decode ? "SPLIT" : "BQ", (unsigned)a);
+                 (unsigned)tile, decode ? "SPLIT" : "BQ", (unsigned)a,
+                 (unsigned)(decode ? pt->v[AT_PF] : 0));
         if (decode) {
             k->global[0] = a;
             k->global[1] = desc->m / desc->g;
             k->has_local = true;
             k->local[0] = a;
             k->local[1] = 1;
+            char ahead[48] = "";
+            if (pt->v[AT_PF])
+                snprintf(ahead, sizeof(ahead), ", prefetch %u bytes ahead", (unsigned)pt->v[AT_PF]);
             snprintf(k->base.variant, sizeof(k->base.variant),
                      "decode attention, %s KV as float%u, one work-group of %u per KV head "
-                     "(%u query rows), online softmax over tiles of %u positions",
-                     fmt, (unsigned)vw, (unsigned)a, (unsigned)desc->g, (unsigned)tile);
+                     "(%u query rows), online softmax over tiles of %u positions%s",
+                     fmt, (unsigned)vw, (unsigned)a, (unsigned)desc->g, (unsigned)tile, ahead);
         } else {
             k->global[0] = div_up(desc->n, a);
             k->global[1] = desc->m;

@@ -282,6 +282,14 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
 #define KVT CAT(FTYPE_, KVF)
 #define KVLOAD(p) CAT(FLOAD_, KVF)(p)
 #define NC (KD / VW) /* vectors per row of K, V, Q, O */
+/* PF > 0: a prefetch PF bytes ahead of each K and V row read, every cache line of the row */
+#if PF > 0
+#define PREFETCH_ROW(p)                                                                        \
+    UNROLL for (uint pc = 0; pc < KD * sizeof(KVT); pc += 64)                                  \
+        PREFETCH((__global const uchar *)(p) + pc)
+#else
+#define PREFETCH_ROW(p)
+#endif
 
 /*
  * One online-softmax pass of R query rows q (pre-scaled by 1/sqrt(KD)) over positions
@@ -301,6 +309,8 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
                     sc[r][j] = -INFINITY;                                                      \
         for (uint j = 0; j < te; j++) {                                                        \
             FV kr[NC];                                                                         \
+            if (PF > 0)                                                                        \
+                PREFETCH_ROW((kh) + (size_t)(s + j) * KD + PF / sizeof(KVT));                  \
             UNROLL for (uint c = 0; c < NC; c++)                 \
                 kr[c] = KVLOAD((kh) + (size_t)(s + j) * KD + c * VW);                          \
             UNROLL for (uint r = 0; r < R; r++) {                \
@@ -332,6 +342,8 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
         }                                                                                      \
         for (uint j = 0; j < te; j++) {                                                        \
             FV vr[NC];                                                                         \
+            if (PF > 0)                                                                        \
+                PREFETCH_ROW((vh) + (size_t)(s + j) * KD + PF / sizeof(KVT));                  \
             UNROLL for (uint c = 0; c < NC; c++)                 \
                 vr[c] = KVLOAD((vh) + (size_t)(s + j) * KD + c * VW);                          \
             UNROLL for (uint r = 0; r < R; r++)                  \
