@@ -15,6 +15,7 @@ Internal sub-commands (run under another interpreter): --_make-gguf, --_train.
 """
 
 import argparse
+import hashlib
 import datetime
 import json
 import math
@@ -651,12 +652,27 @@ def flopfit_estimate(flopfit, case, profile, logp):
     return fig
 
 
+def flopfit_build_id(flopfit):
+    """A short name of the flopfit build: its executable's SHA-256 (the kernels' sources are
+    compiled into it; --version's git revision is fixed at configure time), so that profiles
+    cached by one build are not reused by another."""
+    h = hashlib.sha256()
+    try:
+        with open(shutil.which(flopfit) or flopfit, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return "unknown"
+    return h.hexdigest()[:12]
+
+
 def ensure_model_profile(flopfit, cache, api, case, logp):
     """A profile of the case's model's own ops on the device (flopfit bench --model), made once
-    per device, model and task into the cache: the bottom-up estimate's measured terms."""
+    per flopfit build, device, model and task into the cache: the bottom-up estimate's measured
+    terms."""
     d = os.path.join(cache, "profiles")
     train = case["kind"] == "train"
-    name = f"{api}-{case['model']}-{'train' if train else 'serve'}.json"
+    name = f"{api}-{case['model']}-{'train' if train else 'serve'}-{flopfit_build_id(flopfit)}.json"
     out = os.path.join(d, name)
     if os.path.exists(out):
         return out
@@ -684,7 +700,7 @@ def ensure_profiles(flopfit, cache, given, logp):
     for api in ("opencl", "vulkan"):
         if api in prof:
             continue
-        out = os.path.join(d, f"{api}.json")
+        out = os.path.join(d, f"{api}-{flopfit_build_id(flopfit)}.json")
         if not os.path.exists(out):
             os.makedirs(d, exist_ok=True)
             p = run([flopfit, "bench", "--quick", "--backend", api, "--device", f"{api}:0",
