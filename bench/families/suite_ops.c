@@ -223,9 +223,88 @@ static uint64_t rotate_bytes(void)
     return 2 * llc > 256 * FF_MIB ? 2 * llc : 256 * FF_MIB;
 }
 
+/*
+ * The streaming ops' points found in this run, one per kernel and format: gemv and decode
+ * attention are searched at the first shape of their format that runs (their cold inputs
+ * uploaded), the rest of the run builds that point. A coordinate descent from the backend's
+ * default: each parameter in turn takes each of its values, the others held, and a value is
+ * kept when the op, verified, runs at least SEARCH_GAIN faster than the best so far; a point
+ * that does not build at a later shape falls back to the default there.
+ */
+#define SEARCH_GAIN     1.05
+#define SEARCH_BUDGET_S 0.03 /* timed runs per candidate */
+struct searched {
+    size_t n;
+    struct {
+        enum ff_kernel_id id;
+        enum ff_precision prec;
+        struct ff_tune_point p;
+    } k[32];
+};
+
+static const struct ff_tune_point *searched_find(const struct searched *sr,
+                                                 const struct ff_kernel_desc *d)
+{
+    for (size_t i = 0; i < sr->n; i++)
+        if (sr->k[i].id == d->id && sr->k[i].prec == d->prec)
+            return &sr->k[i].p;
+    return NULL;
+}
+
+/* Median device time of kern at point p, verified; 0 when it fails to build, run or verify. */
+static double time_point(struct ff_device *dev, struct ff_opcheck *oc, struct ff_kernel_desc d,
+                         const struct ff_tune_point *p, const struct ff_measure_cfg *mc)
+{
+    char err[512];
+    struct ff_kernel *k = NULL;
+    struct ff_timing t;
+    memset(&t, 0, sizeof(t));
+    d.tune = *p;
+    double s = 0.0;
+    if (ff_kernel_point_check(dev, &d, err, sizeof(err)) == FF_OK &&
+        ff_kernel_create(dev, &d, &k, err, sizeof(err)) == FF_OK &&
+        ff_opcheck_run(oc, k, err, sizeof(err)) == FF_OK &&
+        ff_opcheck_bench(oc, k, mc, &t, err, sizeof(err)) == FF_OK)
+        s = t.dev_median_s > 0 ? t.dev_median_s : t.wall_median_s;
+    ff_kernel_destroy(&k);
+    return s;
+}
+
+static void search_point(struct ff_device *dev, struct ff_opcheck *oc,
+                         const struct ff_kernel_desc *desc, const struct ff_measure_cfg *mc,
+                         struct searched *sr)
+{
+    char err[256];
+    struct ff_tune_space sp;
+    if (sr->n >= sizeof(sr->k) / sizeof(sr->k[0]) ||
+        ff_kernel_space(dev, desc, &sp, err, sizeof(err)) != FF_OK)
+        return;
+    struct ff_measure_cfg quick = *mc;
+    quick.budget_s = SEARCH_BUDGET_S;
+    struct ff_tune_point best = sp.dflt;
+    double best_s = time_point(dev, oc, *desc, &best, &quick);
+    if (!(best_s > 0.0))
+        return; /* the default itself fails: the op's own run says why */
+    for (uint32_t i = 0; i < sp.n_params && !ff_interrupted; i++)
+        for (uint32_t j = 0; j < sp.param[i].n_values && !ff_interrupted; j++) {
+            struct ff_tune_point c = best;
+            if (sp.param[i].values[j] == best.v[i])
+                continue;
+            c.v[i] = sp.param[i].values[j];
+            double s = time_point(dev, oc, *desc, &c, &quick);
+            if (s > 0.0 && s * SEARCH_GAIN < best_s) {
+                best = c;
+                best_s = s;
+            }
+        }
+    sr->k[sr->n].id = desc->id;
+    sr->k[sr->n].prec = desc->prec;
+    sr->k[sr->n++].p = best;
+}
+
 static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
                    const struct ff_measure_cfg *mc, const struct ff_kernel_desc *desc,
-                   struct ff_result *r)
+                   struct searched *sr, struct ff_result *r)
 {
     char err[512] = "";
     struct ff_opcheck oc;
@@ -238,14 +317,35 @@ static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     struct ff_kernel *kern = NULL;
     struct ff_kernel_desc d = *desc;
     ff_bench_apply_tuning(cfg, dev, &d, r);
-    if ((ret = ff_kernel_create(dev, &d, &kern, err, sizeof(err))) == FF_OK &&
-        (ret = ff_opcheck_upload(&oc, dev, err, sizeof(err))) == FF_OK) {
+    const bool streams = d.id == FF_KERNEL_GEMV || d.id == FF_KERNEL_ATTN_DECODE;
+    if ((ret = ff_opcheck_upload(&oc, dev, err, sizeof(err))) == FF_OK) {
         /* a step streams its weights and KV cache from memory: the timed runs rotate over
          * copies of the inputs larger than the host's last-level cache (the activations of
          * the small ops stay hot, as the previous op of a step leaves them) */
-        uint32_t sets = 1;
-        if (d.id == FF_KERNEL_GEMV || d.id == FF_KERNEL_ATTN_DECODE)
-            sets = ff_opcheck_rotate(&oc, rotate_bytes());
+        if (streams)
+            ff_opcheck_rotate(&oc, rotate_bytes());
+        /* no override or cached point: this run's search (above) */
+        if (streams && !cfg->no_tune && d.tune.n == 0) {
+            if (!searched_find(sr, &d))
+                search_point(dev, &oc, &d, mc, sr);
+            const struct ff_tune_point *p = searched_find(sr, &d);
+            char e[256];
+            if (p) {
+                d.tune = *p;
+                struct ff_tune_space sp;
+                if (ff_kernel_point_check(dev, &d, e, sizeof(e)) != FF_OK ||
+                    ff_kernel_space(dev, &d, &sp, e, sizeof(e)) != FF_OK) {
+                    d.tune.n = 0; /* not legal at this shape: the default */
+                } else {
+                    ff_tune_point_format(&sp, p, r->tune_point, sizeof(r->tune_point));
+                    snprintf(r->tune_source, sizeof(r->tune_source), "tune");
+                }
+            }
+        }
+        ret = ff_kernel_create(dev, &d, &kern, err, sizeof(err));
+    }
+    if (ret == FF_OK) {
+        const uint32_t sets = oc.n_sets;
         snprintf(r->variant, sizeof(r->variant), "%s", ff_kernel_variant(kern));
         if (sets > 1) {
             size_t len = strlen(r->variant);
@@ -312,6 +412,7 @@ void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct 
     struct ff_measure_cfg mc = cfg->measure;
     mc.budget_s = fmin(mc.budget_s, cfg->quick ? OP_BUDGET_S_QUICK : OP_BUDGET_S);
     struct refused rf = {0};
+    struct searched sr = {0};
     for (size_t i = 0; i < n_ops && !ff_interrupted; i++) {
         struct ff_kernel_desc d = ops[i].desc;
         if (was_refused(&rf, &d))
@@ -329,7 +430,7 @@ void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct 
         if (d.id == FF_KERNEL_MATMUL)
             run_gemm(dev, cfg, &mc, d, r);
         else
-            run_op(dev, cfg, &mc, &d, r);
+            run_op(dev, cfg, &mc, &d, &sr, r);
         if (r->status == FF_RES_UNSUPPORTED && rf.n < sizeof(rf.k) / sizeof(rf.k[0])) {
             rf.k[rf.n].id = d.id;
             rf.k[rf.n++].prec = d.prec;

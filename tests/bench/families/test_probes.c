@@ -3,7 +3,8 @@
  * probes on a real device (PoCL on CI) with small limits, plus device faults
  * injected through a wrapping backend: a failed allocation, a corrupted
  * read-back, no memory at all. The wrapper counts live buffers and kernels,
- * so every test also proves the probes free all they create.
+ * so every test also proves the probes free all they create. Also the ops family's search
+ * of the streaming ops' points.
  */
 #include <math.h>
 #include <stdio.h>
@@ -563,5 +564,42 @@ Test(probes, peak_corrupt_readback_fails)
     cr_expect(!p.results[0].verified);
     cr_expect(strstr(p.results[0].reason, "lane") != NULL, "reason: %s", p.results[0].reason);
     ff_run_finish(&p);
+    close_wrapped(&dev);
+}
+
+/* The ops family searches the streaming ops' points once per kernel and format in the run
+ * (verified candidates only) and builds every later shape of that format with the point found;
+ * --no-tune keeps the backend's defaults. */
+Test(probes, ops_search_once_per_format)
+{
+    struct ff_device *dev = open_wrapped();
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 256 * MIB);
+    static const struct ff_bench_op ops[] = {
+        {{.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 1, .n = 512, .k = 512}, "test"},
+        {{.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 1, .n = 1024, .k = 512}, "test"},
+        {{.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 256, .k = 64, .g = 2},
+         "test"},
+    };
+    cfg.ops = ops;
+    cfg.n_ops = 3;
+    for (int no_tune = 0; no_tune < 2; no_tune++) {
+        cfg.no_tune = no_tune;
+        struct ff_run p = {0};
+        ff_suite_ops(dev, &cfg, &p);
+        cr_assert_eq(p.n_results, 3);
+        for (size_t i = 0; i < 3; i++) {
+            const struct ff_result *r = &p.results[i];
+            cr_expect(r->status == FF_RES_OK && r->verified, "%s: %s", r->name, r->reason);
+            if (no_tune) {
+                cr_expect_str_eq(r->tune_source, "", "%s", r->name);
+            } else {
+                cr_expect_str_eq(r->tune_source, "tune", "%s", r->name);
+                cr_expect(r->tune_point[0], "%s: no point recorded", r->name);
+            }
+        }
+        cr_expect_str_eq(p.results[0].tune_point, p.results[1].tune_point, "one search per format");
+        ff_run_finish(&p);
+    }
     close_wrapped(&dev);
 }
