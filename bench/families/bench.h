@@ -100,6 +100,10 @@ void ff_probe_dispatch(struct ff_device *dev, const struct ff_bench_cfg *cfg, st
 void ff_suite_peak(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);
 
+/* Bytes the rotating inputs of gemv and decode attention add up to (suite_ops.c): twice the
+ * host's last-level cache, at least 256 MiB, so no timed run finds them in a cache. */
+uint64_t ff_suite_ops_rotate_bytes(void);
+
 /* The ops family's generic grid (suite_ops.c): the shapes it runs without --model, at most
  * max entries into out; returns how many. quick: the short grid of --quick. */
 size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max);

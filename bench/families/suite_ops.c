@@ -217,7 +217,7 @@ static void run_gemm(struct ff_device *dev, const struct ff_bench_cfg *cfg,
 /* What the rotating inputs of a weight- or KV-streaming op add up to: twice the host's
  * last-level cache (a CPU device's, and the most a GPU's own cache holds is about as much:
  * 256 MiB of Infinity Cache), at least 256 MiB. */
-static uint64_t rotate_bytes(void)
+uint64_t ff_suite_ops_rotate_bytes(void)
 {
     const uint64_t llc = ff_probe_host_llc_bytes();
     return 2 * llc > 256 * FF_MIB ? 2 * llc : 256 * FF_MIB;
@@ -323,7 +323,7 @@ static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
          * copies of the inputs larger than the host's last-level cache (the activations of
          * the small ops stay hot, as the previous op of a step leaves them) */
         if (streams)
-            ff_opcheck_rotate(&oc, rotate_bytes());
+            ff_opcheck_rotate(&oc, ff_suite_ops_rotate_bytes());
         /* no override or cached point: this run's search (above) */
         if (streams && !cfg->no_tune && d.tune.n == 0) {
             if (!searched_find(sr, &d))

@@ -8,8 +8,9 @@
  *   bench_ops [--reps N] [--only gemv|attn|small] [--tune POINT] [--cold] [ROUNDS]
  *
  * --cold reads the inputs cold, as `flopfit bench` times gemv and decode attention: each run
- * takes the next of enough copies of the input buffers to pass twice the last-level cache
- * (sysfs; 512 MiB where it says nothing), so no run finds its weights or KV in the cache.
+ * takes the next of enough copies of the input buffers to pass the ops family's rotation
+ * (ff_suite_ops_rotate_bytes: twice the last-level cache), so no run finds its weights or KV
+ * in the cache.
  *
  * Each round measures the read bandwidth again and then every case, so bandwidth and ops are
  * interleaved on a shared machine. Prints the figures; fails only on errors.
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "families/bench.h"
 
 struct op_case {
     const char *label;
@@ -170,25 +172,6 @@ done:
 
 #define MAX_SETS 64
 
-/* The last-level cache's bytes from sysfs (cpu0's highest cache index), else 256 MiB. */
-static uint64_t cold_bytes(void)
-{
-    uint64_t best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96];
-        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            break;
-        unsigned long long v = 0;
-        char unit = 0;
-        if (fscanf(f, "%llu%c", &v, &unit) >= 1)
-            best = (uint64_t)v << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
-        fclose(f);
-    }
-    return best ? best : 256u << 20;
-}
-
 static int parse_point(struct ff_device *dev, struct ff_kernel_desc *d, const char *text)
 {
     struct ff_tune_space s;
@@ -229,7 +212,7 @@ int main(int argc, char **argv)
     printf("device: %s\n", ff_device_info(dev)->name);
     int status = 0;
     for (int r = 0; r < rounds; r++) {
-        const uint64_t rb = cold ? 2 * cold_bytes() : 128u << 20;
+        const uint64_t rb = cold ? ff_suite_ops_rotate_bytes() : 128u << 20;
         const double bw = read_bandwidth(dev, rb, reps);
         printf("round %d: read bandwidth %.1f GB/s (mem_read, %llu MiB)\n", r + 1, bw,
                (unsigned long long)(rb >> 20));
@@ -252,7 +235,7 @@ int main(int argc, char **argv)
             while (nb < FF_MAX_BUFS && ff_op_buf_bytes(&d, nb, NULL))
                 all += ff_op_buf_bytes(&d, nb++, NULL);
             if (cold)
-                sets = (size_t)((2 * cold_bytes() + all - 1) / all);
+                sets = (size_t)((ff_suite_ops_rotate_bytes() + all - 1) / all);
             if (sets > MAX_SETS)
                 sets = MAX_SETS;
             for (size_t i = 0; i < sets * nb; i++) {
