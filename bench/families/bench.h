@@ -88,6 +88,9 @@ void ff_progress(const struct ff_bench_cfg *cfg, const char *fmt, ...);
  */
 void ff_bench_apply_tuning(const struct ff_bench_cfg *cfg, struct ff_device *dev,
                            struct ff_kernel_desc *desc, struct ff_result *r);
+/* The same for one entry t, whatever its kernel (the ops family's own searches). */
+void ff_bench_apply_tuned(const struct ff_bench_tuned *t, struct ff_device *dev,
+                          struct ff_kernel_desc *desc, struct ff_result *r);
 
 /* Each adds its results to p; a device fault fails that test, not the run. */
 void ff_suite_matmul(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_run *p);

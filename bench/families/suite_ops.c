@@ -228,26 +228,23 @@ uint64_t ff_suite_ops_rotate_bytes(void)
  * attention are searched at the first shape of their format that runs (their cold inputs
  * uploaded), the rest of the run builds that point. A coordinate descent from the backend's
  * default: each parameter in turn takes each of its values, the others held, and a value is
- * kept when the op, verified, runs at least SEARCH_GAIN faster than the best so far; a point
- * that does not build at a later shape falls back to the default there.
+ * kept when the op, verified, runs at least SEARCH_GAIN faster than the best so far. Applied
+ * as any tuned point (ff_bench_apply_tuned): one that does not build at a later shape falls
+ * back to the default there, recorded as such.
  */
 #define SEARCH_GAIN     1.05
 #define SEARCH_BUDGET_S 0.03 /* timed runs per candidate */
 struct searched {
     size_t n;
-    struct {
-        enum ff_kernel_id id;
-        enum ff_precision prec;
-        struct ff_tune_point p;
-    } k[32];
+    struct ff_bench_tuned k[32];
 };
 
-static const struct ff_tune_point *searched_find(const struct searched *sr,
-                                                 const struct ff_kernel_desc *d)
+static const struct ff_bench_tuned *searched_find(const struct searched *sr,
+                                                  const struct ff_kernel_desc *d)
 {
     for (size_t i = 0; i < sr->n; i++)
         if (sr->k[i].id == d->id && sr->k[i].prec == d->prec)
-            return &sr->k[i].p;
+            return &sr->k[i];
     return NULL;
 }
 
@@ -297,9 +294,13 @@ static void search_point(struct ff_device *dev, struct ff_opcheck *oc,
                 best_s = s;
             }
         }
-    sr->k[sr->n].id = desc->id;
-    sr->k[sr->n].prec = desc->prec;
-    sr->k[sr->n++].p = best;
+    struct ff_bench_tuned *t = &sr->k[sr->n++];
+    memset(t, 0, sizeof(*t));
+    t->id = desc->id;
+    t->prec = desc->prec;
+    t->point = best;
+    ff_tune_point_format(&sp, &best, t->text, sizeof(t->text));
+    snprintf(t->source, sizeof(t->source), "tune");
 }
 
 static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
@@ -328,19 +329,9 @@ static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
         if (streams && !cfg->no_tune && d.tune.n == 0) {
             if (!searched_find(sr, &d))
                 search_point(dev, &oc, &d, mc, sr);
-            const struct ff_tune_point *p = searched_find(sr, &d);
-            char e[256];
-            if (p) {
-                d.tune = *p;
-                struct ff_tune_space sp;
-                if (ff_kernel_point_check(dev, &d, e, sizeof(e)) != FF_OK ||
-                    ff_kernel_space(dev, &d, &sp, e, sizeof(e)) != FF_OK) {
-                    d.tune.n = 0; /* not legal at this shape: the default */
-                } else {
-                    ff_tune_point_format(&sp, p, r->tune_point, sizeof(r->tune_point));
-                    snprintf(r->tune_source, sizeof(r->tune_source), "tune");
-                }
-            }
+            const struct ff_bench_tuned *t = searched_find(sr, &d);
+            if (t)
+                ff_bench_apply_tuned(t, dev, &d, r);
         }
         ret = ff_kernel_create(dev, &d, &kern, err, sizeof(err));
     }

@@ -18,8 +18,13 @@ void ff_bench_apply_tuning(const struct ff_bench_cfg *cfg, struct ff_device *dev
         if (k->id == desc->id && (desc->id != FF_KERNEL_MATMUL || k->prec == desc->prec))
             t = k;
     }
-    if (!t)
-        return;
+    if (t)
+        ff_bench_apply_tuned(t, dev, desc, r);
+}
+
+void ff_bench_apply_tuned(const struct ff_bench_tuned *t, struct ff_device *dev,
+                          struct ff_kernel_desc *desc, struct ff_result *r)
+{
     desc->tune = t->point;
     snprintf(r->tune_point, sizeof(r->tune_point), "%s", t->text);
     snprintf(r->tune_source, sizeof(r->tune_source), "%s", t->source);
