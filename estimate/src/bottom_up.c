@@ -218,7 +218,7 @@ struct sum {
 static double launches(const struct ff_model *m, const struct ff_op *op)
 {
     if (m && strncmp(op->what, "expert_", 7) == 0 && m->experts > 0) {
-        double moe = (double)(m->moe_layers > 0 ? m->moe_layers : m->layers - m->dense_layers);
+        double moe = ff_model_moe_layers(m);
         double per = strncmp(op->what, "expert_gate_up", 14) == 0 ? 2.0 : 1.0;
         if (moe > 0.0 && moe * per < op->count)
             return moe * per;

@@ -160,8 +160,7 @@ static double expert_share(const struct ff_model *m, const struct ff_param_count
 {
     if (m->experts <= 0 || pc->expert == 0 || pc->matmul_active == 0)
         return 0.0;
-    double n_moe =
-        m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+    double n_moe = ff_model_moe_layers(m);
     double routed = n_moe * (double)m->experts_active * (double)pc->expert;
     double share = routed / (double)pc->matmul_active;
     return share > 1.0 ? 1.0 : share;
@@ -193,8 +192,7 @@ static double shared_share(const struct ff_model *m, const struct ff_param_count
 {
     if (m->experts <= 0 || m->shared_experts <= 0 || pc->matmul_active == 0)
         return 0.0;
-    double n_moe =
-        m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+    double n_moe = ff_model_moe_layers(m);
     double w = (double)(m->shared_ffn > 0 ? m->shared_ffn : (m->moe_ffn > 0 ? m->moe_ffn : m->ffn));
     double mats = m->gated_ffn ? 3.0 : 2.0;
     double shared = n_moe * (double)m->shared_experts * mats * (double)m->hidden * w;
@@ -325,7 +323,7 @@ int ff_comm_step_x(const struct ff_model *m, const struct ff_spec *d, const stru
      * not hidden under the GEMMs on the critical path; with cp > 1 the ring attention's
      * exposed K/V exchange joins it. */
     double rerun = ff_recompute_layer_share(m, p); /* blocks whose forward runs twice */
-    double n_moe_all = m->moe_layers > 0 ? (double)m->moe_layers : L - (double)m->dense_layers;
+    double n_moe_all = ff_model_moe_layers(m);
     double moe_st = m->experts > 0 ? ceil(n_moe_all / pp) : 0.0;
     double t_tp_mb = 0.0, t_tp_all = 0.0;
     double tp_bytes = 0.0;

@@ -270,8 +270,7 @@ double ff_routed_expert_params(const struct ff_model *m, const struct ff_param_c
 {
     if (m->experts <= 0 || pc->expert == 0)
         return 0.0;
-    double n_moe =
-        m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+    double n_moe = ff_model_moe_layers(m);
     return n_moe * (double)m->experts * (double)pc->expert;
 }
 

@@ -91,6 +91,13 @@ static bool is_moe(const struct ff_model *m)
     return m->experts > 0;
 }
 
+double ff_model_moe_layers(const struct ff_model *m)
+{
+    if (!is_moe(m))
+        return 0.0;
+    return m->moe_layers > 0 ? (double)m->moe_layers : (double)(m->layers - m->dense_layers);
+}
+
 static double expert_width(const struct ff_model *m)
 {
     return (double)(m->moe_ffn > 0 ? m->moe_ffn : m->ffn);
@@ -215,9 +222,7 @@ int ff_model_params(const struct ff_model *m, struct ff_param_count *out)
         moe_ffn = (double)m->experts * expert + shared + router;
         moe_active = (double)m->experts_active * expert + shared + router;
     }
-    double n_moe = !is_moe(m)          ? 0.0
-                   : m->moe_layers > 0 ? (double)m->moe_layers
-                                       : (double)(m->layers - m->dense_layers);
+    double n_moe = ff_model_moe_layers(m);
     double n_dense = (double)m->layers - n_moe;
 
     double embedding = V * e + (double)m->learned_positions * h;

@@ -269,7 +269,7 @@ int ff_model_ops(const struct ff_model *m, const struct ff_op_params *p, struct 
     /* Mixture of experts: Lm of the L blocks route each token to topk of E experts of width
      * fe (and through the shared experts, width fs); the others are dense. */
     bool moe = m->experts > 0;
-    double Lm = moe ? (double)(m->moe_layers > 0 ? m->moe_layers : L - m->dense_layers) : 0.0;
+    double Lm = ff_model_moe_layers(m);
     double Lf = Ld - Lm; /* dense FFN blocks */
     int64_t E = m->experts, topk = m->experts_active > 0 ? m->experts_active : 1;
     int64_t fe = ((m->moe_ffn > 0 ? m->moe_ffn : m->ffn) + tp - 1) / tp;
