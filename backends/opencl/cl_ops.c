@@ -192,6 +192,14 @@ int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *d
     return FF_OK;
 }
 
+/* The variant's words for a software-prefetch distance: "" for none. */
+static void prefetch_note(char *dst, size_t n, uint32_t pf)
+{
+    dst[0] = 0;
+    if (pf)
+        snprintf(dst, n, ", prefetch %u bytes ahead", (unsigned)pf);
+}
+
 /* ops.cl's FMT / KVF numbering of the storage formats */
 static int gemv_fmt(enum ff_precision p)
 {
@@ -254,9 +262,8 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         char group[32] = "the runtime's work-group";
         if (wg)
             snprintf(group, sizeof(group), "work-group %u", (unsigned)wg);
-        char ahead[48] = "";
-        if (pf)
-            snprintf(ahead, sizeof(ahead), ", prefetch %u bytes ahead", (unsigned)pf);
+        char ahead[48];
+        prefetch_note(ahead, sizeof(ahead), pf);
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "gemv %s weights widened to float%u, %u rows of W x %u of X per work-item, %s%s",
                  fmt, (unsigned)vw, (unsigned)rows, (unsigned)mb, group, ahead);
@@ -280,9 +287,8 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
             k->has_local = true;
             k->local[0] = a;
             k->local[1] = 1;
-            char ahead[48] = "";
-            if (pt->v[AT_PF])
-                snprintf(ahead, sizeof(ahead), ", prefetch %u bytes ahead", (unsigned)pt->v[AT_PF]);
+            char ahead[48];
+            prefetch_note(ahead, sizeof(ahead), pt->v[AT_PF]);
             snprintf(k->base.variant, sizeof(k->base.variant),
                      "decode attention, %s KV as float%u, one work-group of %u per KV head "
                      "(%u query rows), online softmax over tiles of %u positions%s",
