@@ -20,6 +20,17 @@ static struct ff_spec profile(const char *name)
     return d;
 }
 
+/* ff_est_run, then ff_est_bottom_up of the same plan, both asserted to succeed. */
+static void run_both(const struct ff_model *m, const struct ff_spec *d, const struct ff_plan *p,
+                     struct ff_estimate *e, struct ff_bottom_up *b)
+{
+    char err[512] = "";
+    ff_estimate_init(e);
+    cr_assert_eq(ff_est_run(m, d, p, e, err, sizeof(err)), FF_OK, "%s", err);
+    ff_bottom_up_init(b);
+    cr_assert_eq(ff_est_bottom_up(m, d, p, e, b, err, sizeof(err)), FF_OK, "%s", err);
+}
+
 static struct ff_plan serve_plan(void)
 {
     struct ff_plan p;
@@ -137,12 +148,8 @@ Test(bottom_up, serving_sums_the_op_list)
     struct ff_spec d = profile("profile-ops.json");
     struct ff_plan p = serve_plan();
     struct ff_estimate e;
-    ff_estimate_init(&e);
-    char err[512] = "";
-    cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
     struct ff_bottom_up b;
-    ff_bottom_up_init(&b);
-    cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    run_both(&m, &d, &p, &e, &b);
     cr_assert(b.bottom_up, "%s", b.why);
     /* measured: prefill's attn_out GEMM; decode's attn_out, ffn_gate_up and norm */
     cr_expect_eq(b.n_measured, 4);
@@ -182,12 +189,8 @@ Test(bottom_up, training_step_and_refusals)
     p.seq = 2048;
     p.tokens = 1e9;
     struct ff_estimate e;
-    ff_estimate_init(&e);
-    char err[512] = "";
-    cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
     struct ff_bottom_up b;
-    ff_bottom_up_init(&b);
-    cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    run_both(&m, &d, &p, &e, &b);
     cr_assert(b.bottom_up, "%s", b.why);
     cr_expect(b.train_step_s > b.train_ops_s, "launches and communication on top");
     cr_expect_float_eq(b.seconds, e.step.steps * b.train_step_s, 1e-9 * b.seconds);
@@ -195,17 +198,15 @@ Test(bottom_up, training_step_and_refusals)
 
     /* MLA: the op list refuses, the top-down estimate stands, with the reason */
     struct ff_model moe = preset("deepseek-v3");
-    ff_estimate_init(&e);
     p.gpus = 0;
-    cr_assert_eq(ff_est_run(&moe, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
-    ff_bottom_up_init(&b);
-    cr_assert_eq(ff_est_bottom_up(&moe, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    run_both(&moe, &d, &p, &e, &b);
     cr_expect(!b.bottom_up);
     cr_expect(strstr(b.why, "latent attention"), "%s", b.why);
     cr_expect_eq(b.n_terms, 0);
 
     struct ff_bottom_up old;
     memset(&old, 0, sizeof(old));
+    char err[512] = "";
     cr_expect_eq(ff_est_bottom_up(&moe, &d, &p, &e, &old, err, sizeof(err)), FF_ERR_INVALID);
 }
 
@@ -244,12 +245,8 @@ Test(bottom_up, the_optimizer_step_moves_its_bytes_once_a_step)
         p.batch = 1;
         p.tokens = 1e9;
         struct ff_estimate e;
-        ff_estimate_init(&e);
-        char err[512] = "";
-        cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
         struct ff_bottom_up b;
-        ff_bottom_up_init(&b);
-        cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+        run_both(&m, &d, &p, &e, &b);
         cr_assert(b.bottom_up, "%s", b.why);
         const struct ff_bu_term *t = optimizer_of(&b);
         cr_assert(t, "case %zu: no optimizer term", c);
@@ -277,12 +274,8 @@ Test(bottom_up, grouped_experts_launch_once_a_block)
     struct ff_plan p = serve_plan();
     p.batch = 8;
     struct ff_estimate e;
-    ff_estimate_init(&e);
-    char err[512] = "";
-    cr_assert_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_OK, "%s", err);
     struct ff_bottom_up b;
-    ff_bottom_up_init(&b);
-    cr_assert_eq(ff_est_bottom_up(&m, &d, &p, &e, &b, err, sizeof(err)), FF_OK, "%s", err);
+    run_both(&m, &d, &p, &e, &b);
     cr_assert(b.bottom_up, "%s", b.why);
     double runs = 0.0, other = 0.0;
     for (size_t i = 0; i < b.n_terms; i++) {
