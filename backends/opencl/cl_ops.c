@@ -20,12 +20,15 @@
 #include "cl_ops.h"
 
 /* gemv */
-enum { GV_ROWS, GV_MB, GV_VW, GV_WG, GV_PF, GV_N };
+enum { GV_ROWS, GV_MB, GV_VW, GV_WG, GV_NEXT, GV_PF, GV_N };
 static const struct ff_tune_param gemv_params[GV_N] = {
     [GV_ROWS] = {"rows", 4, {1, 2, 4, 8}},
     [GV_MB] = {"mb", 4, {1, 2, 4, 8}},
     [GV_VW] = {"vw", 3, {4, 8, 16}},
     [GV_WG] = {"wg", 9, {0, 1, 2, 4, 8, 16, 32, 64, 256}},
+    /* 1: prefetch the next item's rows while this item runs, CPU devices and block formats;
+     * before pf, so a search that takes it then tries each distance with it */
+    [GV_NEXT] = {"next", 2, {0, 1}},
     /* software prefetch distance in bytes of each weight row, CPU devices only */
     [GV_PF] = {"pf", 5, {0, 256, 512, 1024, 2048}},
 };
@@ -166,6 +169,14 @@ int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *d
                        "latency with other warps, and its compiler may lack the builtin",
                        (unsigned)pf);
     if (desc->id == FF_KERNEL_GEMV) {
+        if (p->v[GV_NEXT] && !d->is_cpu)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "prefetching the next item's rows (next 1) is for CPU devices");
+        if (p->v[GV_NEXT] && desc->prec != FF_PREC_Q8_0 && desc->prec != FF_PREC_Q4_0)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "prefetching the next item's rows (next 1) is for the block formats "
+                           "q8_0 and q4_0; %s rows stream with pf alone",
+                           ff_precision_name(desc->prec));
         if (p->v[GV_WG] > max_work_group(d))
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "work-group of %u exceeds the device's maximum of %zu",
@@ -248,9 +259,11 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         const uint32_t rows = pt->v[GV_ROWS], mb = pt->v[GV_MB], vw = pt->v[GV_VW];
         const uint32_t wg = pt->v[GV_WG];
         *name = "gemv";
-        const uint32_t pf = pt->v[GV_PF];
-        snprintf(options, optlen, "-cl-std=CL1.2 -DFMT=%d -DVW=%u -DROWS=%u -DMB=%u -DPF=%u",
-                 gemv_fmt(desc->prec), (unsigned)vw, (unsigned)rows, (unsigned)mb, (unsigned)pf);
+        const uint32_t pf = pt->v[GV_PF], next = pt->v[GV_NEXT];
+        snprintf(options, optlen,
+                 "-cl-std=CL1.2 -DFMT=%d -DVW=%u -DROWS=%u -DMB=%u -DPF=%u -DNEXT=%u",
+                 gemv_fmt(desc->prec), (unsigned)vw, (unsigned)rows, (unsigned)mb, (unsigned)pf,
+                 (unsigned)next);
         k->global[0] = div_up(desc->n, rows);
         k->global[1] = div_up(desc->m, mb);
         if (wg) {
@@ -265,8 +278,9 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         char ahead[48];
         prefetch_note(ahead, sizeof(ahead), pf);
         snprintf(k->base.variant, sizeof(k->base.variant),
-                 "gemv %s weights widened to float%u, %u rows of W x %u of X per work-item, %s%s",
-                 fmt, (unsigned)vw, (unsigned)rows, (unsigned)mb, group, ahead);
+                 "gemv %s weights widened to float%u, %u rows of W x %u of X per work-item, %s%s%s",
+                 fmt, (unsigned)vw, (unsigned)rows, (unsigned)mb, group, ahead,
+                 next ? ", the next item's rows prefetched" : "");
         k->base.n_bufs = 4;
         break;
     }

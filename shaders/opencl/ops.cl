@@ -10,7 +10,8 @@
  * and keeps its sums in VW-wide registers, reduced once at its end.
  *
  *   gemv         -DFMT (0 fp32, 1 fp16, 2 bf16, 3 int8, 4 q8_0, 5 q4_0) -DVW (4, 8, 16)
- *                -DROWS (rows of W per item) -DMB (rows of X per item)
+ *                -DROWS (rows of W per item) -DMB (rows of X per item) -DPF, -DNEXT (CPU
+ *                prefetches: PF bytes ahead in each row; the next item's rows)
  *   attn_decode  -DKVF (0 fp32, 1 fp16, 2 bf16) -DKD (head dim) -DVW (divides KD) -DG (query
  *                rows per KV head) -DSPLIT (items per KV head, one work-group) -DTILE
  *   attn_prefill -DKVF -DKD -DVW -DBQ (query rows per item) -DTILE
@@ -28,6 +29,9 @@
  * misses in flight than a plain stream; the hint restores the stream's rate. */
 #ifndef PF
 #define PF 0
+#endif
+#ifndef NEXT
+#define NEXT 0
 #endif
 #define PREFETCH(p) __builtin_prefetch(p)
 
@@ -149,6 +153,70 @@ static inline float hmax(FV v)
 #define WT uchar
 #endif
 
+#if FMT >= 4
+#if FMT == 4
+#define BLOCK_BYTES 32
+#else
+#define BLOCK_BYTES 16
+#endif
+/* q4_0 on an AVX-512 CPU device (PoCL compiles for the host): its weights widened by a table
+ * lookup in a 16-lane permute, which the OpenCL built-in shuffle() does not compile to */
+#if FMT == 5 && VW == 16 && defined(__AVX512F__) && defined(__clang__)
+#define Q4_TABLE 1
+#else
+#define Q4_TABLE 0
+#endif
+
+/* Block blk (32 weights along k) of every row, its scale at ds[r][slot]:
+ * acc[r][b] += d sum_j q_j x_j for the MB rows of X. */
+static inline __attribute__((always_inline)) void qblock(FV acc[ROWS][MB], __global const uchar *const wq[ROWS],
+                                                         float ds[ROWS][16], __global const float *const x[MB], uint blk,
+                          uint slot)
+{
+    FV xv[MB][32 / VW];
+    UNROLL for (uint b = 0; b < MB; b++)
+        UNROLL for (uint c = 0; c < 32 / VW; c++)
+            xv[b][c] = VLOADF(x[b] + blk * 32 + c * VW);
+    UNROLL for (uint r = 0; r < ROWS; r++) {
+        const float d = ds[r][slot];
+        __global const uchar *q = wq[r] + (size_t)blk * BLOCK_BYTES;
+#if PF > 0
+        PREFETCH(q + PF);
+#endif
+        FV wv[32 / VW];
+#if FMT == 4
+        UNROLL for (uint c = 0; c < 32 / VW; c++)
+            wv[c] = CONVF(CAT(as_char, VW)(VLOADUC(q + c * VW)));
+#elif Q4_TABLE
+        /* byte j: element j in the low nibble, j + 16 in the high one. The nibble indexes a
+         * table of the 16 values v - 8 (vpermps reads only an index's low four bits): one
+         * permute per 16 weights. */
+        const float16 table = (float16)(-8.0f, -7.0f, -6.0f, -5.0f, -4.0f, -3.0f, -2.0f,
+                                        -1.0f, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+        const int16 nib = as_int16(convert_uint16(vload16(0, q)));
+        wv[0] = __builtin_ia32_permvarsf512(table, nib);
+        wv[1] = __builtin_ia32_permvarsf512(table, nib >> 4);
+#else
+        /* byte j: element j in the low nibble, j + 16 in the high one. A nibble v becomes
+         * the float 2^23 + v by or-ing it into 2^23's mantissa, and subtracting 2^23 + 8
+         * leaves v - 8 exactly: one bit operation and one subtraction per 16 weights in
+         * place of a mask, a byte subtraction and an int-to-float conversion. */
+        UNROLL for (uint c = 0; c < 16 / VW; c++) {
+            const CAT(uint, VW) dw = CONVU(VLOADUC(q + c * VW));
+            wv[c] = AS_FV((dw & 15u) | 0x4b000000u) - 8388616.0f;
+            wv[c + 16 / VW] = AS_FV((dw >> 4) | 0x4b000000u) - 8388616.0f;
+        }
+#endif
+        UNROLL for (uint b = 0; b < MB; b++) {
+            FV t = wv[0] * xv[b][0];
+            UNROLL for (uint c = 1; c < 32 / VW; c++)
+                t = fma(wv[c], xv[b][c], t);
+            acc[r][b] = fma((FV)(d), t, acc[r][b]);
+        }
+    }
+}
+#endif
+
 /*
  * Y[m][n] = sum_k X[m][k] W[n][k] (times the row's scale for int8, the block's for q8_0 and
  * q4_0). Global size (ceil(N / ROWS), ceil(M / MB)): item (i, j) computes the ROWS x MB
@@ -205,63 +273,60 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
     /* GGUF blocks of 32 weights along k, one fp16 scale each (S). The block's products are
      * summed first, then scaled once: sum_j (q_j d) x_j = d sum_j q_j x_j. */
     const uint nb = K / 32;
-#if FMT == 4
-#define BLOCK_BYTES 32
-#else
-#define BLOCK_BYTES 16
-#endif
     __global const ushort *s = (__global const ushort *)S;
+    /* each row's blocks, addressed from its own base (no index arithmetic per block) */
+    __global const uchar *wq[ROWS];
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        wq[r] = W + (size_t)row[r] * nb * BLOCK_BYTES;
+    FV acc2[ROWS][MB];
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        UNROLL for (uint b = 0; b < MB; b++)
+            acc2[r][b] = (FV)(0.0f);
     /* the scales of 16 blocks at a time, widened together */
     float ds[ROWS][16];
-    for (uint blk = 0; blk < nb; blk++) {
-        if (blk % 16 == 0) {
-            UNROLL for (uint r = 0; r < ROWS; r++) {
-                __global const ushort *sr = s + (size_t)row[r] * nb + blk;
-                if (blk + 16 <= nb) {
-                    const uint16 h = convert_uint16(vload16(0, sr));
-                    vstore16(h2f16(h), 0, ds[r]);
-                } else {
-                    for (uint j = 0; j < nb - blk; j++) {
-                        const uint h = sr[j];
-                        ds[r][j] = h2f(h);
-                    }
+#if NEXT
+    /* NEXT (CPU devices): while this item runs, prefetch the ROWS rows after its own (the
+     * next item's on this thread when the runtime hands out consecutive items), at this
+     * item's pace: a block row of a layer a few thousand wide is a few dozen cache lines,
+     * gone before a stream of prefetches a fixed distance ahead has started. */
+    const bool next = r0 + 2 * ROWS <= N;
+    __global const uchar *wnext = W + (size_t)(r0 + ROWS) * nb * BLOCK_BYTES;
+#endif
+    for (uint b16 = 0; b16 < nb; b16 += 16) {
+        const uint nbk = min(16u, nb - b16);
+#if NEXT
+        if (next)
+            UNROLL for (uint r = 0; r < ROWS; r++)
+                PREFETCH(s + (size_t)(row[r] + ROWS) * nb + b16);
+#endif
+        UNROLL for (uint r = 0; r < ROWS; r++) {
+            __global const ushort *sr = s + (size_t)row[r] * nb + b16;
+            if (nbk == 16) {
+                const uint16 h = convert_uint16(vload16(0, sr));
+                vstore16(h2f16(h), 0, ds[r]);
+            } else {
+                for (uint j = 0; j < nbk; j++) {
+                    const uint h = sr[j];
+                    ds[r][j] = h2f(h);
                 }
             }
         }
-        FV xv[MB][32 / VW];
-        UNROLL for (uint b = 0; b < MB; b++)
-            UNROLL for (uint c = 0; c < 32 / VW; c++)
-                xv[b][c] = VLOADF(x[b] + blk * 32 + c * VW);
-        UNROLL for (uint r = 0; r < ROWS; r++) {
-            const uint bi = row[r] * nb + blk;
-            const float d = ds[r][blk % 16];
-            __global const uchar *q = W + (size_t)bi * BLOCK_BYTES;
-#if PF > 0
-            PREFETCH(q + PF);
+        /* even and odd blocks into their own sums: two chains of dependent FMAs, not one */
+        for (uint j = 0; j + 1 < nbk; j += 2) {
+#if NEXT
+            if (next)
+                UNROLL for (uint l = 0; l < 2 * ROWS * BLOCK_BYTES; l += 64)
+                    PREFETCH(wnext + (size_t)(b16 + j) * ROWS * BLOCK_BYTES + l);
 #endif
-            FV wv[32 / VW];
-#if FMT == 4
-            UNROLL for (uint c = 0; c < 32 / VW; c++)
-                wv[c] = CONVF(CAT(as_char, VW)(VLOADUC(q + c * VW)));
-#else
-            /* byte j: element j in the low nibble, j + 16 in the high one. A nibble v becomes
-             * the float 2^23 + v by or-ing it into 2^23's mantissa, and subtracting 2^23 + 8
-             * leaves v - 8 exactly: one bit operation and one subtraction per 16 weights in
-             * place of a mask, a byte subtraction and an int-to-float conversion. */
-            UNROLL for (uint c = 0; c < 16 / VW; c++) {
-                const CAT(uint, VW) dw = CONVU(VLOADUC(q + c * VW));
-                wv[c] = AS_FV((dw & 15u) | 0x4b000000u) - 8388616.0f;
-                wv[c + 16 / VW] = AS_FV((dw >> 4) | 0x4b000000u) - 8388616.0f;
-            }
-#endif
-            UNROLL for (uint b = 0; b < MB; b++) {
-                FV t = wv[0] * xv[b][0];
-                UNROLL for (uint c = 1; c < 32 / VW; c++)
-                    t = fma(wv[c], xv[b][c], t);
-                acc[r][b] = fma((FV)(d), t, acc[r][b]);
-            }
+            qblock(acc, wq, ds, x, b16 + j, j);
+            qblock(acc2, wq, ds, x, b16 + j + 1, j + 1);
         }
+        if (nbk % 2)
+            qblock(acc, wq, ds, x, b16 + nbk - 1, nbk - 1);
     }
+    UNROLL for (uint r = 0; r < ROWS; r++)
+        UNROLL for (uint b = 0; b < MB; b++)
+            acc[r][b] += acc2[r][b];
 #endif
 
     UNROLL for (uint r = 0; r < ROWS; r++) {

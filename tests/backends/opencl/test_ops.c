@@ -132,8 +132,36 @@ Test(opencl_ops, tuning_spaces_build_and_verify)
 {
     sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 3, 37, 64});
     sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, 2, 19, 70});
+    /* 37 blocks a row: two groups of 16 scales and a part group, an odd block at the end;
+     * 40 rows: the next item's rows exist for the first items and not for the last */
+    sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 40, 1184});
+    sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 2, 40, 1184});
     sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 45, 64, 4, {0}});
     sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_PREFILL, FF_PREC_BF16, 2, 45, 32, 1, {0}});
+}
+
+/* "next" (prefetch the next item's rows) applies to the block formats on a CPU device; any
+ * other gemv is refused with the reason, so a search never times a point that changes nothing */
+Test(opencl_ops, gemv_next_is_for_block_formats_on_cpu_devices)
+{
+    char err[512] = "";
+    struct ff_tune_space s;
+    struct ff_kernel_desc d = {.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, 1, 64, 256};
+    cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "%s", err);
+    d.tune = s.dflt;
+    uint32_t p = 0;
+    while (p < s.n_params && strcmp(s.param[p].name, "next") != 0)
+        p++;
+    cr_assert_lt(p, s.n_params, "gemv's space has no \"next\"");
+    d.tune.v[p] = 1;
+    cr_assert_eq(ff_kernel_point_check(dev, &d, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_assert(strstr(err, "next") != NULL, "%s", err);
+    d.prec = FF_PREC_Q4_0;
+    const int ret = ff_kernel_point_check(dev, &d, err, sizeof(err));
+    if (strcmp(ff_device_info(dev)->type, "cpu") == 0)
+        cr_assert_eq(ret, FF_OK, "%s", err);
+    else
+        cr_assert_eq(ret, FF_ERR_UNSUPPORTED);
 }
 
 Test(opencl_ops, small_ops_declare_no_space)
