@@ -34,10 +34,13 @@ static const struct op_case cases[] = {
     {"gemv q4_0 11008x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 11008, 4096, 0, {0}}},
     {"gemv q4_0 4096x11008", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 4096, 11008, 0, {0}}},
     {"gemv q4_0 32000x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 32000, 4096, 0, {0}}},
+    /* llama.cpp's test-backend-ops perf shape (MUL_MAT m=4096, n=1, k=14336) */
+    {"gemv q4_0 4096x14336", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 4096, 14336, 0, {0}}},
     {"gemv q8_0 4096x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 1, 4096, 4096, 0, {0}}},
     {"gemv q8_0 11008x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 1, 11008, 4096, 0, {0}}},
     {"gemv q8_0 4096x11008", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 1, 4096, 11008, 0, {0}}},
     {"gemv q8_0 32000x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 1, 32000, 4096, 0, {0}}},
+    {"gemv q8_0 4096x14336", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 1, 4096, 14336, 0, {0}}},
     {"gemv int8 4096x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_INT8, 1, 4096, 4096, 0, {0}}},
     {"gemv fp16 4096x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, 1, 4096, 4096, 0, {0}}},
     {"gemv bf16 4096x4096", {.id = FF_KERNEL_GEMV, .prec = FF_PREC_BF16, 1, 4096, 4096, 0, {0}}},

@@ -653,14 +653,23 @@ def flopfit_estimate(flopfit, case, profile, logp):
 
 
 def flopfit_build_id(flopfit):
-    """A short name of the flopfit build: its executable's SHA-256 (the kernels' sources are
-    compiled into it; --version's git revision is fixed at configure time), so that profiles
-    cached by one build are not reused by another."""
+    """A short name of the flopfit build: the SHA-256 of its executable and of the libflopfit
+    it loads (the kernels' sources are compiled into the library; --version's git revision is
+    fixed at configure time), so that profiles cached by one build are not reused by another."""
+    exe = shutil.which(flopfit) or flopfit
+    files = [exe]
+    try:
+        out = subprocess.run(["ldd", exe], capture_output=True, text=True, timeout=60).stdout
+        files += [ln.split("=>")[1].split("(")[0].strip() for ln in out.splitlines()
+                  if "libflopfit" in ln and "=>" in ln]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
     h = hashlib.sha256()
     try:
-        with open(shutil.which(flopfit) or flopfit, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
+        for path in files:
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
     except OSError:
         return "unknown"
     return h.hexdigest()[:12]
