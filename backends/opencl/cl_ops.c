@@ -108,6 +108,15 @@ static void default_point(const struct cl_dev *d, const struct ff_kernel_desc *d
          * the stream: ~100 ns at a core's ~15 GB/s over 8 streams is ~200 bytes, so 512
          * (eight cache lines) with margin. */
         p->v[GV_PF] = d->is_cpu ? 512 : 0;
+        /* q4_0 reads half q8_0's bytes for the same instructions a block, so an item's rows
+         * are spent before their own prefetches get far enough ahead; fetching the next
+         * item's rows at this item's pace does (q8_0 runs slower with it): both measured in
+         * doc/measurements/2026-12-05-measure-the-job-3.md, and the ops family's search
+         * starts here */
+        if (d->is_cpu && desc->prec == FF_PREC_Q4_0) {
+            p->v[GV_NEXT] = 1;
+            p->v[GV_PF] = 0;
+        }
         break;
     }
     case FF_KERNEL_ATTN_DECODE: {
