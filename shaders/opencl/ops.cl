@@ -169,9 +169,9 @@ static inline float hmax(FV v)
 
 /* Block blk (32 weights along k) of every row, its scale at ds[r][slot]:
  * acc[r][b] += d sum_j q_j x_j for the MB rows of X. */
-static inline __attribute__((always_inline)) void qblock(FV acc[ROWS][MB], __global const uchar *const wq[ROWS],
-                                                         float ds[ROWS][16], __global const float *const x[MB], uint blk,
-                          uint slot)
+static inline __attribute__((always_inline)) void
+qblock(FV acc[ROWS][MB], __global const uchar *const wq[ROWS], float ds[ROWS][16],
+       __global const float *const x[MB], uint blk, uint slot)
 {
     FV xv[MB][32 / VW];
     UNROLL for (uint b = 0; b < MB; b++)
