@@ -57,11 +57,11 @@ int64_t ff_plan_seq(const struct ff_model *m, const struct ff_plan *p);
 int ff_memory_at(const struct ff_model *m, const struct ff_plan *p, const struct ff_param_count *pc,
                  double tp, double pp, double dp, double b, struct ff_memory *out);
 
-/* Parameters of the routed experts over every MoE layer (shared experts, router, attention
- * and dense layers excluded): what expert parallelism shards (memory.c). */
 /* Blocks with a mixture-of-experts FFN: moe_layers when set, else all but the dense_layers;
  * 0 for a dense model. (model_params.c) */
 double ff_model_moe_layers(const struct ff_model *m);
+/* Parameters of the routed experts over every MoE layer (shared experts, router, attention
+ * and dense layers excluded): what expert parallelism shards (memory.c). */
 double ff_routed_expert_params(const struct ff_model *m, const struct ff_param_count *pc);
 /* Routed-expert parameters on the most loaded pipeline stage of pp (at most ceil(L/pp) MoE
  * layers). */
