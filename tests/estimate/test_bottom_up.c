@@ -197,9 +197,9 @@ Test(bottom_up, training_step_and_refusals)
     cr_expect(b.ratio > 0.2 && b.ratio < 5.0, "bottom-up / top-down %g", b.ratio);
 
     /* MLA: the op list refuses, the top-down estimate stands, with the reason */
-    struct ff_model moe = preset("deepseek-v3");
+    struct ff_model mla = preset("deepseek-v3");
     p.gpus = 0;
-    run_both(&moe, &d, &p, &e, &b);
+    run_both(&mla, &d, &p, &e, &b);
     cr_expect(!b.bottom_up);
     cr_expect(strstr(b.why, "latent attention"), "%s", b.why);
     cr_expect_eq(b.n_terms, 0);
@@ -207,7 +207,7 @@ Test(bottom_up, training_step_and_refusals)
     struct ff_bottom_up old;
     memset(&old, 0, sizeof(old));
     char err[512] = "";
-    cr_expect_eq(ff_est_bottom_up(&moe, &d, &p, &e, &old, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect_eq(ff_est_bottom_up(&mla, &d, &p, &e, &old, err, sizeof(err)), FF_ERR_INVALID);
 }
 
 /* The optimizer step: once per step, the update's bytes as runs of the ADD kernel (12 bytes an
