@@ -49,6 +49,7 @@ static const struct op_case cases[] = {
     {"attn_decode fp16 m32 g4 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, {0}}},
     {"attn_decode fp16 m32 g1 L512", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1, {0}}},
     {"attn_decode fp16 m32 g1 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1, {0}}},
+    {"attn_decode fp16 m32 g8 d64 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 64, 8, {0}}},
     {"attn_decode fp32 m32 g4 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_FP32, 32, 4096, 128, 4, {0}}},
     {"attn_decode bf16 m32 g4 L4096", {FF_KERNEL_ATTN_DECODE, FF_PREC_BF16, 32, 4096, 128, 4, {0}}},
     {"attn_prefill fp16 m32 g4 n512", {FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 32, 512, 128, 4, {0}}},
