@@ -176,7 +176,14 @@ struct ff_kernel_desc {
     /* A point of ff_kernel_space() (tune.n == 0: the backend's choice). Given, it wins over
      * the device options and tables; the front-end checks it is in the space. */
     struct ff_tune_point tune;
+    uint32_t flags; /* FF_KDESC_* */
 };
+
+/* MATMUL fp16 on a device without fp16 arithmetic: fp16 operands and result in memory, the
+ * products and sums in fp32 (as a framework runs a 16-bit model's GEMM there), said so in the
+ * variant; without the flag such a device reports fp16 unsupported. The op family's GEMMs set
+ * it; the matmul family, which measures the arithmetic, does not. */
+#define FF_KDESC_FP16_STORAGE 1u
 
 /* Free-form extra facts for `flopfit devices` (heaps, cooperative matrix shapes ...). */
 struct ff_kv {

@@ -62,6 +62,7 @@ struct cl_kern {
     cl_mem packed[2];  /* Ap, Bp scratch */
     size_t pack_global[2][2];
     bool want_packing;
+    bool storage16; /* fp16 operands, fp32 arithmetic (FF_KDESC_FP16_STORAGE) */
     struct cl_matmul_tune tune;
 };
 

@@ -75,12 +75,14 @@ static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
                           const struct cl_matmul_tune *t, char *err, size_t errlen)
 {
     const struct ff_kernel_desc *desc = &k->base.desc;
-    size_t el = desc->prec == FF_PREC_FP32 || t->f32acc ? 4 : desc->prec == FF_PREC_FP16 ? 2 : 1;
+    size_t el = desc->prec == FF_PREC_FP32 || t->f32acc || k->storage16 ? 4
+                : desc->prec == FF_PREC_FP16                            ? 2
+                                                                        : 1;
     size_t mp = round_up(desc->m, t->tm), np = round_up(desc->n, t->tn);
     size_t bytes[2] = {mp * desc->k * el, np * desc->k * el};
     static const char *const names[2] = {"pack_a", "pack_b"};
     /* int8 f32acc with A in place still widens A to float (row-major, pack_a) */
-    const bool want[2] = {(t->pack & 2) || t->f32acc, (t->pack & 1) != 0};
+    const bool want[2] = {(t->pack & 2) || t->f32acc || k->storage16, (t->pack & 1) != 0};
     if (t->dot) {
         /* matmul.cl DOT: A padded to whole quads of k plus its row sums (one row per
          * work-item), B in quads of k (one panel quad per work-item) */
@@ -124,18 +126,34 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
 {
     const struct ff_kernel_desc *desc = &k->base.desc;
     struct cl_matmul_tune t;
-    int ret = ff_cl_matmul_choose(d, desc, &t, &k->base.point, err, errlen);
-    if (ret < 0)
+    int ret;
+    if (k->storage16) {
+        /* fp16 in memory, fp32 arithmetic: the fp32 kernel's tiles (the device's fp32 choice),
+         * B widened to float panels and A to float as they are packed (matmul.cl PREC 3) */
+        struct ff_kernel_desc f32 = *desc;
+        f32.prec = FF_PREC_FP32;
+        memset(&f32.tune, 0, sizeof(f32.tune));
+        ret = ff_cl_matmul_choose(d, &f32, &t, &k->base.point, err, errlen);
+        if (ret < 0)
+            return ret;
+        if (t.use_local)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "device lacks cl_khr_fp16, and fp16 storage with fp32 arithmetic is "
+                           "built for the register layout of CPU devices only");
+        t.pack |= 1; /* B packed; A packed or widened in place (matmul.cl) */
+        t.f32acc = t.dot = 0;
+    } else if ((ret = ff_cl_matmul_choose(d, desc, &t, &k->base.point, err, errlen)) < 0)
         return ret;
     snprintf(options, optlen,
              "-cl-std=CL1.2 -DPREC=%d -DTM=%u -DTN=%u -DVW=%u -DUSE_LOCAL=%u -DWG0=%u "
              "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DF32ACC=%u -DDOT=%u",
-             cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local, t.wg0 ? t.wg0 : 1,
-             t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack, t.f32acc, t.dot);
+             k->storage16 ? 3 : cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local,
+             t.wg0 ? t.wg0 : 1, t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack,
+             t.f32acc, t.dot);
     *src = ff_cl_matmul_source();
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
-    k->want_packing = !t.use_local && (t.pack || t.f32acc);
+    k->want_packing = !t.use_local && (t.pack || t.f32acc || k->storage16);
     k->tune = t;
     const char *el = desc->prec == FF_PREC_INT8 ? (t.f32acc ? "float"
                                                    : t.dot  ? "char4-dot int"
@@ -162,7 +180,8 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
         }
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %s%u vectors, %s, no local memory, k-unroll %u%s (%s)",
-                 ff_precision_name(desc->prec), t.tm, t.tn, el, t.vw,
+                 k->storage16 ? "fp16 in fp32" : ff_precision_name(desc->prec), t.tm, t.tn, el,
+                 t.vw,
                  t.pack == 3   ? "A and B packed"
                  : t.pack == 1 ? "B packed, A in place"
                  : t.pack == 2 ? "A packed, B in place"
@@ -280,9 +299,12 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
     switch (desc->id) {
     case FF_KERNEL_MATMUL:
         if (desc->prec == FF_PREC_FP16 && !dev->info.fp16) {
-            ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                          "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
-            goto error;
+            if (!(desc->flags & FF_KDESC_FP16_STORAGE)) {
+                ret = ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                              "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
+                goto error;
+            }
+            k->storage16 = true;
         }
         ret = create_matmul(d, k, err, errlen, &src, options, sizeof(options), &name);
         break;

@@ -183,6 +183,7 @@ static void run_gemm(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     }
     struct ff_kernel *kern = NULL;
     ff_bench_apply_tuning(cfg, dev, &desc, r);
+    desc.flags |= FF_KDESC_FP16_STORAGE; /* the model's GEMM as the device can run it */
     if ((ret = ff_kcheck_upload(&kc, dev, err, sizeof(err))) == FF_OK &&
         (ret = ff_kernel_create(dev, &desc, &kern, err, sizeof(err))) == FF_OK) {
         snprintf(r->variant, sizeof(r->variant), "%s", ff_kernel_variant(kern));

@@ -4,6 +4,8 @@
  * Build-time defines: one point of the tuning space ff_cl_matmul_space declares
  * (backends/opencl/cl_tuning.c; its table picks the default per device):
  *   PREC       0 fp32 | 1 fp16 (half in/out, float accumulate) | 2 int8 (int accumulate/out)
+ *              | 3 fp16 storage only (half in/out, float arithmetic; no cl_khr_fp16 needed):
+ *              register layout, B packed and A packed or in place, both widened to float
  *   TM, TN     rows x columns of C each work-item computes
  *   VW         vector width of B loads and C stores (TN % VW == 0)
  *   USE_LOCAL  0: registers only (CPU devices: PoCL vectorises the explicit vectors)
@@ -50,6 +52,12 @@
 #define TACC float
 #define TOACC(x) convert_float(x)
 #define MAC(a, b, c) fma((a), (b), (c))
+#elif PREC == 3
+#define TIN half /* only read and written through vload_half / vstore_half */
+#define TOUT half
+#define TACC float
+#define TOACC(x) (x)
+#define MAC(a, b, c) fma((a), (b), (c))
 #elif F32ACC
 #define TIN char
 #define TOUT int
@@ -86,7 +94,7 @@
 /* VW inputs from p (global or local) widened to the accumulator type. */
 #if PREC == 0
 #define LOADV(p) VLOAD(p)
-#elif PREC == 1
+#elif PREC == 1 || PREC == 3
 #define LOADV(p) VLOAD_HALF(p)
 #elif F32ACC
 #define LOADV(p) CONV(float, VLOAD(p))
@@ -95,7 +103,12 @@
 #endif
 
 /* Store VW accumulators to C at p. */
-#if PREC == 1
+#if PREC == 3 && VW == 16 && defined(__AVX512F__) && defined(__clang__)
+/* rounded to nearest even in one vcvtps2ph: PoCL expands vstore_half16 into scalar code */
+#define STOREC(v, p)                                                                           \
+    vstore16(as_ushort16(__builtin_ia32_vcvtps2ph512_mask((v), 0, (short16)(0), (ushort)0xffff)), \
+             0, (__global ushort *)(p))
+#elif PREC == 1 || PREC == 3
 #define STOREC(v, p) VSTORE_HALF((v), (p))
 #elif F32ACC
 #define STOREC(v, p) VSTORE(CONV(int, v), (p))
@@ -104,7 +117,13 @@
 #endif
 
 /* One accumulator to C[off]; `add` (F32ACC chunks after the first) adds to what is there. */
-#if PREC == 1
+#if PREC == 3 && VW == 16 && defined(__AVX512F__) && defined(__clang__)
+/* in one vcvtps2ph too: PoCL's vstore_half is a call, and a call in the kernel makes the
+ * accumulators spill in its k loop (no vector register survives a call) */
+#define STORE1(v, C, off, add)                                                                 \
+    (((__global ushort *)(C))[off] =                                                           \
+         as_ushort8(__builtin_ia32_vcvtps2ph((float4)((v), 0.0f, 0.0f, 0.0f), 0)).s0)
+#elif PREC == 1 || PREC == 3
 #define STORE1(v, C, off, add) vstore_half((v), (off), (C))
 #elif F32ACC
 #define STORE1(v, C, off, add) ((C)[off] = ((add) ? (C)[off] : 0) + convert_int(v))
@@ -252,9 +271,27 @@ __kernel void matmul(__global const char *restrict Ap, __global const uchar *res
 #if F32ACC
 #define TP float /* panel element */
 #define CHUNK 1024u
+#elif PREC == 3
+#define TP float
+#define CHUNK K
 #else
 #define TP TIN
 #define CHUNK K
+#endif
+
+/* Element i of an input array, as a panel element. */
+#if PREC == 3
+#define IN1(p, i) vload_half((i), (p))
+#else
+#define IN1(p, i) ((TP)(p)[i])
+#endif
+#if PREC == 3 && defined(__AVX512F__) && defined(__clang__)
+/* 16 halves at p widened in one vcvtph2ps: PoCL expands vload_half16 into scalar code */
+#define WIDEN16(p)                                                                             \
+    __builtin_ia32_vcvtph2ps512_mask(as_short16(vload16(0, (__global const ushort *)(p))),     \
+                                     (float16)(0.0f), (ushort)0xffff, 4)
+#elif PREC == 3
+#define WIDEN16(p) vload_half16(0, (p))
 #endif
 
 #if PACKA
@@ -268,24 +305,29 @@ __kernel void pack_a(__global const TIN *restrict A, __global TP *restrict Ap, u
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         const uint r = p * TM + i;
-        dst[i] = r < M ? (TP)A[(size_t)r * K + k] : (TP)0;
+        dst[i] = r < M ? IN1(A, (size_t)r * K + k) : (TP)0;
     }
 }
 #endif
 
-#if F32ACC && !PACKA
-/* int8 with A in place: A widened to float, still row-major (Af[r][k] = A[r][k]), so the
- * kernel's broadcasts need no conversion; global size (roundup(K, 16) / 16, M). */
+#if (F32ACC || PREC == 3) && !PACKA
+/* int8 or fp16 storage with A in place: A widened to float, still row-major (Af[r][k] =
+ * A[r][k]), so the kernel's broadcasts need no conversion; global size (roundup(K, 16) / 16,
+ * M). */
 __kernel void pack_a(__global const TIN *restrict A, __global TP *restrict Af, uint M, uint K)
 {
     const uint k0 = get_global_id(0) * 16, r = get_global_id(1);
     __global const TIN *src = A + (size_t)r * K + k0;
     __global TP *dst = Af + (size_t)r * K + k0;
     if (k0 + 16 <= K)
+#if PREC == 3
+        vstore16(WIDEN16(src), 0, dst);
+#else
         vstore16(convert_float16(vload16(0, src)), 0, dst);
+#endif
     else
         for (uint x = 0; k0 + x < K; x++)
-            dst[x] = (TP)src[x];
+            dst[x] = IN1(src, x);
 }
 #endif
 
@@ -302,12 +344,16 @@ __kernel void pack_b(__global const TIN *restrict B, __global TP *restrict Bp, u
         for (int j = 0; j < NV; j++)
 #if F32ACC
             VSTORE(CONV(float, VLOAD(src + j * VW)), dst + j * VW);
+#elif PREC == 3 && VW == 16
+            VSTORE(WIDEN16(src + j * VW), dst + j * VW);
+#elif PREC == 3
+            VSTORE(VLOAD_HALF(src + j * VW), dst + j * VW);
 #else
             VSTORE(VLOAD(src + j * VW), dst + j * VW);
 #endif
     } else {
         for (int j = 0; j < TN; j++)
-            dst[j] = c0 + j < N ? (TP)src[j] : (TP)0;
+            dst[j] = c0 + j < N ? IN1(src, j) : (TP)0;
     }
 }
 #else
@@ -321,14 +367,14 @@ static inline TACCV load_b_edge(__global const TIN *p, uint c, uint N)
 }
 #endif
 
-#if PACKA || F32ACC
-#define TPA TP /* F32ACC in place: the widened copy of A */
+#if PACKA || F32ACC || PREC == 3
+#define TPA TP /* F32ACC or PREC 3 in place: the widened copy of A */
 #else
 #define TPA TIN
 #endif
 #if PACKB
 #define TPB TP
-#if F32ACC
+#if F32ACC || PREC == 3
 #define LOADP(p) VLOAD(p) /* the panels hold floats */
 #else
 #define LOADP(p) LOADV(p)

@@ -11,6 +11,7 @@
 
 #include "../../common.h"
 #include "backend_impl.h"
+#include "check/kcheck.h"
 #include "check/opcheck.h"
 
 static struct ff_device *dev;
@@ -136,8 +137,46 @@ Test(opencl_ops, tuning_spaces_build_and_verify)
      * 40 rows: the next item's rows exist for the first items and not for the last */
     sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 40, 1184});
     sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 2, 40, 1184});
-    sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 45, 64, 4, {0}});
-    sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_PREFILL, FF_PREC_BF16, 2, 45, 32, 1, {0}});
+    sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 45, 64, 4, {0}, 0});
+    sweep_space(
+        (struct ff_kernel_desc){FF_KERNEL_ATTN_PREFILL, FF_PREC_BF16, 2, 45, 32, 1, {0}, 0});
+}
+
+/* The op family's fp16 GEMM (FF_KDESC_FP16_STORAGE): where the device has no fp16 arithmetic, fp16
+ * operands multiplied in fp32, said so in the variant, and exact against the fp16 check at tile
+ * and odd shapes; without the flag such a device still reports fp16 unsupported. */
+Test(opencl_ops, gemm_fp16_storage_where_no_fp16_arithmetic)
+{
+    static const uint32_t shapes[][3] = {{64, 96, 128}, {3, 17, 5}, {33, 50, 70}, {1, 130, 64}};
+    const bool fp16 = ff_device_info(dev)->fp16;
+    char err[512] = "";
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+        struct ff_kernel_desc d = {.id = FF_KERNEL_MATMUL,
+                                   .prec = FF_PREC_FP16,
+                                   .m = shapes[s][0],
+                                   .n = shapes[s][1],
+                                   .k = shapes[s][2],
+                                   .flags = FF_KDESC_FP16_STORAGE};
+        struct ff_kernel *k = NULL;
+        cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_OK, "%s", err);
+        if (!fp16)
+            cr_assert(strstr(ff_kernel_variant(k), "fp16 in fp32") != NULL, "%s",
+                      ff_kernel_variant(k));
+        struct ff_kcheck kc;
+        cr_assert_eq(ff_kcheck_init(&kc, d.prec, d.m, d.n, d.k, 5 + d.m, err, sizeof(err)), FF_OK,
+                     "%s", err);
+        int ret = ff_kcheck_upload(&kc, dev, err, sizeof(err));
+        if (ret == FF_OK)
+            ret = ff_kcheck_run(&kc, k, err, sizeof(err));
+        ff_kcheck_finish(&kc);
+        cr_assert_eq(ret, FF_OK, "%ux%ux%u [%s]: %s", d.m, d.n, d.k, ff_kernel_variant(k), err);
+        ff_kernel_destroy(&k);
+        if (!fp16) {
+            d.flags = 0;
+            cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+            cr_assert(strstr(err, "cl_khr_fp16") != NULL, "%s", err);
+        }
+    }
 }
 
 /* "next" (prefetch the next item's rows) applies to the block formats on a CPU device; any
