@@ -103,12 +103,7 @@
 #endif
 
 /* Store VW accumulators to C at p. */
-#if PREC == 3 && VW == 16 && defined(__AVX512F__) && defined(__clang__)
-/* rounded to nearest even in one vcvtps2ph: PoCL expands vstore_half16 into scalar code */
-#define STOREC(v, p)                                                                           \
-    vstore16(as_ushort16(__builtin_ia32_vcvtps2ph512_mask((v), 0, (short16)(0), (ushort)0xffff)), \
-             0, (__global ushort *)(p))
-#elif PREC == 1 || PREC == 3
+#if PREC == 1 || PREC == 3
 #define STOREC(v, p) VSTORE_HALF((v), (p))
 #elif F32ACC
 #define STOREC(v, p) VSTORE(CONV(int, v), (p))
@@ -117,9 +112,10 @@
 #endif
 
 /* One accumulator to C[off]; `add` (F32ACC chunks after the first) adds to what is there. */
-#if PREC == 3 && VW == 16 && defined(__AVX512F__) && defined(__clang__)
-/* in one vcvtps2ph too: PoCL's vstore_half is a call, and a call in the kernel makes the
- * accumulators spill in its k loop (no vector register survives a call) */
+#if PREC == 3 && defined(__F16C__) && defined(__clang__)
+/* rounded to nearest even by the CPU's vcvtps2ph: PoCL's vstore_half is a function call, and
+ * a call in the kernel makes the accumulators spill in its k loop (no vector register
+ * survives a call): half the speed */
 #define STORE1(v, C, off, add)                                                                 \
     (((__global ushort *)(C))[off] =                                                           \
          as_ushort8(__builtin_ia32_vcvtps2ph((float4)((v), 0.0f, 0.0f, 0.0f), 0)).s0)
@@ -285,14 +281,6 @@ __kernel void matmul(__global const char *restrict Ap, __global const uchar *res
 #else
 #define IN1(p, i) ((TP)(p)[i])
 #endif
-#if PREC == 3 && defined(__AVX512F__) && defined(__clang__)
-/* 16 halves at p widened in one vcvtph2ps: PoCL expands vload_half16 into scalar code */
-#define WIDEN16(p)                                                                             \
-    __builtin_ia32_vcvtph2ps512_mask(as_short16(vload16(0, (__global const ushort *)(p))),     \
-                                     (float16)(0.0f), (ushort)0xffff, 4)
-#elif PREC == 3
-#define WIDEN16(p) vload_half16(0, (p))
-#endif
 
 #if PACKA
 /* Ap[r / TM][k][r % TM] = A[r][k], zeros for rows past M; global size (K, roundup(M, TM) /
@@ -321,7 +309,7 @@ __kernel void pack_a(__global const TIN *restrict A, __global TP *restrict Af, u
     __global TP *dst = Af + (size_t)r * K + k0;
     if (k0 + 16 <= K)
 #if PREC == 3
-        vstore16(WIDEN16(src), 0, dst);
+        vstore16(vload_half16(0, src), 0, dst);
 #else
         vstore16(convert_float16(vload16(0, src)), 0, dst);
 #endif
@@ -344,8 +332,6 @@ __kernel void pack_b(__global const TIN *restrict B, __global TP *restrict Bp, u
         for (int j = 0; j < NV; j++)
 #if F32ACC
             VSTORE(CONV(float, VLOAD(src + j * VW)), dst + j * VW);
-#elif PREC == 3 && VW == 16
-            VSTORE(WIDEN16(src + j * VW), dst + j * VW);
 #elif PREC == 3
             VSTORE(VLOAD_HALF(src + j * VW), dst + j * VW);
 #else
