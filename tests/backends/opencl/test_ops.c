@@ -137,9 +137,10 @@ Test(opencl_ops, tuning_spaces_build_and_verify)
      * 40 rows: the next item's rows exist for the first items and not for the last */
     sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, 1, 40, 1184});
     sweep_space((struct ff_kernel_desc){.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, 2, 40, 1184});
-    sweep_space((struct ff_kernel_desc){FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 45, 64, 4, {0}, 0});
     sweep_space(
-        (struct ff_kernel_desc){FF_KERNEL_ATTN_PREFILL, FF_PREC_BF16, 2, 45, 32, 1, {0}, 0});
+        (struct ff_kernel_desc){.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, 8, 45, 64, 4});
+    sweep_space(
+        (struct ff_kernel_desc){.id = FF_KERNEL_ATTN_PREFILL, .prec = FF_PREC_BF16, 2, 45, 32, 1});
 }
 
 /* The op family's fp16 GEMM (FF_KDESC_FP16_STORAGE): where the device has no fp16 arithmetic, fp16
