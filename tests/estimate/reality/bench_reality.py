@@ -373,18 +373,25 @@ def make_gguf_main(args):
     return 0
 
 
-def ensure_venv(cache, logp):
-    venv = os.path.join(cache, "venv")
+def ensure_venv(cache, name, check, packages, logp, timeout):
+    """The python of venv CACHE/NAME, made and given PACKAGES from PyPI unless the code
+    CHECK already runs there."""
+    venv = os.path.join(cache, name)
     py = os.path.join(venv, "bin", "python")
     ok = os.path.exists(py) and subprocess.run(
-        [py, "-c", f"import gguf, numpy, importlib.metadata as m; "
-                   f"assert m.version('gguf') == '{GGUF_PY_VERSION}'"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        [py, "-c", check], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     if not ok:
         run([sys.executable, "-m", "venv", venv], logp, timeout=300)
-        run([py, "-m", "pip", "install", "--disable-pip-version-check", "-q",
-             f"gguf=={GGUF_PY_VERSION}"], logp, timeout=900)
+        run([py, "-m", "pip", "install", "--disable-pip-version-check", "-q", *packages], logp,
+            timeout=timeout)
     return py
+
+
+def ensure_gguf(cache, logp):
+    return ensure_venv(cache, "venv",
+                       f"import gguf, numpy, importlib.metadata as m; "
+                       f"assert m.version('gguf') == '{GGUF_PY_VERSION}'",
+                       [f"gguf=={GGUF_PY_VERSION}"], logp, 900)
 
 
 def make_models(cache, names, formats, venv_py, quantize, logp, jobs):
@@ -577,16 +584,9 @@ def ensure_torch(cache, logp, python=None):
                           stderr=subprocess.DEVNULL).returncode != 0:
             raise RuntimeError(f"--torch-python {python}: cannot import torch")
         return python
-    venv = os.path.join(cache, "torch-venv")
-    py = os.path.join(venv, "bin", "python")
-    ok = os.path.exists(py) and subprocess.run(
-        [py, "-c", f"import torch; assert torch.__version__.split('+')[0] == '{TORCH_VERSION}'"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
-    if not ok:
-        run([sys.executable, "-m", "venv", venv], logp, timeout=300)
-        run([py, "-m", "pip", "install", "--disable-pip-version-check", "-q",
-             f"torch=={TORCH_VERSION}", "numpy"], logp, timeout=3600)
-    return py
+    return ensure_venv(cache, "torch-venv",
+                       f"import torch; assert torch.__version__.split('+')[0] == '{TORCH_VERSION}'",
+                       [f"torch=={TORCH_VERSION}", "numpy"], logp, 3600)
 
 
 # ----------------------------------------------------------------------------------
@@ -958,7 +958,7 @@ def main():
                              key=list(SERVE_MODELS).index)
         models = {}
         if need_models:
-            venv_py = st.do("gguf venv", ensure_venv, cache, logp)
+            venv_py = st.do("gguf venv", ensure_gguf, cache, logp)
             if venv_py:
                 models = st.do("gguf models", make_models, cache, need_models, formats, venv_py,
                                quantize, logp, args.jobs) or {}
