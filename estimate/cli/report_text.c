@@ -236,6 +236,21 @@ static const char *rate_origin(char *buf, size_t n, const struct ff_estimate *e)
     return buf;
 }
 
+/* When the rate is another arithmetic's than the plan's compute precision (ff_spec_rate_arith):
+ * "; q4_0 weights multiply in this arithmetic", and why for 16-bit formats. */
+static const char *arith_note(char *buf, size_t n, const struct ff_estimate *e)
+{
+    enum ff_precision c = e->compute_precision;
+    if (e->rate_precision == c)
+        return "";
+    bool sixteen = c == FF_PREC_FP16 || c == FF_PREC_BF16;
+    snprintf(buf, n, "; %s weights multiply in this arithmetic%s", ff_precision_name(c),
+             sixteen ? " (the device has no 16-bit arithmetic: 16-bit storage, fp32 products and "
+                       "sums)"
+                     : "");
+    return buf;
+}
+
 /* The bottom-up estimate of a measured profile (flopfit/estimate.h ff_est_bottom_up) into a
  * new *b (the caller frees it); NULL when out of memory. A failure is a top-down path whose why
  * says what failed. */
@@ -322,7 +337,7 @@ static void bottom_up_block(FILE *out, const struct ff_plan *p, const struct ff_
 void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d,
                     const struct ff_plan *p, const struct ff_estimate *e)
 {
-    char b1[64], b2[64], b3[64], origin[160];
+    char b1[64], b2[64], b3[64], origin[160], arith[160];
     struct ff_bottom_up *bu = d->measured ? bottom_up_of(m, d, p, e) : NULL;
     const bool up = bu && bu->bottom_up;
     fprintf(out, "model:   %s — %.4g B parameters (%llu), %.4g B active per token", m->name,
@@ -423,12 +438,13 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         fprintf(out, "  exact:          %.4g FLOP (matmuls + attention, PaLM App. B)%s\n",
                 e->flops_model, p->task == FF_TASK_TRAIN ? "" : ", frozen base: 4N/token");
         fprintf(out, "  with recompute: %.4g FLOP (hardware)\n", e->flops_hardware);
-        fprintf(out, "  rate:           %.4g %s %s per GPU (%s) x MFU %.1f%% (HFU %.1f%%)%s\n",
+        fprintf(out, "  rate:           %.4g %s %s per GPU (%s) x MFU %.1f%% (HFU %.1f%%)%s%s\n",
                 rate / 1e12, rate_unit(e->rate_precision), ff_precision_name(e->rate_precision),
                 rate_origin(origin, sizeof(origin), e), e->mfu * 100.0, e->hfu * 100.0,
                 p->achieved_flops_per_s > 0 ? " implied by the achieved rate"
                 : e->step.modelled          ? " implied by the step below"
-                                            : "");
+                                            : "",
+                arith_note(arith, sizeof(arith), e));
         path_line(out, bu);
         if (up)
             fprintf(out, "  time:           %s on %lld GPU(s) (top-down %s)\n",
@@ -450,10 +466,8 @@ void ff_report_text(FILE *out, const struct ff_model *m, const struct ff_spec *d
         fprintf(out, "\nserving (rate %.4g %s %s x MFU %.0f%%; bandwidth %.4g GB/s x %.0f%%)\n",
                 rate / 1e12, rate_unit(serve_prec), ff_precision_name(serve_prec), e->mfu * 100.0,
                 e->bandwidth_bytes_per_s / 1e9, e->bw_fraction * 100.0);
-        fprintf(out, "  rate: %s%s%s%s\n", rate_origin(origin, sizeof(origin), e),
-                serve_prec != e->compute_precision ? "; " : "",
-                serve_prec != e->compute_precision ? ff_precision_name(e->compute_precision) : "",
-                serve_prec != e->compute_precision ? " weights multiply in this arithmetic" : "");
+        fprintf(out, "  rate: %s%s\n", rate_origin(origin, sizeof(origin), e),
+                arith_note(arith, sizeof(arith), e));
         if (e->bandwidth_test[0])
             fprintf(out, "  bandwidth: measured: %s\n", e->bandwidth_test);
         if (e->weight_bw_fraction != 1.0 || e->weight_compute_fraction != 1.0)

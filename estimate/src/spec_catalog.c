@@ -501,6 +501,15 @@ static double first_rate(const struct ff_spec *d, const enum ff_precision *order
  *   with int8 dot products, on CPUs (ggml-cpu's ggml_vec_dot_q4_0_q8_0 and its kin, AVX2 /
  *   VNNI / NEON dotprod) and on GPUs (the CUDA MMQ kernels, dp4a or int8 mma); where a device
  *   has no int8 rate they dequantise to fp16 (cuBLAS path), else fp32.
+ * - fp16 and bf16 on a device the profile says has no 16-bit arithmetic: 16-bit storage,
+ *   fp32 products and sums, at the fp32 rate. That is what runs there: OpenCL C's
+ *   vload_half/vstore_half are core for half storage without cl_khr_fp16 (OpenCL C 1.2
+ *   §6.12.7); ggml-cpu's F16/BF16 dot products widen to fp32 and multiply there on x86
+ *   without AVX512-BF16; PyTorch's CPU bf16 GEMMs compute in fp32 without AVX512-BF16 or
+ *   AMX (oneDNN converts, at::cpublas accumulates in its fp32 opmath type); flopfit's own
+ *   op GEMM in that mode ran 221-280 GFLOP/s where its fp32 ran 241-267
+ *   (doc/measurements/2026-12-05-measure-the-job-4.md). A device that has fp16 arithmetic
+ *   but no verified rate for it still refuses: measure it.
  */
 double ff_spec_rate_arith(const struct ff_spec *d, enum ff_precision p, enum ff_precision *arith)
 {
@@ -522,6 +531,12 @@ double ff_spec_rate_arith(const struct ff_spec *d, enum ff_precision p, enum ff_
     case FF_PREC_Q4_K_M:
     case FF_PREC_Q8_0: return first_rate(d, gguf, 3, arith);
     case FF_PREC_NF4: return first_rate(d, brain, 3, arith);
+    case FF_PREC_FP16:
+    case FF_PREC_BF16:
+        if (d->flops_per_s[p] > 0.0 || !d->no_fp16)
+            return d->flops_per_s[p];
+        *arith = FF_PREC_FP32;
+        return d->flops_per_s[FF_PREC_FP32];
     case FF_PREC_COUNT: return 0.0;
     default: return (int)p >= 0 && p < FF_PREC_COUNT ? d->flops_per_s[p] : 0.0;
     }

@@ -334,7 +334,10 @@ int ff_spec_from_profile(const char *path, struct ff_spec *out, char *err, size_
     }
     if (d.flops_per_s[FF_PREC_FP32] <= 0.0)
         note(&d, "missing: fp32 matmul rate (no verified ok matmul fp32 test)");
-    if (d.flops_per_s[FF_PREC_FP16] <= 0.0)
+    if (d.no_fp16 && d.flops_per_s[FF_PREC_FP32] > 0.0)
+        note(&d, "no 16-bit arithmetic on the device: fp16/bf16 compute at the fp32 matmul "
+                 "rate (16-bit storage, fp32 products and sums)");
+    else if (d.flops_per_s[FF_PREC_FP16] <= 0.0)
         note(&d, "missing: fp16/bf16 matmul rate (no verified ok matmul fp16 test)");
     if (d.flops_per_s[FF_PREC_INT8] <= 0.0)
         note(&d, "missing: int8 matmul rate (no verified ok matmul int8 test)");

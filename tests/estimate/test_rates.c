@@ -76,6 +76,35 @@ Test(rates, weight_only_formats_take_their_kernels_arithmetic)
     cr_expect_str_eq(e.bandwidth_test, "bandwidth read flopfit");
 }
 
+Test(rates, sixteen_bit_formats_take_fp32_where_the_device_has_no_16_bit_arithmetic)
+{
+    /* PoCL without cl_khr_fp16: bf16 and fp16 are stored in 16 bits and multiply in fp32. */
+    struct ff_spec d = quick_cpu();
+    enum ff_precision a;
+    cr_expect_eq(ff_spec_rate_arith(&d, FF_PREC_BF16, &a), 1.0e11);
+    cr_expect_eq(a, FF_PREC_FP32);
+    cr_expect_eq(ff_spec_rate_arith(&d, FF_PREC_FP16, &a), 1.0e11);
+    cr_expect_eq(a, FF_PREC_FP32);
+    cr_expect(strstr(d.notes, "no 16-bit arithmetic on the device"), "%s", d.notes);
+    struct ff_model m = preset("gpt2");
+    struct ff_plan p = plan_of(true, FF_PREC_BF16, 1);
+    struct ff_estimate e = run(&m, &d, &p);
+    cr_expect_eq(e.rate_precision, FF_PREC_FP32);
+    cr_expect_eq(e.compute_precision, FF_PREC_BF16);
+    cr_expect_str_eq(e.rate_test, "matmul fp32 flopfit 2048x2048x2048");
+    cr_expect_float_eq(e.mem.weights, 2.0 * (double)e.params.total, 1e-9, "16-bit storage");
+
+    /* A device with fp16 arithmetic but no verified fp16 rate is not given fp32's: it
+     * refuses until measured. */
+    d.no_fp16 = false;
+    cr_expect_eq(ff_spec_rate_arith(&d, FF_PREC_BF16, &a), 0.0);
+    cr_expect_eq(ff_spec_rate_arith(&d, FF_PREC_FP16, &a), 0.0);
+    /* Nor is a device whose 16-bit rate was measured. */
+    struct ff_spec h = device("h100-sxm");
+    cr_expect_eq(ff_spec_rate_arith(&h, FF_PREC_BF16, &a), h.flops_per_s[FF_PREC_BF16]);
+    cr_expect_eq(a, FF_PREC_BF16);
+}
+
 Test(rates, measured_matmul_is_not_discounted_as_a_peak)
 {
     struct ff_spec d = quick_cpu();
