@@ -416,6 +416,20 @@ int ff_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t 
                         const uint32_t *params, size_t n_params, uint32_t count,
                         uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
 
+/*
+ * Runs k `count` times (1..FF_RUN_SETS_MAX) back to back in one submission, run i on buffer
+ * set i % n_sets (`sets`: n_sets groups of n_bufs buffers, one group after another), each
+ * run starting after the previous one ended, as a step runs its operations. *device_ns is
+ * the sum of the runs' own device times, each from its start to its end: the gaps between
+ * runs (the launch cost a step pays, measured apart by the latency probe) are not in it.
+ * *wall_ns from submit to completion. Every set is checked as ff_kernel_run checks its
+ * buffers. FF_ERR_UNSUPPORTED where the backend does not time the runs of a chain one by one.
+ */
+#define FF_RUN_SETS_MAX 256
+int ff_kernel_run_sets(struct ff_kernel *k, struct ff_buf *const *sets, size_t n_bufs,
+                       size_t n_sets, const uint32_t *params, size_t n_params, uint32_t count,
+                       uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
+
 /* ---- clock ---------------------------------------------------------------- */
 
 /* Monotonic clock in nanoseconds. */

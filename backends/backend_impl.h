@@ -63,6 +63,11 @@ struct ff_backend_ops {
     int (*kernel_run_chain)(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                             const uint32_t *params, size_t n_params, uint32_t count,
                             uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
+    /* (optional) ff_kernel_run_sets (backend.h), its arguments checked. NULL:
+     * FF_ERR_UNSUPPORTED. */
+    int (*kernel_run_sets)(struct ff_kernel *k, struct ff_buf *const *sets, size_t n_bufs,
+                           size_t n_sets, const uint32_t *params, size_t n_params, uint32_t count,
+                           uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
 };
 
 struct ff_backend {

@@ -537,6 +537,38 @@ int ff_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t 
     return ret;
 }
 
+int ff_kernel_run_sets(struct ff_kernel *k, struct ff_buf *const *sets, size_t n_bufs,
+                       size_t n_sets, const uint32_t *params, size_t n_params, uint32_t count,
+                       uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+{
+    if (!k)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "no kernel given");
+    if (count == 0 || count > FF_RUN_SETS_MAX)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "a chain of %u runs (1..%d)", count,
+                       FF_RUN_SETS_MAX);
+    if (n_sets == 0 || n_sets > FF_RUN_SETS_MAX)
+        return ff_errf(err, errlen, FF_ERR_INVALID, "%zu buffer sets (1..%d)", n_sets,
+                       FF_RUN_SETS_MAX);
+    const struct ff_backend_ops *ops = k->dev->backend->ops;
+    if (!ops->kernel_run_sets)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "the %s backend does not time the runs of a chain one by one", ops->name);
+    for (size_t s = 0; s < n_sets; s++) {
+        int ret = check_run_args(k, sets ? sets + s * n_bufs : NULL, n_bufs, params, n_params, err,
+                                 errlen);
+        if (ret < 0)
+            return ret;
+    }
+    uint64_t dns = 0, wns = 0;
+    int ret = ops->kernel_run_sets(k, sets, n_bufs, n_sets, params, n_params, count, &dns, &wns,
+                                   err, errlen);
+    if (device_ns)
+        *device_ns = dns;
+    if (wall_ns)
+        *wall_ns = wns;
+    return ret;
+}
+
 int ff_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                   const uint32_t *params, size_t n_params, uint64_t *device_ns, uint64_t *wall_ns,
                   char *err, size_t errlen)

@@ -291,6 +291,7 @@ static const struct ff_backend_ops cl_ops = {
     .point_check = ff_cl_point_check,
     .kernel_run = ff_cl_kernel_run,
     .kernel_run_chain = ff_cl_kernel_run_chain,
+    .kernel_run_sets = ff_cl_kernel_run_sets,
 };
 
 const struct ff_backend ff_backend_opencl = {.ops = &cl_ops};

@@ -131,6 +131,9 @@ int ff_cl_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_b
 int ff_cl_kernel_run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_bufs,
                            const uint32_t *params, size_t n_params, uint32_t count,
                            uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
+int ff_cl_kernel_run_sets(struct ff_kernel *k, struct ff_buf *const *sets, size_t n_bufs,
+                          size_t n_sets, const uint32_t *params, size_t n_params, uint32_t count,
+                          uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen);
 
 /* CLBlast reference (backends/clblast); FF_ERR_UNSUPPORTED when not built. */
 int ff_clblast_create(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen);

@@ -577,3 +577,61 @@ int ff_cl_kernel_run_chain(struct ff_kernel *kernel, struct ff_buf *const *bufs,
         clReleaseEvent(last);
     return ret;
 }
+
+int ff_cl_kernel_run_sets(struct ff_kernel *kernel, struct ff_buf *const *sets, size_t n_bufs,
+                          size_t n_sets, const uint32_t *params, size_t n_params, uint32_t count,
+                          uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+{
+    struct cl_kern *k = (struct cl_kern *)kernel;
+    struct cl_dev *d = (struct cl_dev *)kernel->dev;
+    if (k->library || k->pack[0] || k->pack[1])
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "chains run flopfit's single-kernel launches, not a library call or a "
+                       "packed matmul");
+    cl_int rc = CL_SUCCESS;
+    for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
+        rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
+    if (rc != CL_SUCCESS)
+        return ff_cl_fail(rc, "clSetKernelArg", err, errlen);
+    /* the queue is in order: each launch starts after the previous one ended; a launch takes
+     * its arguments when enqueued, so the next set's buffers may be set at once */
+    cl_event ev[FF_RUN_SETS_MAX];
+    uint32_t n = 0;
+    const char *what = "clSetKernelArg";
+    uint64_t t0 = ff_now_ns();
+    for (; n < count && rc == CL_SUCCESS; n++) {
+        struct ff_buf *const *set = sets + (n % n_sets) * n_bufs;
+        for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
+            rc = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem),
+                                &((struct cl_buf *)set[i])->mem);
+        if (rc != CL_SUCCESS)
+            break;
+        what = "clEnqueueNDRangeKernel";
+        rc = clEnqueueNDRangeKernel(d->queue, k->kernel, 2, NULL, k->global,
+                                    k->has_local ? k->local : NULL, 0, NULL, &ev[n]);
+        if (rc != CL_SUCCESS)
+            break;
+    }
+    cl_int done = clFinish(d->queue);
+    *wall_ns = ff_now_ns() - t0;
+    int ret = FF_OK;
+    if (rc != CL_SUCCESS)
+        ret = ff_cl_fail(rc, what, err, errlen);
+    else if (done != CL_SUCCESS)
+        ret = ff_cl_fail(done, "a chain of launches", err, errlen);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        cl_int status = CL_COMPLETE;
+        uint64_t ns = 0;
+        if (ret == FF_OK &&
+            clGetEventInfo(ev[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                           NULL) == CL_SUCCESS &&
+            status < 0)
+            ret = ff_cl_fail(status, "kernel execution", err, errlen);
+        if (ret == FF_OK && (ret = event_times(ev[i], &ns, err, errlen)) == FF_OK)
+            sum += ns;
+        clReleaseEvent(ev[i]);
+    }
+    *device_ns = sum;
+    return ret;
+}

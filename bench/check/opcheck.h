@@ -45,7 +45,12 @@ struct ff_opcheck {
      * timed runs taking set after set */
     struct ff_buf **sets;
     uint32_t n_sets, next_set;
+    /* the last ff_opcheck_bench: launches per timed chain, 0 when each launch was timed alone */
+    uint32_t chain;
 };
+
+/* Launches per timed chain (ff_opcheck_bench). */
+#define FF_OPCHECK_CHAIN 8
 
 /* The most input sets ff_opcheck_rotate makes. */
 #define FF_OPCHECK_MAX_SETS 64
@@ -74,8 +79,15 @@ uint32_t ff_opcheck_rotate(struct ff_opcheck *oc, uint64_t min_bytes);
 int ff_opcheck_compare(struct ff_opcheck *oc, const float *out, char *err, size_t errlen);
 /* Poison the output, run kern once, read it back, compare. */
 int ff_opcheck_run(struct ff_opcheck *oc, struct ff_kernel *kern, char *err, size_t errlen);
-/* Times kern with ff_measure into t, the output poisoned before each run (outside its time),
- * then reads back and compares the last run's output. */
+/*
+ * Times kern with ff_measure into t, then reads back and compares the last run's output. Where
+ * the backend times the launches of a chain one by one (ff_kernel_run_sets), each timed run is
+ * a chain of FF_OPCHECK_CHAIN launches back to back, each on the next set of inputs, as a step
+ * runs its ops: t holds the time per launch (the sum of the launches' own times over their
+ * count), t->reps the launches timed, oc->chain the chain's length, and the output is
+ * poisoned before every chain. Elsewhere each launch is timed alone, the output poisoned
+ * before each (oc->chain 0). The poisoning is outside the time.
+ */
 int ff_opcheck_bench(struct ff_opcheck *oc, struct ff_kernel *kern,
                      const struct ff_measure_cfg *cfg, struct ff_timing *t, char *err,
                      size_t errlen);

@@ -35,7 +35,7 @@ struct ff_result {
     uint64_t bytes;   /* bytes per run (bandwidth/transfer), 0 otherwise */
     enum ff_res_status status;
     char reason[320]; /* why unsupported / failed */
-    char variant[160];
+    char variant[256];
     char tune_point[192]; /* the tuning point built ("tm=6,tn=16"); "" when none recorded */
     char tune_source[12]; /* "tune", "cache", "default", "override"; "" when none */
     bool verified;

@@ -352,6 +352,11 @@ static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
         }
         if ((ret = ff_opcheck_run(&oc, kern, err, sizeof(err))) == FF_OK)
             ret = ff_opcheck_bench(&oc, kern, mc, &r->t, err, sizeof(err));
+        if (ret == FF_OK && oc.chain) {
+            size_t len = strlen(r->variant);
+            snprintf(r->variant + len, sizeof(r->variant) - len, "; timed in chains of %u launches",
+                     oc.chain);
+        }
         if (ret == FF_OK || ret == FF_ERR_VERIFY) {
             r->has_error = true;
             r->max_abs = oc.check.max_abs;

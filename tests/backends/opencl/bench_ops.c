@@ -5,12 +5,17 @@
  * 128 MiB). The bytes are the roofline's: W + S + X + Y for gemv, K + V for attention, every
  * buffer for the small ops.
  *
- *   bench_ops [--reps N] [--only gemv|attn|small] [--tune POINT] [--cold] [ROUNDS]
+ *   bench_ops [--reps N] [--only gemv|attn|small] [--tune POINT] [--cold] [--chain C] [ROUNDS]
  *
  * --cold reads the inputs cold, as `flopfit bench` times gemv and decode attention: each run
  * takes the next of enough copies of the input buffers to pass the ops family's rotation
  * (ff_suite_ops_rotate_bytes: twice the last-level cache), so no run finds its weights or KV
  * in the cache.
+ *
+ * Each case is timed as `flopfit bench` times it on OpenCL: a run is a chain of launches back
+ * to back (--chain C, default FF_OPCHECK_CHAIN, at least one per copy of the inputs), each
+ * launch's own device time summed (ff_kernel_run_sets) and divided by their number.
+ * --chain 0 times every launch alone, waited for (PoCL's workers then sleep in between).
  *
  * Each round measures the read bandwidth again and then every case, so bandwidth and ops are
  * interleaved on a shared machine. Prints the figures; fails only on errors.
@@ -22,6 +27,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "check/opcheck.h"
 #include "families/bench.h"
 
 struct op_case {
@@ -76,7 +82,7 @@ static int cmp_u64(const void *a, const void *b)
 /* Median device time of reps runs after one warm-up; 0 on error (printed). Run i uses the
  * buffers bufs + (i mod sets) * nb. */
 static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf *const *bufs, size_t nb, size_t sets,
-                            const uint32_t *params, size_t np, int reps)
+                            const uint32_t *params, size_t np, int reps, uint32_t chain)
 {
     uint64_t t[64];
     char err[512] = "";
@@ -85,7 +91,15 @@ static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf *const *bufs, siz
     for (int i = -1; i < reps; i++) {
         uint64_t dev_ns = 0, wall_ns = 0;
         struct ff_buf *const *b = bufs + (size_t)(i + 1) % sets * nb;
-        if (ff_kernel_run(k, b, nb, params, np, &dev_ns, &wall_ns, err, sizeof(err)) < 0) {
+        if (chain) {
+            /* `chain` launches back to back over every set, each launch's own time summed */
+            if (ff_kernel_run_sets(k, bufs, nb, sets, params, np, chain, &dev_ns, &wall_ns, err,
+                                   sizeof(err)) < 0) {
+                fprintf(stderr, "run: %s\n", err);
+                return 0;
+            }
+            dev_ns /= chain;
+        } else if (ff_kernel_run(k, b, nb, params, np, &dev_ns, &wall_ns, err, sizeof(err)) < 0) {
             fprintf(stderr, "run: %s\n", err);
             return 0;
         }
@@ -170,7 +184,7 @@ static double read_bandwidth(struct ff_device *dev, uint64_t bytes, int reps)
     }
     fill(dev, &(struct ff_kernel_desc){.id = FF_KERNEL_ADD, .prec = FF_PREC_FP32}, 0, b[0],
          (uint64_t)d.n * 4, 7);
-    uint64_t ns = time_kernel(k, b, 2, 1, NULL, 0, reps);
+    uint64_t ns = time_kernel(k, b, 2, 1, NULL, 0, reps, 0);
     if (ns)
         gbs = (double)d.n * 4 / (double)ns;
 done:
@@ -200,6 +214,7 @@ int main(int argc, char **argv)
     int rounds = 3, reps = 9;
     const char *only = NULL, *tune = NULL;
     bool cold = false;
+    size_t chain = FF_OPCHECK_CHAIN;
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc)
             reps = atoi(argv[++a]);
@@ -207,6 +222,8 @@ int main(int argc, char **argv)
             only = argv[++a];
         else if (strcmp(argv[a], "--cold") == 0)
             cold = true;
+        else if (strcmp(argv[a], "--chain") == 0 && a + 1 < argc)
+            chain = (size_t)atoi(argv[++a]);
         else if (strcmp(argv[a], "--tune") == 0 && a + 1 < argc)
             tune = argv[++a];
         else
@@ -262,7 +279,8 @@ int main(int argc, char **argv)
                                         d.id == FF_KERNEL_ATTN_PREFILL || d.id == FF_KERNEL_ROPE
                                     ? 3
                                     : 2;
-            uint64_t ns = time_kernel(k, bufs, nb, sets, params, np, reps);
+            uint64_t ns = time_kernel(k, bufs, nb, sets, params, np, reps,
+                                      chain ? (uint32_t)(sets > chain ? sets : chain) : 0);
             if (!ns) {
                 status = 1;
                 goto next;

@@ -212,3 +212,79 @@ Test(opencl_ops, small_ops_declare_no_space)
     cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_ERR_UNSUPPORTED);
     cr_assert_gt(strlen(err), 0);
 }
+
+/* The ops are timed as a step runs them: chains of launches back to back over the rotating
+ * inputs, each launch's own device time summed (ff_kernel_run_sets); the output, poisoned
+ * before each chain, is checked after the last. */
+Test(opencl_ops, ops_are_timed_in_chains_over_the_rotating_inputs)
+{
+    char err[1024] = "";
+    struct ff_kernel_desc d = {
+        .id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, .m = 1, .n = 96, .k = 256};
+    struct ff_kernel *k = NULL;
+    struct ff_opcheck oc;
+    cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_opcheck_init(&oc, &d, 31, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_opcheck_upload(&oc, dev, err, sizeof(err)), FF_OK, "%s", err);
+    uint64_t in = 0;
+    for (uint32_t b = 0; b + 1 < oc.n_bufs; b++)
+        in += oc.bytes[b];
+    cr_assert_eq(ff_opcheck_rotate(&oc, 3 * in), 3);
+    struct ff_measure_cfg mc = {.warmup = 1, .min_reps = 2, .max_reps = 2};
+    struct ff_timing t = {0};
+    cr_assert_eq(ff_opcheck_bench(&oc, k, &mc, &t, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(oc.chain, FF_OPCHECK_CHAIN);
+    cr_expect_eq(t.reps, 2 * FF_OPCHECK_CHAIN, "launches timed");
+    cr_expect_gt(t.dev_median_s, 0.0);
+    cr_expect_leq(t.dev_median_s, t.wall_median_s, "a launch's own time within the chain's");
+    cr_expect_eq(oc.next_set, 3 * FF_OPCHECK_CHAIN, "each launch takes the next set");
+
+    /* three sets, five launches: the sum of five launches, within the wall time */
+    struct ff_buf *sets[3 * FF_MAX_BUFS];
+    for (uint32_t s = 0; s < 3; s++)
+        for (uint32_t b = 0; b < oc.n_bufs; b++)
+            sets[s * oc.n_bufs + b] =
+                s == 0 || b + 1 == oc.n_bufs ? oc.bufs[b] : oc.sets[(s - 1) * (oc.n_bufs - 1) + b];
+    uint64_t dns = 0, wns = 0;
+    cr_assert_eq(ff_kernel_run_sets(k, sets, oc.n_bufs, 3, oc.params, oc.n_params, 5, &dns, &wns,
+                                    err, sizeof(err)),
+                 FF_OK, "%s", err);
+    cr_expect(dns > 0 && dns <= wns, "%llu ns of %llu", (unsigned long long)dns,
+              (unsigned long long)wns);
+    /* bad arguments are refused before anything runs, and name what is wrong */
+    cr_expect_eq(ff_kernel_run_sets(k, sets, oc.n_bufs, 3, oc.params, oc.n_params, 0, &dns, &wns,
+                                    err, sizeof(err)),
+                 FF_ERR_INVALID);
+    cr_expect(strstr(err, "chain of 0 runs"), "%s", err);
+    cr_expect_eq(ff_kernel_run_sets(k, sets, oc.n_bufs, 0, oc.params, oc.n_params, 2, &dns, &wns,
+                                    err, sizeof(err)),
+                 FF_ERR_INVALID);
+    sets[2 * oc.n_bufs] = NULL;
+    cr_expect_eq(ff_kernel_run_sets(k, sets, oc.n_bufs, 3, oc.params, oc.n_params, 2, &dns, &wns,
+                                    err, sizeof(err)),
+                 FF_ERR_INVALID);
+    cr_expect(strstr(err, "missing"), "%s", err);
+    ff_opcheck_finish(&oc);
+    ff_kernel_destroy(&k);
+
+    /* a packed matmul is not chained: said, and ff_opcheck-style callers time it alone */
+    struct ff_kernel_desc m = {.id = FF_KERNEL_MATMUL,
+                               .prec = FF_PREC_FP16,
+                               .m = 64,
+                               .n = 96,
+                               .k = 128,
+                               .flags = FF_KDESC_FP16_STORAGE};
+    if (!ff_device_info(dev)->fp16 && strcmp(ff_device_info(dev)->type, "cpu") == 0) {
+        cr_assert_eq(ff_kernel_create(dev, &m, &k, err, sizeof(err)), FF_OK, "%s", err);
+        struct ff_kcheck kc;
+        cr_assert_eq(ff_kcheck_init(&kc, m.prec, m.m, m.n, m.k, 5, err, sizeof(err)), FF_OK, "%s",
+                     err);
+        cr_assert_eq(ff_kcheck_upload(&kc, dev, err, sizeof(err)), FF_OK, "%s", err);
+        const uint32_t p[3] = {m.m, m.n, m.k};
+        cr_expect_eq(ff_kernel_run_sets(k, kc.bufs, 3, 1, p, 3, 2, &dns, &wns, err, sizeof(err)),
+                     FF_ERR_UNSUPPORTED);
+        cr_expect(strstr(err, "packed"), "%s", err);
+        ff_kcheck_finish(&kc);
+        ff_kernel_destroy(&k);
+    }
+}

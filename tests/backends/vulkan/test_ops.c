@@ -182,3 +182,29 @@ Test(vk_ops, beyond_limits)
     cr_expect(strstr(err, "maxStorageBufferRange") || strstr(err, "maxTexelBufferElements"),
               "the reason names the limit: %s", err);
 }
+
+/* One dispatch per submission: the Vulkan backend does not time a chain's dispatches one by
+ * one (on lavapipe chains changed nothing, doc/methodology.md), so the op check times each
+ * launch alone and says so (oc.chain 0), checked as ever. */
+Test(vk_ops, ops_are_timed_one_dispatch_at_a_time)
+{
+    struct ff_kernel_desc d = {
+        .id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 1, .n = 64, .k = 256};
+    struct ff_opcheck oc;
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_opcheck_init(&oc, &d, 5, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_OK, "%s", err);
+    cr_assert_eq(ff_opcheck_upload(&oc, dev, err, sizeof(err)), FF_OK, "%s", err);
+    uint64_t dns = 0, wns = 0;
+    cr_expect_eq(ff_kernel_run_sets(k, oc.bufs, oc.n_bufs, 1, oc.params, oc.n_params, 2, &dns, &wns,
+                                    err, sizeof(err)),
+                 FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "vulkan"), "%s", err);
+    struct ff_measure_cfg mc = {.warmup = 0, .min_reps = 2, .max_reps = 2};
+    struct ff_timing t = {0};
+    cr_expect_eq(ff_opcheck_bench(&oc, k, &mc, &t, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect_eq(oc.chain, 0);
+    cr_expect_eq(t.reps, 2);
+    ff_kernel_destroy(&k);
+    ff_opcheck_finish(&oc);
+}
