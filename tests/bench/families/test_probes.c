@@ -105,6 +105,21 @@ static int w_kernel_run(struct ff_kernel *k, struct ff_buf *const *bufs, size_t 
     return ret;
 }
 
+/* The chained runs of the op family (ff_kernel_run_sets), with the same faults. */
+static int w_kernel_run_sets(struct ff_kernel *k, struct ff_buf *const *sets, size_t n_bufs,
+                             size_t n_sets, const uint32_t *params, size_t n_params, uint32_t count,
+                             uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
+{
+    if (fault.fail_run_status && k->desc.id == FF_KERNEL_MATMUL)
+        return ff_errf(err, errlen, fault.fail_run_status, "injected: %s",
+                       ff_status_str(fault.fail_run_status));
+    int ret = fault.real->ops->kernel_run_sets(k, sets, n_bufs, n_sets, params, n_params, count,
+                                               device_ns, wall_ns, err, errlen);
+    if (fault.fast_clock)
+        *device_ns = *device_ns / 1000 + 1;
+    return ret;
+}
+
 /* Opens device 0 of the tested backend through the fault-injecting wrapper. */
 static struct ff_device *open_wrapped(void)
 {
@@ -118,6 +133,8 @@ static struct ff_device *open_wrapped(void)
     wrap_ops.kernel_create = w_kernel_create;
     wrap_ops.kernel_destroy = w_kernel_destroy;
     wrap_ops.kernel_run = w_kernel_run;
+    if (fault.real->ops->kernel_run_sets)
+        wrap_ops.kernel_run_sets = w_kernel_run_sets;
     struct ff_device *dev = NULL;
     char err[512] = "";
     cr_assert_eq(ff_device_open(&wrap, 0, &dev, err, sizeof(err)), FF_OK, "%s", err);
@@ -407,6 +424,36 @@ Test(probes, bandwidth_above_physical_limit_is_flagged)
         cr_expect(!strncmp(r->reason, "implausible: ", 13), "%s: %s", r->name, r->reason);
         cr_expect(strstr(r->reason, "above limit"), "%s: %s", r->name, r->reason);
         cr_expect(r->verified, "the data itself was right");
+    }
+    ff_run_finish(&p);
+    close_wrapped(&dev);
+}
+
+/* The same for the op family, chained (OpenCL) or one launch at a time (Vulkan): a figure
+ * above the read bandwidth's physical limit is failed as implausible, though verified. */
+Test(probes, op_above_physical_limit_is_flagged)
+{
+    struct ff_device *dev = open_wrapped();
+    fault.fast_clock = true;
+    struct ff_bench_cfg cfg;
+    small_cfg(&cfg, 256 * MIB);
+    static const struct ff_bench_op ops[] = {
+        {{.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 1, .n = 1024, .k = 1024}, "test"},
+        {{.id = FF_KERNEL_RMSNORM, .prec = FF_PREC_FP32, .m = 64, .n = 4096}, "test"},
+    };
+    cfg.ops = ops;
+    cfg.n_ops = 2;
+    cfg.no_tune = true;
+    struct ff_run p = {0};
+    ff_suite_ops(dev, &cfg, &p);
+    cr_assert_eq(p.n_results, 2);
+    for (size_t i = 0; i < p.n_results; i++) {
+        const struct ff_result *r = &p.results[i];
+        cr_expect_eq(r->status, FF_RES_FAILED, "%s published %g B/s", r->name, r->value);
+        cr_expect(!strncmp(r->reason, "implausible: ", 13), "%s: %s", r->name, r->reason);
+        cr_expect(r->verified, "%s: the data itself was right", r->name);
+        if (fault.real->ops->kernel_run_sets)
+            cr_expect(strstr(r->variant, "timed in chains of 8 launches"), "%s", r->variant);
     }
     ff_run_finish(&p);
     close_wrapped(&dev);
