@@ -356,15 +356,38 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
 #define PREFETCH_ROW(p)
 #endif
 
+#if VW == 16
+/* The lane sums of four vectors at once: halves added across pairs of vectors, then quarters
+ * across all four, then pairs of lanes twice; fewer operations than four hsum()s, which each
+ * reduce 16 lanes to one alone. */
+static inline float4 hsum4(float16 a, float16 b, float16 c, float16 d)
+{
+    const float16 ab = (float16)(a.lo, b.lo) + (float16)(a.hi, b.hi);
+    const float16 cd = (float16)(c.lo, d.lo) + (float16)(c.hi, d.hi);
+    const float16 q = (float16)(ab.s0123, ab.s89ab, cd.s0123, cd.s89ab) +
+                      (float16)(ab.s4567, ab.scdef, cd.s4567, cd.scdef);
+    const float8 h = q.even + q.odd;
+    return h.even + h.odd;
+}
+#define HSUM4 1
+#else
+static inline float4 hsum4(FV a, FV b, FV c, FV d)
+{
+    return (float4)(hsum(a), hsum(b), hsum(c), hsum(d));
+}
+#define HSUM4 0
+#endif
+
 /*
  * One online-softmax pass of R query rows q (pre-scaled by 1/sqrt(KD)) over positions
  * [s0, s1) of one KV head, TILE positions at a time (TILE a multiple of VW): the tile's
  * scores, then their softmax in vectors with one rescale of the running sums by
- * exp(old max - new max), then the tile's values. Row r sees positions
- * s <= lim[r] only (the causal mask; decode passes the last position).
+ * exp(old max - new max), then the tile's values. With MASK (1: prefill), row r sees
+ * positions s <= lim[r] only (the causal mask); decode (0) sees every position it is given.
+ * Four rows' scores are reduced together where the vectors allow (hsum4).
  * mx, sm: running max and sum of exp per row; o: the running sum of p V.
  */
-#define ATTEND(R, q, o, mx, sm, kh, vh, s0, s1, lim)                                           \
+#define ATTEND(R, MASK, q, o, mx, sm, kh, vh, s0, s1, lim)                                     \
     for (uint s = (s0); s < (s1); s += TILE) {                                                 \
         const uint te = min((uint)TILE, (s1) - s);                                             \
         float sc[R][TILE];                                                                     \
@@ -378,11 +401,23 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
                 PREFETCH_ROW((kh) + (size_t)(s + j) * KD + PF / sizeof(KVT));                  \
             UNROLL for (uint c = 0; c < NC; c++)                 \
                 kr[c] = KVLOAD((kh) + (size_t)(s + j) * KD + c * VW);                          \
+            FV a[R];                                                                           \
             UNROLL for (uint r = 0; r < R; r++) {                \
-                FV a = q[r][0] * kr[0];                                                        \
+                a[r] = q[r][0] * kr[0];                                                        \
                 UNROLL for (uint c = 1; c < NC; c++)             \
-                    a = fma(q[r][c], kr[c], a);                                                \
-                sc[r][j] = s + j <= lim[r] ? hsum(a) : -INFINITY;                              \
+                    a[r] = fma(q[r][c], kr[c], a[r]);                                          \
+            }                                                                                  \
+            if (HSUM4 && !(MASK) && (R) % 4 == 0) {                                            \
+                UNROLL for (uint r = 0; r < (R) / 4 * 4; r += 4) {                             \
+                    const float4 t = hsum4(a[r], a[r + 1], a[r + 2], a[r + 3]);                \
+                    sc[r][j] = t.x;                                                            \
+                    sc[r + 1][j] = t.y;                                                        \
+                    sc[r + 2][j] = t.z;                                                        \
+                    sc[r + 3][j] = t.w;                                                        \
+                }                                                                              \
+            } else {                                                                           \
+                UNROLL for (uint r = 0; r < R; r++)              \
+                    sc[r][j] = !(MASK) || s + j <= lim[r] ? hsum(a[r]) : -INFINITY;            \
             }                                                                                  \
         }                                                                                      \
         /* the softmax of the tile in VW-wide vectors (masked and missing scores are -inf) */  \
@@ -447,7 +482,7 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
     const uint chunk = (N + SPLIT - 1) / SPLIT;
     const uint s0 = min(N, t * chunk), s1 = min(N, s0 + chunk);
     __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
-    ATTEND(G, q, o, mx, sm, kh, vh, s0, s1, lim)
+    ATTEND(G, 0, q, o, mx, sm, kh, vh, s0, s1, lim)
     UNROLL for (uint r = 0; r < G; r++) {
         lmax[t][r] = mx[r];
         lsum[t][r] = sm[r];
@@ -501,7 +536,7 @@ __kernel void attn_prefill(__global const float *restrict Q, __global const KVT 
     }
     const uint s1 = min(N, t0 + BQ);
     __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
-    ATTEND(BQ, q, o, mx, sm, kh, vh, 0u, s1, lim)
+    ATTEND(BQ, 1, q, o, mx, sm, kh, vh, 0u, s1, lim)
     UNROLL for (uint r = 0; r < BQ; r++) {
         const float inv = 1.0f / sm[r];
         if (t0 + r < N)
