@@ -596,7 +596,8 @@ int ff_opcheck_bench(struct ff_opcheck *oc, struct ff_kernel *kern,
                      const struct ff_measure_cfg *cfg, struct ff_timing *t, char *err,
                      size_t errlen)
 {
-    /* a chain's runs count once each against the budget, as FF_OPCHECK_CHAIN launches */
+    /* ff_measure adds a chain's time per launch to its budget, and a chain takes
+     * FF_OPCHECK_CHAIN of those: the budget, divided, holds the chains' real time */
     struct ff_measure_cfg c = *cfg;
     c.budget_s = cfg->budget_s / FF_OPCHECK_CHAIN;
     struct chained *ch = malloc(sizeof(*ch));
