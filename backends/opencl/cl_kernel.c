@@ -532,22 +532,41 @@ int ff_cl_kernel_run(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_
     return ret;
 }
 
+/* What every chain of launches starts with: flopfit's own single-kernel launches only, and
+ * the parameters, set once for all of them. */
+static int chain_start(struct cl_kern *k, size_t n_bufs, const uint32_t *params, size_t n_params,
+                       char *err, size_t errlen)
+{
+    if (k->library || k->pack[0] || k->pack[1])
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "chains run flopfit's single-kernel launches, not a library call or a "
+                       "packed matmul");
+    cl_int rc = CL_SUCCESS;
+    for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
+        rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
+    return rc == CL_SUCCESS ? FF_OK : ff_cl_fail(rc, "clSetKernelArg", err, errlen);
+}
+
+/* Points the kernel's first n_bufs arguments at bufs. */
+static cl_int set_buffers(struct cl_kern *k, struct ff_buf *const *bufs, size_t n_bufs)
+{
+    cl_int rc = CL_SUCCESS;
+    for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
+        rc =
+            clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem), &((struct cl_buf *)bufs[i])->mem);
+    return rc;
+}
+
 int ff_cl_kernel_run_chain(struct ff_kernel *kernel, struct ff_buf *const *bufs, size_t n_bufs,
                            const uint32_t *params, size_t n_params, uint32_t count,
                            uint64_t *device_ns, uint64_t *wall_ns, char *err, size_t errlen)
 {
     struct cl_kern *k = (struct cl_kern *)kernel;
     struct cl_dev *d = (struct cl_dev *)kernel->dev;
-    if (k->library || k->pack[0] || k->pack[1])
-        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "chains run flopfit's single-kernel launches, not a library call or a "
-                       "packed matmul");
-    cl_int rc = CL_SUCCESS;
-    for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
-        rc =
-            clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem), &((struct cl_buf *)bufs[i])->mem);
-    for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
-        rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
+    int start = chain_start(k, n_bufs, params, n_params, err, errlen);
+    if (start < 0)
+        return start;
+    cl_int rc = set_buffers(k, bufs, n_bufs);
     if (rc != CL_SUCCESS)
         return ff_cl_fail(rc, "clSetKernelArg", err, errlen);
     /* the queue is in order: each launch starts after the previous one ended */
@@ -584,33 +603,27 @@ int ff_cl_kernel_run_sets(struct ff_kernel *kernel, struct ff_buf *const *sets, 
 {
     struct cl_kern *k = (struct cl_kern *)kernel;
     struct cl_dev *d = (struct cl_dev *)kernel->dev;
-    if (k->library || k->pack[0] || k->pack[1])
-        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "chains run flopfit's single-kernel launches, not a library call or a "
-                       "packed matmul");
-    cl_int rc = CL_SUCCESS;
-    for (size_t i = 0; i < n_params && rc == CL_SUCCESS; i++)
-        rc = clSetKernelArg(k->kernel, (cl_uint)(n_bufs + i), sizeof(cl_uint), &params[i]);
-    if (rc != CL_SUCCESS)
-        return ff_cl_fail(rc, "clSetKernelArg", err, errlen);
+    int start = chain_start(k, n_bufs, params, n_params, err, errlen);
+    if (start < 0)
+        return start;
     /* the queue is in order: each launch starts after the previous one ended; a launch takes
      * its arguments when enqueued, so the next set's buffers may be set at once */
     cl_event ev[FF_RUN_SETS_MAX];
     uint32_t n = 0;
-    const char *what = "clSetKernelArg";
+    cl_int rc = CL_SUCCESS;
+    const char *what = NULL;
     uint64_t t0 = ff_now_ns();
-    for (; n < count && rc == CL_SUCCESS; n++) {
-        struct ff_buf *const *set = sets + (n % n_sets) * n_bufs;
-        for (size_t i = 0; i < n_bufs && rc == CL_SUCCESS; i++)
-            rc = clSetKernelArg(k->kernel, (cl_uint)i, sizeof(cl_mem),
-                                &((struct cl_buf *)set[i])->mem);
-        if (rc != CL_SUCCESS)
+    for (; n < count; n++) {
+        if ((rc = set_buffers(k, sets + (n % n_sets) * n_bufs, n_bufs)) != CL_SUCCESS) {
+            what = "clSetKernelArg";
             break;
-        what = "clEnqueueNDRangeKernel";
+        }
         rc = clEnqueueNDRangeKernel(d->queue, k->kernel, 2, NULL, k->global,
                                     k->has_local ? k->local : NULL, 0, NULL, &ev[n]);
-        if (rc != CL_SUCCESS)
+        if (rc != CL_SUCCESS) {
+            what = "clEnqueueNDRangeKernel";
             break;
+        }
     }
     cl_int done = clFinish(d->queue);
     *wall_ns = ff_now_ns() - t0;
