@@ -530,19 +530,32 @@ struct timed {
     struct ff_kernel *kern;
 };
 
+/* The poison written over the output (outside any timed run). */
+static int poison_output(struct ff_opcheck *oc, char *err, size_t errlen)
+{
+    const uint32_t o = oc->n_bufs - 1;
+    return ff_buf_write(oc->bufs[o], 0, oc->poison, oc->bytes[o], err, errlen);
+}
+
+/* The next run's buffers into bufs: the next set of inputs in the rotation, the one output. */
+static void next_set(struct ff_opcheck *oc, struct ff_buf **bufs)
+{
+    const uint32_t o = oc->n_bufs - 1;
+    const uint32_t set = oc->n_sets > 1 ? oc->next_set++ % oc->n_sets : 0;
+    for (uint32_t b = 0; b < oc->n_bufs; b++)
+        bufs[b] = set == 0 || b == o ? oc->bufs[b] : oc->sets[(set - 1) * o + b];
+}
+
 /* One run into a freshly poisoned output; the times are the kernel's alone. */
 static int poisoned_run(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t errlen)
 {
     struct timed *t = arg;
     struct ff_opcheck *oc = t->oc;
-    const uint32_t o = oc->n_bufs - 1;
-    int ret = ff_buf_write(oc->bufs[o], 0, oc->poison, oc->bytes[o], err, errlen);
+    int ret = poison_output(oc, err, errlen);
     if (ret < 0)
         return ret;
     struct ff_buf *bufs[FF_MAX_BUFS];
-    const uint32_t set = oc->n_sets > 1 ? oc->next_set++ % oc->n_sets : 0;
-    for (uint32_t b = 0; b < oc->n_bufs; b++)
-        bufs[b] = set == 0 || b == o ? oc->bufs[b] : oc->sets[(set - 1) * o + b];
+    next_set(oc, bufs);
     return ff_kernel_run(t->kern, bufs, oc->n_bufs, oc->params, oc->n_params, dns, wns, err,
                          errlen);
 }
@@ -562,31 +575,21 @@ int ff_opcheck_run(struct ff_opcheck *oc, struct ff_kernel *kern, char *err, siz
     return ret < 0 ? ret : read_and_compare(oc, err, errlen);
 }
 
-struct chained {
-    struct ff_opcheck *oc;
-    struct ff_kernel *kern;
-    struct ff_buf *sets[FF_OPCHECK_CHAIN * FF_MAX_BUFS];
-};
-
 /* A chain of FF_OPCHECK_CHAIN launches into a freshly poisoned output, launch i on the next
  * set of inputs; the times are per launch. */
 static int poisoned_chain(void *arg, uint64_t *dns, uint64_t *wns, char *err, size_t errlen)
 {
-    struct chained *c = arg;
-    struct ff_opcheck *oc = c->oc;
-    const uint32_t o = oc->n_bufs - 1;
-    int ret = ff_buf_write(oc->bufs[o], 0, oc->poison, oc->bytes[o], err, errlen);
+    struct timed *t = arg;
+    struct ff_opcheck *oc = t->oc;
+    int ret = poison_output(oc, err, errlen);
     if (ret < 0)
         return ret;
-    for (uint32_t i = 0; i < FF_OPCHECK_CHAIN; i++) {
-        const uint32_t set = oc->n_sets > 1 ? oc->next_set++ % oc->n_sets : 0;
-        for (uint32_t b = 0; b < oc->n_bufs; b++)
-            c->sets[i * oc->n_bufs + b] =
-                set == 0 || b == o ? oc->bufs[b] : oc->sets[(set - 1) * o + b];
-    }
+    struct ff_buf *sets[FF_OPCHECK_CHAIN * FF_MAX_BUFS];
+    for (uint32_t i = 0; i < FF_OPCHECK_CHAIN; i++)
+        next_set(oc, sets + i * oc->n_bufs);
     uint64_t d = 0, w = 0;
-    ret = ff_kernel_run_sets(c->kern, c->sets, oc->n_bufs, FF_OPCHECK_CHAIN, oc->params,
-                             oc->n_params, FF_OPCHECK_CHAIN, &d, &w, err, errlen);
+    ret = ff_kernel_run_sets(t->kern, sets, oc->n_bufs, FF_OPCHECK_CHAIN, oc->params, oc->n_params,
+                             FF_OPCHECK_CHAIN, &d, &w, err, errlen);
     *dns = d / FF_OPCHECK_CHAIN;
     *wns = w / FF_OPCHECK_CHAIN;
     return ret;
@@ -600,19 +603,13 @@ int ff_opcheck_bench(struct ff_opcheck *oc, struct ff_kernel *kern,
      * FF_OPCHECK_CHAIN of those: the budget, divided, holds the chains' real time */
     struct ff_measure_cfg c = *cfg;
     c.budget_s = cfg->budget_s / FF_OPCHECK_CHAIN;
-    struct chained *ch = malloc(sizeof(*ch));
-    if (!ch)
-        return no_memory(err, errlen);
-    ch->oc = oc;
-    ch->kern = kern;
+    struct timed ctx = {oc, kern};
     oc->chain = FF_OPCHECK_CHAIN;
-    int ret = ff_measure(&c, poisoned_chain, ch, t, err, errlen);
-    free(ch);
+    int ret = ff_measure(&c, poisoned_chain, &ctx, t, err, errlen);
     if (ret == FF_OK) {
         t->reps *= FF_OPCHECK_CHAIN;
     } else if (ret == FF_ERR_UNSUPPORTED) {
         /* the backend runs no chain of this kernel (checked before any launch): alone */
-        struct timed ctx = {oc, kern};
         oc->chain = 0;
         ret = ff_measure(cfg, poisoned_run, &ctx, t, err, errlen);
     }
