@@ -369,13 +369,11 @@ static inline float4 hsum4(float16 a, float16 b, float16 c, float16 d)
     const float8 h = q.even + q.odd;
     return h.even + h.odd;
 }
-#define HSUM4 1
 #else
 static inline float4 hsum4(FV a, FV b, FV c, FV d)
 {
     return (float4)(hsum(a), hsum(b), hsum(c), hsum(d));
 }
-#define HSUM4 0
 #endif
 
 /*
@@ -384,7 +382,7 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
  * scores, then their softmax in vectors with one rescale of the running sums by
  * exp(old max - new max), then the tile's values. With MASK (1: prefill), row r sees
  * positions s <= lim[r] only (the causal mask); decode (0) sees every position it is given.
- * Four rows' scores are reduced together where the vectors allow (hsum4).
+ * Without the mask, four rows' scores are reduced together (hsum4).
  * mx, sm: running max and sum of exp per row; o: the running sum of p V.
  */
 #define ATTEND(R, MASK, q, o, mx, sm, kh, vh, s0, s1, lim)                                     \
@@ -407,8 +405,8 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
                 UNROLL for (uint c = 1; c < NC; c++)             \
                     a[r] = fma(q[r][c], kr[c], a[r]);                                          \
             }                                                                                  \
-            if (HSUM4 && !(MASK) && (R) % 4 == 0) {                                            \
-                UNROLL for (uint r = 0; r < (R) / 4 * 4; r += 4) {                             \
+            if (!(MASK) && (R) % 4 == 0) {                                                     \
+                UNROLL for (uint r = 0; r < (R); r += 4) {                                     \
                     const float4 t = hsum4(a[r], a[r + 1], a[r + 2], a[r + 3]);                \
                     sc[r][j] = t.x;                                                            \
                     sc[r + 1][j] = t.y;                                                        \
