@@ -91,20 +91,18 @@ static uint64_t time_kernel(struct ff_kernel *k, struct ff_buf *const *bufs, siz
     for (int i = -1; i < reps; i++) {
         uint64_t dev_ns = 0, wall_ns = 0;
         struct ff_buf *const *b = bufs + (size_t)(i + 1) % sets * nb;
-        if (chain) {
-            /* `chain` launches back to back over every set, each launch's own time summed */
-            if (ff_kernel_run_sets(k, bufs, nb, sets, params, np, chain, &dev_ns, &wall_ns, err,
-                                   sizeof(err)) < 0) {
-                fprintf(stderr, "run: %s\n", err);
-                return 0;
-            }
-            dev_ns /= chain;
-        } else if (ff_kernel_run(k, b, nb, params, np, &dev_ns, &wall_ns, err, sizeof(err)) < 0) {
+        /* with `chain`: that many launches back to back over every set, each launch's own
+         * time summed */
+        const int ret =
+            chain ? ff_kernel_run_sets(k, bufs, nb, sets, params, np, chain, &dev_ns, &wall_ns, err,
+                                       sizeof(err))
+                  : ff_kernel_run(k, b, nb, params, np, &dev_ns, &wall_ns, err, sizeof(err));
+        if (ret < 0) {
             fprintf(stderr, "run: %s\n", err);
             return 0;
         }
         if (i >= 0)
-            t[i] = dev_ns;
+            t[i] = chain ? dev_ns / chain : dev_ns;
     }
     qsort(t, (size_t)reps, sizeof(t[0]), cmp_u64);
     return t[reps / 2];
