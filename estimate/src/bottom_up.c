@@ -99,23 +99,71 @@ static double along(double x0, double y0, double slope, double x)
     return y0 + slope * (x - x0);
 }
 
+/*
+ * The dimensions of a shape that set its work per byte rather than its size: a gemv's rows of
+ * X (m: a batch reads the same weights for m times the work), attention's query rows per KV
+ * head and head dim (g, k), rope's rows per position (g). Shapes of one regime differ only
+ * along the axis the interpolation runs (bytes, FLOPs); GEMM and the rest have one regime.
+ * Returned as log2 values in key[0..1] (0 where unused).
+ */
+static void regime(int kind, uint32_t m, uint32_t k, uint32_t g, double key[2])
+{
+    key[0] = key[1] = 0.0;
+    switch (kind) {
+    case FF_OP_GEMV: key[0] = log2(m > 0 ? m : 1); break;
+    case FF_OP_ATTN_DECODE:
+    case FF_OP_ATTN_PREFILL:
+        key[0] = log2(g > 0 ? g : 1);
+        key[1] = log2(k > 0 ? k : 1);
+        break;
+    case FF_OP_ROPE: key[0] = log2(g > 0 ? g : 1); break;
+    default: break;
+    }
+}
+
+static bool usable(const struct ff_spec_op *s, const struct ff_op *op)
+{
+    return s->kind == (int)op->kind && s->prec == (int)op->prec && s->seconds > 0.0;
+}
+
 /* Measured or interpolated time of op from d->ops; false when neither applies. */
 static bool from_profile(const struct ff_spec *d, const struct ff_op *op, double *seconds,
                          enum ff_op_source *source)
 {
-    /* The same kind and format, as (log x, log time), sorted by x, equal x averaged. */
-    double xs[FF_SPEC_OPS_MAX], ys[FF_SPEC_OPS_MAX];
-    int cnt[FF_SPEC_OPS_MAX];
-    size_t n = 0;
-    for (size_t i = 0; i < d->n_ops && i < FF_SPEC_OPS_MAX; i++) {
+    /* The measured regime nearest op's (the sum of the keys' log2 distances; of two as near,
+     * the one with more work per byte), so that a batch's gemv or another group size never
+     * sits between two points of op's own: its time at equal bytes is another curve. */
+    const size_t n_ops = d->n_ops < FF_SPEC_OPS_MAX ? d->n_ops : FF_SPEC_OPS_MAX;
+    double want[2], best[2] = {0.0, 0.0}, best_dist = INFINITY;
+    regime((int)op->kind, op->m, op->k, op->g, want);
+    for (size_t i = 0; i < n_ops; i++) {
         const struct ff_spec_op *s = &d->ops[i];
-        if (s->kind != (int)op->kind || s->prec != (int)op->prec || !(s->seconds > 0.0))
+        if (!usable(s, op))
             continue;
         if (s->m == op->m && s->n == op->n && s->k == op->k && s->g == op->g) {
             *seconds = s->seconds;
             *source = FF_OP_SOURCE_MEASURED;
             return true;
         }
+        double key[2];
+        regime(s->kind, s->m, s->k, s->g, key);
+        double dist = fabs(key[0] - want[0]) + fabs(key[1] - want[1]);
+        if (dist < best_dist || (dist == best_dist && key[0] + key[1] > best[0] + best[1])) {
+            best_dist = dist;
+            best[0] = key[0];
+            best[1] = key[1];
+        }
+    }
+    /* That regime's points, as (log x, log time), sorted by x, equal x averaged. */
+    double xs[FF_SPEC_OPS_MAX], ys[FF_SPEC_OPS_MAX];
+    int cnt[FF_SPEC_OPS_MAX];
+    size_t n = 0;
+    for (size_t i = 0; i < n_ops; i++) {
+        const struct ff_spec_op *s = &d->ops[i];
+        double key[2];
+        regime(s->kind, s->m, s->k, s->g, key);
+        if (!usable(s, op) || key[0] != best[0] || key[1] != best[1])
+            continue;
         struct ff_op at = *op;
         at.m = s->m;
         at.n = s->n;

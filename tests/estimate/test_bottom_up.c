@@ -327,3 +327,83 @@ Test(bottom_up, without_op_tests_top_down_is_unchanged)
     struct ff_spec h100 = device("h100");
     cr_expect_eq(h100.n_ops, 0);
 }
+
+/* An op test of shape (m, n, k, g) taking `seconds`, appended to d's table. */
+static void add_op(struct ff_spec *d, enum ff_op_kind kind, enum ff_precision prec, uint32_t m,
+                   uint32_t n, uint32_t k, uint32_t g, double seconds)
+{
+    cr_assert_lt(d->n_ops, FF_SPEC_OPS_MAX);
+    struct ff_op o = {kind, prec, m, n, k, g, 1, "t"};
+    d->ops[d->n_ops++] = (struct ff_spec_op){.kind = kind,
+                                             .prec = prec,
+                                             .m = m,
+                                             .n = n,
+                                             .k = k,
+                                             .g = g,
+                                             .seconds = seconds,
+                                             .bytes = ff_op_bytes(&o)};
+}
+
+static double time_of(const struct ff_spec *d, struct ff_op o, enum ff_op_source *src)
+{
+    struct ff_plan p = serve_plan();
+    double t = 0.0;
+    cr_assert_eq(ff_op_time(d, &p, NULL, &o, &t, src), FF_OK);
+    return t;
+}
+
+Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
+{
+    /* A generic grid's q8_0 mat-vecs: one row of X at two sizes, at 20 GB/s, and 16 rows at
+     * the smaller size, 4x the time for (nearly) the same bytes. A one-row mat-vec between the
+     * two sizes is interpolated between the one-row points only: the 16-row point, its bytes
+     * just above the smaller one-row point's, would put a steep step in the curve. */
+    struct ff_spec d = profile("profile-ops-none.json");
+    struct ff_op small = {FF_OP_GEMV, FF_PREC_Q8_0, 1, 4096, 4096, 0, 1, "s"};
+    struct ff_op big = {FF_OP_GEMV, FF_PREC_Q8_0, 1, 14336, 4096, 0, 1, "b"};
+    struct ff_op batch = {FF_OP_GEMV, FF_PREC_Q8_0, 16, 4096, 4096, 0, 1, "m"};
+    add_op(&d, FF_OP_GEMV, FF_PREC_Q8_0, 1, 4096, 4096, 0, ff_op_bytes(&small) / 20e9);
+    add_op(&d, FF_OP_GEMV, FF_PREC_Q8_0, 1, 14336, 4096, 0, ff_op_bytes(&big) / 20e9);
+    add_op(&d, FF_OP_GEMV, FF_PREC_Q8_0, 16, 4096, 4096, 0, 4.0 * ff_op_bytes(&small) / 20e9);
+    enum ff_op_source src;
+    struct ff_op mid = {FF_OP_GEMV, FF_PREC_Q8_0, 1, 7680, 4096, 0, 1, "qkv"};
+    double t = time_of(&d, mid, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(fabs(t / (ff_op_bytes(&mid) / 20e9) - 1.0) < 1e-9, "%g s", t);
+    /* 16 rows at another size: the 16-row point's throughput; 8 rows: the nearer regime in
+     * log2 rows (16, one step, against 1, three) */
+    struct ff_op mid16 = mid;
+    mid16.m = 16;
+    t = time_of(&d, mid16, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(
+        fabs(t / (4.0 * ff_op_bytes(&small) / 20e9 * ff_op_bytes(&mid16) / ff_op_bytes(&batch)) -
+             1.0) < 1e-9,
+        "%g s", t);
+    struct ff_op mid8 = mid16;
+    mid8.m = 8;
+    cr_expect_gt(time_of(&d, mid8, &src), 2.0 * ff_op_bytes(&mid8) / 20e9);
+    /* the exact shapes stay measured */
+    cr_expect_float_eq(time_of(&d, batch, &src), 4.0 * ff_op_bytes(&small) / 20e9, 1e-15);
+    cr_expect_eq(src, FF_OP_SOURCE_MEASURED);
+
+    /* Decode attention: GQA 4 (4x the work a KV byte) and MHA points; MHA at a length between
+     * its own points is interpolated from them, not from the GQA ones beside them in bytes. */
+    struct ff_op a1 = {FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1, 1, "a"};
+    struct ff_op a1l = a1;
+    a1l.n = 4096;
+    add_op(&d, FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1, ff_op_bytes(&a1) / 20e9);
+    add_op(&d, FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1, ff_op_bytes(&a1l) / 20e9);
+    struct ff_op a4 = {FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, 1, "a"};
+    add_op(&d, FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, ff_op_bytes(&a4) / 5e9);
+    struct ff_op amid = a1;
+    amid.n = 1536;
+    t = time_of(&d, amid, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(fabs(t / (ff_op_bytes(&amid) / 20e9) - 1.0) < 1e-9, "%g s", t);
+    /* head dim 80 (no such points): the nearest regime, MHA at 128 */
+    amid.k = 80;
+    t = time_of(&d, amid, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(fabs(t / (ff_op_bytes(&amid) / 20e9) - 1.0) < 1e-9, "%g s", t);
+}
