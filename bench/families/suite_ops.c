@@ -67,27 +67,32 @@ static void add(struct ff_bench_op *out, size_t max, size_t *n, enum ff_kernel_i
 size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max)
 {
     size_t n = 0;
+    /* The formats a model is estimated in by default come first, so that the quick grid
+     * holds them too: bf16 weights with a bf16 KV cache (`flopfit estimate`'s default), GGUF's
+     * q4_0 and q8_0 with fp16 KV (llama.cpp's), fp16; the estimator interpolates only within
+     * a format. */
     /* decode mat-vecs: a 7B/8B model's projections (4096 wide, FFN 14336) and a small one */
-    static const enum ff_precision wfmt[] = {FF_PREC_Q4_0, FF_PREC_Q8_0, FF_PREC_FP16,
-                                             FF_PREC_INT8, FF_PREC_BF16, FF_PREC_FP32};
+    static const enum ff_precision wfmt[] = {FF_PREC_BF16, FF_PREC_Q4_0, FF_PREC_Q8_0,
+                                             FF_PREC_FP16, FF_PREC_INT8, FF_PREC_FP32};
     static const uint32_t wshape[][2] = {{1024, 1024}, {4096, 4096}, {14336, 4096}, {4096, 14336}};
-    for (size_t f = 0; f < (quick ? 3 : 6); f++)
+    for (size_t f = 0; f < (quick ? 4 : 6); f++)
         for (size_t s = quick ? 1 : 0; s < (quick ? 3 : 4); s++)
             add(out, max, &n, FF_KERNEL_GEMV, wfmt[f], 1, wshape[s][0], wshape[s][1], 0);
-    for (size_t f = 0; f < 3 && !quick; f++)
+    for (size_t f = 0; f < 4 && !quick; f++)
         for (uint32_t m = 4; m <= 16; m *= 4)
             add(out, max, &n, FF_KERNEL_GEMV, wfmt[f], m, 4096, 4096, 0);
     /* decode attention: 32 query heads of 128 over 8 KV heads (GQA 4), and MHA */
-    static const enum ff_precision kv[] = {FF_PREC_FP16, FF_PREC_BF16, FF_PREC_FP32};
-    for (size_t f = 0; f < (quick ? 1 : 3); f++)
+    static const enum ff_precision kv[] = {FF_PREC_BF16, FF_PREC_FP16, FF_PREC_FP32};
+    for (size_t f = 0; f < (quick ? 2 : 3); f++)
         for (uint32_t L = quick ? 512 : 128; L <= (quick ? 2048u : 8192u); L *= 4)
             add(out, max, &n, FF_KERNEL_ATTN_DECODE, kv[f], 32, L, 128, 4);
     if (!quick)
-        for (uint32_t L = 512; L <= 2048; L *= 4)
+        for (uint32_t L = 128; L <= 2048; L *= 4)
             add(out, max, &n, FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, L, 128, 1);
     /* causal prefill attention: 8 heads (its time is linear in the heads) */
-    for (uint32_t L = quick ? 512 : 128; L <= (quick ? 512u : 2048u); L *= 4)
-        add(out, max, &n, FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 8, L, 128, 4);
+    for (size_t f = 0; f < 2; f++)
+        for (uint32_t L = quick ? 512 : 128; L <= (quick ? 512u : 2048u); L *= 4)
+            add(out, max, &n, FF_KERNEL_ATTN_PREFILL, kv[f], 8, L, 128, 4);
     /* the memory-bound rest of a layer, one token and a 512-token prompt */
     const uint32_t rows[] = {1, 512};
     for (size_t r = 0; r < 2; r++) {
@@ -106,13 +111,20 @@ size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max)
         add(out, max, &n, FF_KERNEL_XENT, FF_PREC_FP32, 256, 32000, 0, 0);
         add(out, max, &n, FF_KERNEL_XENT, FF_PREC_FP32, 16, 128256, 0, 0);
     }
-    /* GEMMs of prefill and training: tokens x out x in */
-    static const uint32_t gshape[][3] = {
-        {512, 4096, 4096}, {64, 4096, 4096}, {2048, 4096, 4096}, {512, 14336, 4096}};
-    for (int p = 0; p < 2; p++)
-        for (size_t s = 0; s < (quick ? 1 : 4); s++)
-            add(out, max, &n, FF_KERNEL_MATMUL, p ? FF_PREC_INT8 : FF_PREC_FP32, gshape[s][0],
-                gshape[s][1], gshape[s][2], 0);
+    /* GEMMs of prefill and training: tokens x out x in, a 7B/8B model's and a small one's
+     * (1024 wide, as models under 0.5B); fp16 is the GEMM of a 16-bit model
+     * (bf16's too), in fp32 arithmetic where the device has no fp16 (run_gemm), int8 that of
+     * int8 and GGUF weights */
+    static const enum ff_precision gfmt[] = {FF_PREC_FP16, FF_PREC_FP32, FF_PREC_INT8};
+    static const uint32_t gshape[][3] = {{512, 4096, 4096},
+                                         {64, 4096, 4096},
+                                         {2048, 4096, 4096},
+                                         {512, 14336, 4096},
+                                         {512, 1024, 1024}};
+    for (size_t f = 0; f < 3; f++)
+        for (size_t s = 0; s < (quick ? 1 : 5); s++)
+            add(out, max, &n, FF_KERNEL_MATMUL, gfmt[f], gshape[s][0], gshape[s][1], gshape[s][2],
+                0);
     return n;
 }
 

@@ -650,3 +650,33 @@ Test(probes, ops_search_once_per_format)
     }
     close_wrapped(&dev);
 }
+
+/* The generic grid (`--only ops`) holds every format the estimator takes by default, quick or
+ * not, since it interpolates only within a format and kind: bf16 mat-vecs and KV (its default
+ * precision), fp16 KV (GGUF's), q4_0 and q8_0 mat-vecs, the fp16 GEMM of a 16-bit model, the
+ * int8 GEMM of int8 and GGUF weights; and it fits the family's table. */
+Test(probes, ops_grid_covers_the_estimators_defaults)
+{
+    static const struct {
+        enum ff_kernel_id id;
+        enum ff_precision prec;
+    } need[] = {
+        {FF_KERNEL_GEMV, FF_PREC_BF16},         {FF_KERNEL_GEMV, FF_PREC_Q4_0},
+        {FF_KERNEL_GEMV, FF_PREC_Q8_0},         {FF_KERNEL_ATTN_DECODE, FF_PREC_BF16},
+        {FF_KERNEL_ATTN_DECODE, FF_PREC_FP16},  {FF_KERNEL_ATTN_PREFILL, FF_PREC_BF16},
+        {FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16}, {FF_KERNEL_MATMUL, FF_PREC_FP16},
+        {FF_KERNEL_MATMUL, FF_PREC_FP32},       {FF_KERNEL_MATMUL, FF_PREC_INT8},
+    };
+    for (int quick = 0; quick < 2; quick++) {
+        struct ff_bench_op grid[129];
+        size_t n = ff_suite_ops_grid(quick, grid, 129);
+        cr_expect(n > 0 && n < 128, "quick %d: %zu shapes (the family holds 128)", quick, n);
+        for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+            size_t found = 0;
+            for (size_t j = 0; j < n; j++)
+                found += grid[j].desc.id == need[i].id && grid[j].desc.prec == need[i].prec;
+            cr_expect(found > 0, "quick %d: kernel %d in %s missing", quick, (int)need[i].id,
+                      ff_precision_name(need[i].prec));
+        }
+    }
+}
