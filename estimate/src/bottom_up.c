@@ -101,16 +101,23 @@ static double along(double x0, double y0, double slope, double x)
 
 /*
  * The dimensions of a shape that set its work per byte rather than its size: a gemv's rows of
- * X (m: a batch reads the same weights for m times the work), attention's query rows per KV
- * head and head dim (g, k), rope's rows per position (g). Shapes of one regime differ only
- * along the axis the interpolation runs (bytes, FLOPs); GEMM and the rest have one regime.
- * Returned as log2 values in key[0..1] (0 where unused).
+ * X (m: a batch reads the same weights for m times the work), a GEMM's smallest dimension (64
+ * tokens through a 4096-square layer is a skinny, weight-bound product; 1024 cubed with the
+ * same FLOPs is not), attention's query rows per KV head and head dim (g, k), rope's rows per
+ * position (g). Shapes of one regime differ only along the axis the interpolation runs
+ * (bytes, FLOPs); the rest have one regime. As log2 values in key[0..1] (0 where unused).
  */
-static void regime(int kind, uint32_t m, uint32_t k, uint32_t g, double key[2])
+static void regime(int kind, uint32_t m, uint32_t n, uint32_t k, uint32_t g, double key[2])
 {
     key[0] = key[1] = 0.0;
     switch (kind) {
     case FF_OP_GEMV: key[0] = log2(m > 0 ? m : 1); break;
+    case FF_OP_GEMM: {
+        uint32_t lo = m < n ? m : n;
+        lo = lo < k ? lo : k;
+        key[0] = log2(lo > 0 ? lo : 1);
+        break;
+    }
     case FF_OP_ATTN_DECODE:
     case FF_OP_ATTN_PREFILL:
         key[0] = log2(g > 0 ? g : 1);
@@ -126,43 +133,19 @@ static bool usable(const struct ff_spec_op *s, const struct ff_op *op)
     return s->kind == (int)op->kind && s->prec == (int)op->prec && s->seconds > 0.0;
 }
 
-/* Measured or interpolated time of op from d->ops; false when neither applies. */
-static bool from_profile(const struct ff_spec *d, const struct ff_op *op, double *seconds,
-                         enum ff_op_source *source)
+/* op's time from the usable points of regime key alone; false when none is within reach. */
+static bool interpolate(const struct ff_spec *d, size_t n_ops, const struct ff_op *op,
+                        const double key[2], double *seconds)
 {
-    /* The measured regime nearest op's (the sum of the keys' log2 distances; of two as near,
-     * the one with more work per byte), so that a batch's gemv or another group size never
-     * sits between two points of op's own: its time at equal bytes is another curve. */
-    const size_t n_ops = d->n_ops < FF_SPEC_OPS_MAX ? d->n_ops : FF_SPEC_OPS_MAX;
-    double want[2], best[2] = {0.0, 0.0}, best_dist = INFINITY;
-    regime((int)op->kind, op->m, op->k, op->g, want);
-    for (size_t i = 0; i < n_ops; i++) {
-        const struct ff_spec_op *s = &d->ops[i];
-        if (!usable(s, op))
-            continue;
-        if (s->m == op->m && s->n == op->n && s->k == op->k && s->g == op->g) {
-            *seconds = s->seconds;
-            *source = FF_OP_SOURCE_MEASURED;
-            return true;
-        }
-        double key[2];
-        regime(s->kind, s->m, s->k, s->g, key);
-        double dist = fabs(key[0] - want[0]) + fabs(key[1] - want[1]);
-        if (dist < best_dist || (dist == best_dist && key[0] + key[1] > best[0] + best[1])) {
-            best_dist = dist;
-            best[0] = key[0];
-            best[1] = key[1];
-        }
-    }
-    /* That regime's points, as (log x, log time), sorted by x, equal x averaged. */
+    /* The regime's points, as (log x, log time), sorted by x, equal x averaged. */
     double xs[FF_SPEC_OPS_MAX], ys[FF_SPEC_OPS_MAX];
     int cnt[FF_SPEC_OPS_MAX];
     size_t n = 0;
     for (size_t i = 0; i < n_ops; i++) {
         const struct ff_spec_op *s = &d->ops[i];
-        double key[2];
-        regime(s->kind, s->m, s->k, s->g, key);
-        if (!usable(s, op) || key[0] != best[0] || key[1] != best[1])
+        double sk[2];
+        regime(s->kind, s->m, s->n, s->k, s->g, sk);
+        if (!usable(s, op) || sk[0] != key[0] || sk[1] != key[1])
             continue;
         struct ff_op at = *op;
         at.m = s->m;
@@ -213,8 +196,65 @@ static bool from_profile(const struct ff_spec *d, const struct ff_op *op, double
         Y = along(xs[j - 1], ys[j - 1], (ys[j] - ys[j - 1]) / (xs[j] - xs[j - 1]), X);
     }
     *seconds = exp(Y);
-    *source = FF_OP_SOURCE_INTERPOLATED;
     return true;
+}
+
+/*
+ * Measured or interpolated time of op from d->ops; false when neither applies. Interpolated
+ * within one regime: the measured regime nearest op's (the sum of the keys' log2 distances;
+ * of two as near, the one with more work per byte) that reaches op's size, so that a batch's
+ * gemv or a skinny GEMM never sits between two points of op's own regime: at nearly equal
+ * bytes or FLOPs the two lie on different curves.
+ */
+static bool from_profile(const struct ff_spec *d, const struct ff_op *op, double *seconds,
+                         enum ff_op_source *source)
+{
+    const size_t n_ops = d->n_ops < FF_SPEC_OPS_MAX ? d->n_ops : FF_SPEC_OPS_MAX;
+    double want[2], keys[FF_SPEC_OPS_MAX][2];
+    size_t n_keys = 0;
+    regime((int)op->kind, op->m, op->n, op->k, op->g, want);
+    for (size_t i = 0; i < n_ops; i++) {
+        const struct ff_spec_op *s = &d->ops[i];
+        if (!usable(s, op))
+            continue;
+        if (s->m == op->m && s->n == op->n && s->k == op->k && s->g == op->g) {
+            *seconds = s->seconds;
+            *source = FF_OP_SOURCE_MEASURED;
+            return true;
+        }
+        double key[2];
+        regime(s->kind, s->m, s->n, s->k, s->g, key);
+        size_t j = 0;
+        while (j < n_keys && (keys[j][0] != key[0] || keys[j][1] != key[1]))
+            j++;
+        if (j == n_keys) {
+            keys[n_keys][0] = key[0];
+            keys[n_keys][1] = key[1];
+            n_keys++;
+        }
+    }
+    /* the regimes in order of preference, each tried until one reaches op */
+    bool tried[FF_SPEC_OPS_MAX] = {false};
+    for (size_t t = 0; t < n_keys; t++) {
+        size_t b = n_keys;
+        double best = INFINITY;
+        for (size_t j = 0; j < n_keys; j++) {
+            if (tried[j])
+                continue;
+            double dist = fabs(keys[j][0] - want[0]) + fabs(keys[j][1] - want[1]);
+            if (b == n_keys || dist < best ||
+                (dist == best && keys[j][0] + keys[j][1] > keys[b][0] + keys[b][1])) {
+                b = j;
+                best = dist;
+            }
+        }
+        tried[b] = true;
+        if (interpolate(d, n_ops, op, keys[b], seconds)) {
+            *source = FF_OP_SOURCE_INTERPOLATED;
+            return true;
+        }
+    }
+    return false;
 }
 
 static int time_op(const struct ff_spec *d, const struct rates *r, const struct ff_op *op,

@@ -406,4 +406,26 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     t = time_of(&d, amid, &src);
     cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
     cr_expect(fabs(t / (ff_op_bytes(&amid) / 20e9) - 1.0) < 1e-9, "%g s", t);
+
+    /* GEMMs: 512-token points at 270 and 250 GFLOP/s and a skinny 64-token one at 125 with
+     * exactly 1024 cubed's FLOPs. 1024 cubed (smallest dimension 1024: as near 512 as 2048,
+     * and 2048's regime, one point 16x its FLOPs away, is out of reach) comes from the
+     * 512-token points, between their rates; not the skinny one's. */
+    struct ff_op g_small = {FF_OP_GEMM, FF_PREC_FP32, 512, 1024, 1024, 0, 1, "g"};
+    struct ff_op g_big = {FF_OP_GEMM, FF_PREC_FP32, 512, 4096, 4096, 0, 1, "g"};
+    struct ff_op g_skinny = {FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 4096, 0, 1, "g"};
+    struct ff_op g_large = {FF_OP_GEMM, FF_PREC_FP32, 2048, 4096, 8192, 0, 1, "g"};
+    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 512, 1024, 1024, 0, ff_op_flops(&g_small) / 270e9);
+    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 512, 4096, 4096, 0, ff_op_flops(&g_big) / 250e9);
+    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 4096, 0, ff_op_flops(&g_skinny) / 125e9);
+    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 2048, 4096, 8192, 0, ff_op_flops(&g_large) / 300e9);
+    struct ff_op cube = {FF_OP_GEMM, FF_PREC_FP32, 1024, 1024, 1024, 0, 1, "qkv"};
+    t = time_of(&d, cube, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    double rate = ff_op_flops(&cube) / t;
+    cr_expect(rate > 249e9 && rate < 271e9, "%g FLOP/s", rate);
+    /* and a 64-token GEMM of another size from the skinny point */
+    struct ff_op skinny2 = {FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 2048, 0, 1, "g"};
+    t = time_of(&d, skinny2, &src);
+    cr_expect(fabs(ff_op_flops(&skinny2) / t / 125e9 - 1.0) < 1e-9, "%g s", t);
 }

@@ -717,9 +717,10 @@ FF_API const char *ff_op_source_name(enum ff_op_source s);
 /*
  * The time of one run of op on device d: measured when d->ops has its kind, format and shape;
  * else interpolated over the same kind and format in log time against log bytes (log FLOPs for
- * GEMM), within one regime (a gemv's rows of X, attention's query rows per KV head and head
- * dim, rope's rows per position: the measured values nearest op's in log2, of two as near the
- * larger), linearly between the two nearest measured neighbours; above the measured range at the
+ * GEMM), within one regime (a gemv's rows of X, a GEMM's smallest dimension, attention's
+ * query rows per KV head and head dim, rope's rows per position: the measured values nearest
+ * op's in log2, of two as near the larger, that reach op's size), linearly between the two
+ * nearest measured neighbours; above the measured range at the
  * largest measured shape's throughput, below it along the line through the nearest two with
  * its slope held between 0 and 1 (time never grows as shapes shrink), at most FF_OP_EXTRAPOLATE_MAX beyond; one measured shape alone is scaled at
  * its throughput within that reach. Otherwise the constant: the roofline max(bytes /
