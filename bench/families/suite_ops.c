@@ -89,8 +89,9 @@ size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max)
     if (!quick)
         for (uint32_t L = 128; L <= 2048; L *= 4)
             add(out, max, &n, FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, L, 128, 1);
-    /* causal prefill attention: 8 heads (its time is linear in the heads) */
-    for (size_t f = 0; f < 2; f++)
+    /* causal prefill attention: 8 heads (its time is linear in the heads); fp32 is an fp32
+     * training step's */
+    for (size_t f = 0; f < (quick ? 2 : 3); f++)
         for (uint32_t L = quick ? 512 : 128; L <= (quick ? 512u : 2048u); L *= 4)
             add(out, max, &n, FF_KERNEL_ATTN_PREFILL, kv[f], 8, L, 128, 4);
     /* the memory-bound rest of a layer, one token and a 512-token prompt */
