@@ -23,10 +23,14 @@ const char *ff_op_source_name(enum ff_op_source s)
     return "?";
 }
 
-/* GEMM is timed against its FLOPs, the memory-bound kinds against their bytes. */
+/* GEMM and causal prefill attention are timed against their FLOPs, the memory-bound kinds
+ * against their bytes: prefill attention's work grows with the square of the positions, its
+ * bytes linearly, so in bytes 8 heads of 2048 positions and 64 of 256 look alike and differ
+ * 8x in work. */
 static double op_x(const struct ff_op *op)
 {
-    return op->kind == FF_OP_GEMM ? ff_op_flops(op) : ff_op_bytes(op);
+    return op->kind == FF_OP_GEMM || op->kind == FF_OP_ATTN_PREFILL ? ff_op_flops(op)
+                                                                    : ff_op_bytes(op);
 }
 
 /* The figures a constant term takes, as ff_est_run used them. */

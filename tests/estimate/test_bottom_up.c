@@ -424,6 +424,18 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
     double rate = ff_op_flops(&cube) / t;
     cr_expect(rate > 249e9 && rate < 271e9, "%g FLOP/s", rate);
+    /* Causal prefill attention along its FLOPs: 8 heads of 512 and 2048 positions at 100
+     * GFLOP/s; 64 heads of 256 (the bytes of 8 of 2048, an eighth of the work) at that rate. */
+    struct ff_op p1 = {FF_OP_ATTN_PREFILL, FF_PREC_FP16, 8, 512, 128, 4, 1, "attn"};
+    struct ff_op p2 = p1;
+    p2.n = 2048;
+    add_op(&d, FF_OP_ATTN_PREFILL, FF_PREC_FP16, 8, 512, 128, 4, ff_op_flops(&p1) / 100e9);
+    add_op(&d, FF_OP_ATTN_PREFILL, FF_PREC_FP16, 8, 2048, 128, 4, ff_op_flops(&p2) / 100e9);
+    struct ff_op pw = {FF_OP_ATTN_PREFILL, FF_PREC_FP16, 64, 256, 128, 4, 1, "attn"};
+    t = time_of(&d, pw, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(fabs(ff_op_flops(&pw) / t / 100e9 - 1.0) < 1e-9, "%g s", t);
+
     /* and a 64-token GEMM of another size from the skinny point */
     struct ff_op skinny2 = {FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 2048, 0, 1, "g"};
     t = time_of(&d, skinny2, &src);

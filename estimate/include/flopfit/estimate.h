@@ -710,14 +710,14 @@ enum ff_op_source {
 /* "measured", "interpolated", "constant"; "?" out of range. Static strings. */
 FF_API const char *ff_op_source_name(enum ff_op_source s);
 
-/* How far past the measured shapes an op is extrapolated (in bytes, FLOPs for GEMM): 4x, then
- * it is a constant. */
+/* How far past the measured shapes an op is extrapolated (in bytes, FLOPs for GEMM and prefill
+ * attention): 4x, then it is a constant. */
 #define FF_OP_EXTRAPOLATE_MAX 4.0
 
 /*
  * The time of one run of op on device d: measured when d->ops has its kind, format and shape;
  * else interpolated over the same kind and format in log time against log bytes (log FLOPs for
- * GEMM), within one regime (a gemv's rows of X, a GEMM's smallest dimension, attention's
+ * GEMM and causal prefill attention), within one regime (a gemv's rows of X, a GEMM's smallest dimension, attention's
  * query rows per KV head and head dim, rope's rows per position: the measured values nearest
  * op's in log2, of two as near the larger, that reach op's size), linearly between the two
  * nearest measured neighbours; above the measured range at the
