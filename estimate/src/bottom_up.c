@@ -179,8 +179,11 @@ static bool interpolate(const struct ff_spec *d, size_t n_ops, const struct ff_o
     double x = op_x(op);
     if (n == 0 || !(x > 0.0))
         return false;
+    /* A GEMM above the range has no limit: the op family caps a GEMM's work and records the
+     * shape it ran (a model's 128k-vocabulary head at 1/32 of its width), on the ground that
+     * its time grows linearly in n once the shape fills the device. */
     double X = log(x), reach = log(FF_OP_EXTRAPOLATE_MAX), Y;
-    if (X < xs[0] - reach || X > xs[n - 1] + reach)
+    if (X < xs[0] - reach || (X > xs[n - 1] + reach && op->kind != FF_OP_GEMM))
         return false;
     if (n == 1) {
         Y = along(xs[0], ys[0], 1.0, X); /* its throughput */
@@ -206,7 +209,7 @@ static bool interpolate(const struct ff_spec *d, size_t n_ops, const struct ff_o
 /*
  * Measured or interpolated time of op from d->ops; false when neither applies. Interpolated
  * within one regime: the measured regime nearest op's (the sum of the keys' log2 distances;
- * of two as near, the one with more work per byte) that reaches op's size, so that a batch's
+ * of two as near, the one with the larger values) that reaches op's size, so that a batch's
  * gemv or a skinny GEMM never sits between two points of op's own regime: at nearly equal
  * bytes or FLOPs the two lie on different curves.
  */

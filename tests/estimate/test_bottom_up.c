@@ -436,6 +436,18 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
     cr_expect(fabs(ff_op_flops(&pw) / t / 100e9 - 1.0) < 1e-9, "%g s", t);
 
+    /* A GEMM far above the range (a 128k head, 512 tokens: 32x the largest 512-token point,
+     * as the op family's work cap records it) at the largest point's throughput, not a
+     * constant; a gemv as far above is a constant. */
+    struct ff_op head = {FF_OP_GEMM, FF_PREC_FP32, 512, 131072, 4096, 0, 1, "head"};
+    t = time_of(&d, head, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
+    cr_expect(fabs(ff_op_flops(&head) / t / 250e9 - 1.0) < 1e-9, "%g s", t);
+    struct ff_op far_gemv = big;
+    far_gemv.n = 14336 * 8;
+    time_of(&d, far_gemv, &src);
+    cr_expect_eq(src, FF_OP_SOURCE_CONSTANT);
+
     /* and a 64-token GEMM of another size from the skinny point */
     struct ff_op skinny2 = {FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 2048, 0, 1, "g"};
     t = time_of(&d, skinny2, &src);

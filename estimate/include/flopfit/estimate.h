@@ -711,7 +711,7 @@ enum ff_op_source {
 FF_API const char *ff_op_source_name(enum ff_op_source s);
 
 /* How far past the measured shapes an op is extrapolated (in bytes, FLOPs for GEMM and prefill
- * attention): 4x, then it is a constant. */
+ * attention): 4x, then it is a constant; a GEMM above them without limit (see ff_op_time). */
 #define FF_OP_EXTRAPOLATE_MAX 4.0
 
 /*
@@ -722,8 +722,9 @@ FF_API const char *ff_op_source_name(enum ff_op_source s);
  * op's in log2, of two as near the larger, that reach op's size), linearly between the two
  * nearest measured neighbours; above the measured range at the
  * largest measured shape's throughput, below it along the line through the nearest two with
- * its slope held between 0 and 1 (time never grows as shapes shrink), at most FF_OP_EXTRAPOLATE_MAX beyond; one measured shape alone is scaled at
- * its throughput within that reach. Otherwise the constant: the roofline max(bytes /
+ * its slope held between 0 and 1 (time never grows as shapes shrink), at most FF_OP_EXTRAPOLATE_MAX beyond (a GEMM above the range without
+ * limit: the op family caps a GEMM's work, its time linear in n once the shape fills the
+ * device); one measured shape alone is scaled at its throughput within that reach. Otherwise the constant: the roofline max(bytes /
  * bandwidth, FLOPs / rate) with today's top-down figures (GEMV at the weight format's
  * streaming fraction and compute factor, attention at the KV fraction, GEMM at the plan's
  * matrix rate and efficiency). plan (NULL: ff_plan_init's defaults) picks those; e (may be
