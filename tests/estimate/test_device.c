@@ -102,6 +102,19 @@ Test(device, profile_missing_figures_are_named)
     p.task = FF_TASK_SERVE;
     cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_UNSUPPORTED);
     cr_expect(strstr(err, "bandwidth"), "%s", err);
+    cr_expect(!strstr(err, "--only all,ops"), "%s", err);
+    /* A profile with op tests but without the rates (`flopfit bench --only ops` alone) says
+     * how to measure both. */
+    d.ops[0] = (struct ff_spec_op){.kind = FF_OP_GEMV,
+                                   .prec = FF_PREC_BF16,
+                                   .m = 1,
+                                   .n = 4096,
+                                   .k = 4096,
+                                   .seconds = 1e-3,
+                                   .bytes = 33570816.0};
+    d.n_ops = 1;
+    cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_UNSUPPORTED);
+    cr_expect(strstr(err, "bandwidth") && strstr(err, "flopfit bench --only all,ops"), "%s", err);
 }
 
 Test(device, profile_version_and_schema_checked)
