@@ -328,20 +328,18 @@ Test(bottom_up, without_op_tests_top_down_is_unchanged)
     cr_expect_eq(h100.n_ops, 0);
 }
 
-/* An op test of shape (m, n, k, g) taking `seconds`, appended to d's table. */
-static void add_op(struct ff_spec *d, enum ff_op_kind kind, enum ff_precision prec, uint32_t m,
-                   uint32_t n, uint32_t k, uint32_t g, double seconds)
+/* An op test of o's kind, format and shape taking `seconds`, appended to d's table. */
+static void add_op(struct ff_spec *d, const struct ff_op *o, double seconds)
 {
     cr_assert_lt(d->n_ops, FF_SPEC_OPS_MAX);
-    struct ff_op o = {kind, prec, m, n, k, g, 1, "t"};
-    d->ops[d->n_ops++] = (struct ff_spec_op){.kind = kind,
-                                             .prec = prec,
-                                             .m = m,
-                                             .n = n,
-                                             .k = k,
-                                             .g = g,
+    d->ops[d->n_ops++] = (struct ff_spec_op){.kind = o->kind,
+                                             .prec = o->prec,
+                                             .m = o->m,
+                                             .n = o->n,
+                                             .k = o->k,
+                                             .g = o->g,
                                              .seconds = seconds,
-                                             .bytes = ff_op_bytes(&o)};
+                                             .bytes = ff_op_bytes(o)};
 }
 
 static double time_of(const struct ff_spec *d, struct ff_op o, enum ff_op_source *src)
@@ -362,9 +360,9 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     struct ff_op small = {FF_OP_GEMV, FF_PREC_Q8_0, 1, 4096, 4096, 0, 1, "s"};
     struct ff_op big = {FF_OP_GEMV, FF_PREC_Q8_0, 1, 14336, 4096, 0, 1, "b"};
     struct ff_op batch = {FF_OP_GEMV, FF_PREC_Q8_0, 16, 4096, 4096, 0, 1, "m"};
-    add_op(&d, FF_OP_GEMV, FF_PREC_Q8_0, 1, 4096, 4096, 0, ff_op_bytes(&small) / 20e9);
-    add_op(&d, FF_OP_GEMV, FF_PREC_Q8_0, 1, 14336, 4096, 0, ff_op_bytes(&big) / 20e9);
-    add_op(&d, FF_OP_GEMV, FF_PREC_Q8_0, 16, 4096, 4096, 0, 4.0 * ff_op_bytes(&small) / 20e9);
+    add_op(&d, &small, ff_op_bytes(&small) / 20e9);
+    add_op(&d, &big, ff_op_bytes(&big) / 20e9);
+    add_op(&d, &batch, 4.0 * ff_op_bytes(&small) / 20e9);
     enum ff_op_source src;
     struct ff_op mid = {FF_OP_GEMV, FF_PREC_Q8_0, 1, 7680, 4096, 0, 1, "qkv"};
     double t = time_of(&d, mid, &src);
@@ -392,10 +390,10 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     struct ff_op a1 = {FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1, 1, "a"};
     struct ff_op a1l = a1;
     a1l.n = 4096;
-    add_op(&d, FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1, ff_op_bytes(&a1) / 20e9);
-    add_op(&d, FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1, ff_op_bytes(&a1l) / 20e9);
+    add_op(&d, &a1, ff_op_bytes(&a1) / 20e9);
+    add_op(&d, &a1l, ff_op_bytes(&a1l) / 20e9);
     struct ff_op a4 = {FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, 1, "a"};
-    add_op(&d, FF_OP_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4, ff_op_bytes(&a4) / 5e9);
+    add_op(&d, &a4, ff_op_bytes(&a4) / 5e9);
     struct ff_op amid = a1;
     amid.n = 1536;
     t = time_of(&d, amid, &src);
@@ -415,10 +413,10 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     struct ff_op g_big = {FF_OP_GEMM, FF_PREC_FP32, 512, 4096, 4096, 0, 1, "g"};
     struct ff_op g_skinny = {FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 4096, 0, 1, "g"};
     struct ff_op g_large = {FF_OP_GEMM, FF_PREC_FP32, 2048, 4096, 8192, 0, 1, "g"};
-    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 512, 1024, 1024, 0, ff_op_flops(&g_small) / 270e9);
-    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 512, 4096, 4096, 0, ff_op_flops(&g_big) / 250e9);
-    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 64, 4096, 4096, 0, ff_op_flops(&g_skinny) / 125e9);
-    add_op(&d, FF_OP_GEMM, FF_PREC_FP32, 2048, 4096, 8192, 0, ff_op_flops(&g_large) / 300e9);
+    add_op(&d, &g_small, ff_op_flops(&g_small) / 270e9);
+    add_op(&d, &g_big, ff_op_flops(&g_big) / 250e9);
+    add_op(&d, &g_skinny, ff_op_flops(&g_skinny) / 125e9);
+    add_op(&d, &g_large, ff_op_flops(&g_large) / 300e9);
     struct ff_op cube = {FF_OP_GEMM, FF_PREC_FP32, 1024, 1024, 1024, 0, 1, "qkv"};
     t = time_of(&d, cube, &src);
     cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
@@ -429,8 +427,8 @@ Test(bottom_up, interpolation_stays_in_the_regime_of_the_op)
     struct ff_op p1 = {FF_OP_ATTN_PREFILL, FF_PREC_FP16, 8, 512, 128, 4, 1, "attn"};
     struct ff_op p2 = p1;
     p2.n = 2048;
-    add_op(&d, FF_OP_ATTN_PREFILL, FF_PREC_FP16, 8, 512, 128, 4, ff_op_flops(&p1) / 100e9);
-    add_op(&d, FF_OP_ATTN_PREFILL, FF_PREC_FP16, 8, 2048, 128, 4, ff_op_flops(&p2) / 100e9);
+    add_op(&d, &p1, ff_op_flops(&p1) / 100e9);
+    add_op(&d, &p2, ff_op_flops(&p2) / 100e9);
     struct ff_op pw = {FF_OP_ATTN_PREFILL, FF_PREC_FP16, 64, 256, 128, 4, 1, "attn"};
     t = time_of(&d, pw, &src);
     cr_expect_eq(src, FF_OP_SOURCE_INTERPOLATED);
