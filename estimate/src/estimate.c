@@ -17,16 +17,13 @@ static int need_figure(const struct ff_spec *d, double v, const char *what, char
         return FF_OK;
     /* a profile of the ops family alone (`bench --only ops`) has op tests and none of the
      * rates every estimate also needs */
-    if (d->measured && d->n_ops > 0)
-        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "%s: the profile lacks a %s (%s); its op tests need the other families "
-                       "beside them: `flopfit bench --only all,ops` measures both, or use a "
-                       "catalog --device",
-                       d->source, what, d->notes[0] ? d->notes : "not measured");
     if (d->measured)
-        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                       "%s: the profile lacks a %s (%s); measure it or use a catalog --device",
-                       d->source, what, d->notes[0] ? d->notes : "not measured");
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s: the profile lacks a %s (%s); %s",
+                       d->source, what, d->notes[0] ? d->notes : "not measured",
+                       d->n_ops > 0 ? "its op tests need the other families beside them: "
+                                      "`flopfit bench --only all,ops` measures both, or use a "
+                                      "catalog --device"
+                                    : "measure it or use a catalog --device");
     return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "%s (%s) has no %s", d->slug, d->name, what);
 }
 
