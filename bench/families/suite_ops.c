@@ -113,9 +113,9 @@ size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max)
         add(out, max, &n, FF_KERNEL_XENT, FF_PREC_FP32, 16, 128256, 0, 0);
     }
     /* GEMMs of prefill and training: tokens x out x in, a 7B/8B model's and a small one's
-     * (1024 wide, as models under 0.5B); fp16 is the GEMM of a 16-bit model
-     * (bf16's too), in fp32 arithmetic where the device has no fp16 (run_gemm), int8 that of
-     * int8 and GGUF weights */
+     * (1024 wide, as models under 0.5B); fp16 is the GEMM of a 16-bit model (bf16's too), in
+     * fp32 arithmetic where the device has no fp16 (run_gemm), int8 that of int8 and GGUF
+     * weights */
     static const enum ff_precision gfmt[] = {FF_PREC_FP16, FF_PREC_FP32, FF_PREC_INT8};
     static const uint32_t gshape[][3] = {{512, 4096, 4096},
                                          {64, 4096, 4096},
