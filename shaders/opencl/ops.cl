@@ -451,6 +451,76 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
     }
 
 #ifdef SPLIT
+#if VW == 16 && G <= 16
+/*
+ * Decode on 16-lane vectors keeps a tile's scores position-major: sc[j * RW + r] is query
+ * row r's score at position j, the G rows padded to RW (a power of two), so one vector holds
+ * the scores of PP = 16 / RW positions. A group of PP positions' R x PP dot products is reduced
+ * to that vector at once (hsum16), and the tile's softmax runs across positions in whole
+ * vectors: one exp for every row's rescale, no per-row lane reductions.
+ */
+#define POSMAJOR 1
+#if G == 1
+#define RW 1
+#elif G == 2
+#define RW 2
+#elif G <= 4
+#define RW 4
+#elif G <= 8
+#define RW 8
+#else
+#define RW 16
+#endif
+#define PP (16 / RW)
+#if RW == 1
+#define RV float
+#define LOAD_RV(p) (*(p))
+#define STORE_RV(v, p) (*(p) = (v))
+#else
+#define RV CAT(float, RW)
+#define LOAD_RV(p) CAT(vload, RW)(0, (p))
+#define STORE_RV(v, p) CAT(vstore, RW)((v), 0, (p))
+#endif
+
+/* The lane sums of 16 vectors in one, lane i holding v[i]'s: each level adds pairs of
+ * vectors' halves side by side, halving the lanes each vector's sum is spread over (8, 4, 2,
+ * then 1), so 16 sums cost 15 additions. */
+static inline float16 hsum16(const float16 v[16])
+{
+    float16 w[8], x[4], y[2];
+    UNROLL for (uint i = 0; i < 8; i++)
+        w[i] = (float16)(v[2 * i].lo, v[2 * i + 1].lo) + (float16)(v[2 * i].hi, v[2 * i + 1].hi);
+    UNROLL for (uint i = 0; i < 4; i++) {
+        const float16 a = w[2 * i], b = w[2 * i + 1];
+        x[i] = (float16)(a.s0123, a.s89ab, b.s0123, b.s89ab) +
+               (float16)(a.s4567, a.scdef, b.s4567, b.scdef);
+    }
+    UNROLL for (uint i = 0; i < 2; i++) {
+        const float16 a = x[2 * i], b = x[2 * i + 1];
+        y[i] = (float16)(a.s01, a.s45, a.s89, a.scd, b.s01, b.s45, b.s89, b.scd) +
+               (float16)(a.s23, a.s67, a.sab, a.sef, b.s23, b.s67, b.sab, b.sef);
+    }
+    return (float16)(y[0].even, y[1].even) + (float16)(y[0].odd, y[1].odd);
+}
+
+/* Lane r: f over lanes r, r + RW, r + 2 RW, ... of v (row r's at each of the PP positions). */
+#define FOLD(name, f)                                                                          \
+    static inline RV name(float16 v)                                                           \
+    {                                                                                          \
+        float l[16];                                                                           \
+        vstore16(v, 0, l);                                                                     \
+        UNROLL for (uint w = 8; w >= RW; w /= 2)                                               \
+            UNROLL for (uint i = 0; i < w; i++)                                                \
+                l[i] = f(l[i], l[i + w]);                                                      \
+        return LOAD_RV(l);                                                                     \
+    }
+#define ADD(a, b) ((a) + (b))
+FOLD(fold_max, fmax)
+FOLD(fold_sum, ADD)
+#endif
+#endif /* SPLIT */
+
+#ifdef SPLIT
 /*
  * Decode: work-group h (global (SPLIT, M / G), local (SPLIT, 1)) serves KV head h and its G
  * query rows, so K and V are read once for all of them. Its SPLIT items take consecutive
@@ -480,7 +550,81 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
     const uint chunk = (N + SPLIT - 1) / SPLIT;
     const uint s0 = min(N, t * chunk), s1 = min(N, s0 + chunk);
     __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
+#if POSMAJOR
+    RV mxv = (RV)(-INFINITY), smv = (RV)(0.0f);
+    float sc[TILE * RW];
+    for (uint s = s0; s < s1; s += TILE) {
+        const uint te = min((uint)TILE, s1 - s);
+        /* the scores of PP positions at a time (past s1 the last position again, its
+         * scores then replaced by -inf) */
+        for (uint j = 0; j < te; j += PP) {
+            float16 a[16];
+            UNROLL for (uint p = 0; p < PP; p++) {
+                __global const KVT *kp = kh + (size_t)min(s + j + p, s1 - 1) * KD;
+                if (PF > 0)
+                    PREFETCH_ROW(kp + PF / sizeof(KVT));
+                FV kr[NC];
+                UNROLL for (uint c = 0; c < NC; c++)
+                    kr[c] = KVLOAD(kp + c * VW);
+                UNROLL for (uint r = 0; r < RW; r++) {
+                    a[p * RW + r] = r < G ? q[r][0] * kr[0] : (FV)(0.0f);
+                    if (r < G)
+                        UNROLL for (uint c = 1; c < NC; c++)
+                            a[p * RW + r] = fma(q[r][c], kr[c], a[p * RW + r]);
+                }
+            }
+            vstore16(hsum16(a), 0, sc + j * RW);
+        }
+        for (uint i = te * RW; i < TILE * RW; i++)
+            sc[i] = -INFINITY;
+        float16 vm = vload16(0, sc);
+        for (uint i = 1; i < TILE * RW / 16; i++)
+            vm = fmax(vm, vload16(i, sc));
+        const RV tm = fmax(mxv, fold_max(vm));
+        /* a row that has seen no position yet (max -inf) takes weights exp(-inf) = 0 */
+        const RV base = tm == -INFINITY ? (RV)(0.0f) : tm;
+        const RV corr = exp(mxv - base);
+        mxv = tm;
+        float cr[RW], bs[16];
+        STORE_RV(corr, cr);
+        STORE_RV(base, bs);
+        UNROLL for (uint r = 0; r < G; r++)
+            UNROLL for (uint c = 0; c < NC; c++)
+                o[r][c] *= cr[r];
+        UNROLL for (uint l = RW; l < 16; l++)
+            bs[l] = bs[l % RW];
+        const float16 b16 = vload16(0, bs);
+        float16 vs = (float16)(0.0f);
+        for (uint i = 0; i < TILE * RW / 16; i++) {
+            const float16 pv = exp(vload16(i, sc) - b16);
+            vstore16(pv, i, sc);
+            vs += pv;
+        }
+        smv = smv * corr + fold_sum(vs);
+        for (uint j = 0; j < te; j++) {
+            __global const KVT *vp = vh + (size_t)(s + j) * KD;
+            if (PF > 0)
+                PREFETCH_ROW(vp + PF / sizeof(KVT));
+            FV vr[NC];
+            UNROLL for (uint c = 0; c < NC; c++)
+                vr[c] = KVLOAD(vp + c * VW);
+            UNROLL for (uint r = 0; r < G; r++)
+                UNROLL for (uint c = 0; c < NC; c++)
+                    o[r][c] = fma((FV)(sc[j * RW + r]), vr[c], o[r][c]);
+        }
+    }
+    {
+        float mxa[RW], sma[RW];
+        STORE_RV(mxv, mxa);
+        STORE_RV(smv, sma);
+        UNROLL for (uint r = 0; r < G; r++) {
+            mx[r] = mxa[r];
+            sm[r] = sma[r];
+        }
+    }
+#else
     ATTEND(G, 0, q, o, mx, sm, kh, vh, s0, s1, lim)
+#endif
     UNROLL for (uint r = 0; r < G; r++) {
         lmax[t][r] = mx[r];
         lsum[t][r] = sm[r];

@@ -94,6 +94,23 @@ Test(opencl_ops, attention_every_kv_format)
                                                    .g = shapes[s][3]});
 }
 
+/* Decode at every group size up to 16 and one past it (on a 16-lane device the rows are
+ * padded to a power of two and 16 / that many positions reduced together, or, past 16, taken
+ * one position at a time), at position counts that leave a part group and a part tile. */
+Test(opencl_ops, attention_decode_every_group_size)
+{
+    static const uint32_t groups[] = {2, 3, 5, 6, 7, 8, 12, 16, 20};
+    static const uint32_t positions[] = {1, 17, 70};
+    for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+        for (size_t n = 0; n < sizeof(positions) / sizeof(positions[0]); n++)
+            check_desc((struct ff_kernel_desc){.id = FF_KERNEL_ATTN_DECODE,
+                                               .prec = FF_PREC_FP16,
+                                               .m = 2 * groups[g],
+                                               .n = positions[n],
+                                               .k = 32,
+                                               .g = groups[g]});
+}
+
 Test(opencl_ops, small_ops)
 {
     static const uint32_t shapes[][2] = {{1, 32}, {3, 17}, {2, 96}, {5, 4096}};
