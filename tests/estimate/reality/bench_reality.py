@@ -642,9 +642,11 @@ def flopfit_estimate(flopfit, case, profile, logp):
                FORMAT_TO_PRECISION[case["format"]], "--batch", "1",
                # the whole llama-bench invocation (-p P -n G): its pp case reads the
                # prefill figure, its tg case the decode one
-               # llama-bench's tg test generates from an empty context (n_prompt 0): decode
-               # is predicted after a 1-token prompt
-               "--prompt", str(inv["prompt"] if case["kind"] == "prefill" else 1),
+               # llama-bench's tg test generates from an empty context (n_prompt 0), or with
+               # -d from a context of n_depth positions: decode is predicted after a prompt of
+               # that many tokens (at least 1)
+               "--prompt", str(inv["prompt"] if case["kind"] == "prefill" else
+                               max(1, inv.get("depth") or 0)),
                "--generate", str(inv["gen"]),
                "--kv-precision", "fp16",  # llama.cpp's default KV cache type
                "--profile", profile, "--json"]
@@ -850,6 +852,10 @@ def main():
     ap.add_argument("--models", help="llama.cpp models, comma-separated: " + ",".join(SERVE_MODELS))
     ap.add_argument("--train-models", help="PyTorch models: " + ",".join(TRAIN_MODELS))
     ap.add_argument("--formats", default="q8_0,q4_0", help="GGUF formats (f16,q8_0,q4_0)")
+    ap.add_argument("--depth", type=int, default=0,
+                    help="also decode 128 tokens after a context of DEPTH positions on the CPU "
+                         "(llama-bench -p 0 -n 128 -d DEPTH; DEPTH + 128 at most the models' "
+                         "2048 positions): decode attention over a long KV cache")
     ap.add_argument("--threads", default=str(nproc()),
                     help="CPU threads (nproc); llama.cpp takes a list, e.g. 2,1: on a busy "
                          "machine its spinning threads collapse, one thread shows by how much; "
@@ -881,6 +887,9 @@ def main():
     if args.train:
         return train_main(args)
 
+    if not 0 <= args.depth <= 2048 - 128:
+        ap.error(f"invalid value {args.depth} for --depth: expected 0 to {2048 - 128} "
+                 "(the context plus the 128 generated tokens within the models' 2048 positions)")
     skip = set(filter(None, args.skip.split(",")))
     cache = os.path.abspath(args.cache)
     os.makedirs(cache, exist_ok=True)
@@ -994,9 +1003,13 @@ def main():
                                 param_count(SERVE_MODELS[name]),
                                 "format": fmt, "kind": kind, "batch": 1,
                                 "prompt": r.get("n_prompt", 0), "gen": r.get("n_gen", 0),
-                                "seq": None, "invocation": {"prompt": prompt, "gen": gen},
+                                "seq": None, "depth": r.get("n_depth", 0),
+                                "invocation": {"prompt": prompt, "gen": gen,
+                                               "depth": r.get("n_depth", 0)},
                                 "shape": (f"pp{r['n_prompt']}" if kind == "prefill" else
-                                      f"tg{r['n_gen']}") + f" t{r.get('n_threads')}",
+                                          f"tg{r['n_gen']}") +
+                                         (f"@d{r['n_depth']}" if r.get("n_depth") else "") +
+                                         f" t{r.get('n_threads')}",
                                 "threads": r.get("n_threads"), "tokens_per_s": r.get("avg_ts"),
                                 "stddev_tokens_per_s": r.get("stddev_ts"), "step_s": None,
                                 "spread": spread_of(samples), "samples": samples, "reps": len(samples),
@@ -1020,6 +1033,9 @@ def main():
 
         if cpu_bin:
             bench_cases(cpu_bin, "cpu", serve_names, 512, 128, reps, [], None)
+            if args.depth:
+                bench_cases(cpu_bin, "cpu", serve_names, 0, 128, reps, ["-d", str(args.depth)],
+                            None)
         if vk_bin:
             # ggml-vulkan skips CPU-type devices (lavapipe) unless they are named
             vkenv = {"GGML_VK_VISIBLE_DEVICES": os.environ.get("GGML_VK_VISIBLE_DEVICES", "0")}
