@@ -455,9 +455,10 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
 /*
  * Decode on 16-lane vectors keeps a tile's scores position-major: sc[j * RW + r] is query
  * row r's score at position j, the G rows padded to RW (a power of two), so one vector holds
- * the scores of PP = 16 / RW positions. A group of PP positions' R x PP dot products is reduced
- * to that vector at once (hsum16), and the tile's softmax runs across positions in whole
- * vectors: one exp for every row's rescale, no per-row lane reductions.
+ * the scores of PP = 16 / RW positions. The dot products of PP positions (RW x PP = 16, the
+ * padding rows' zero) are reduced into that vector at once (hsum16), and the tile's softmax
+ * runs across positions in whole vectors: one exp for every row's rescale, no per-row lane
+ * reductions.
  */
 #define POSMAJOR 1
 #if G == 1
@@ -518,9 +519,7 @@ static inline float16 hsum16(const float16 v[16])
 FOLD(fold_max, fmax)
 FOLD(fold_sum, ADD)
 #endif
-#endif /* SPLIT */
 
-#ifdef SPLIT
 /*
  * Decode: work-group h (global (SPLIT, M / G), local (SPLIT, 1)) serves KV head h and its G
  * query rows, so K and V are read once for all of them. Its SPLIT items take consecutive
