@@ -273,12 +273,8 @@ int main(int argc, char **argv)
                 fails += bench_one(dev, &d, bw0, budget) != 0;
             }
         /* TinyLlama's: eight query rows a KV head of head dim 64 */
-        struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE,
-                                   .prec = FF_PREC_FP16,
-                                   .m = 32,
-                                   .n = 4096,
-                                   .k = 64,
-                                   .g = 8};
+        struct ff_kernel_desc d = {
+            .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 32, .n = 4096, .k = 64, .g = 8};
         fails += bench_one(dev, &d, bw0, budget) != 0;
     }
     if (WANT("prefill")) {
