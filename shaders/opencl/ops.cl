@@ -376,6 +376,20 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
 }
 #endif
 
+/* A tile's values: o[r] += P(r, j) V[s + j] for its te positions, P(r, j) the softmax weight of
+ * row r at position j of the tile (as the tile's scores are laid out). */
+#define ATTEND_VALUES(R, o, vh, s, te, P)                                                      \
+    for (uint j = 0; j < (te); j++) {                                                          \
+        FV vr[NC];                                                                             \
+        if (PF > 0)                                                                            \
+            PREFETCH_ROW((vh) + (size_t)((s) + j) * KD + PF / sizeof(KVT));                    \
+        UNROLL for (uint c = 0; c < NC; c++)                                                   \
+            vr[c] = KVLOAD((vh) + (size_t)((s) + j) * KD + c * VW);                            \
+        UNROLL for (uint r = 0; r < (R); r++)                                                  \
+            UNROLL for (uint c = 0; c < NC; c++)                                               \
+                o[r][c] = fma((FV)(P(r, j)), vr[c], o[r][c]);                                  \
+    }
+
 /*
  * One online-softmax pass of R query rows q (pre-scaled by 1/sqrt(KD)) over positions
  * [s0, s1) of one KV head, TILE positions at a time (TILE a multiple of VW): the tile's
@@ -438,17 +452,9 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
             }                                                                                  \
             sm[r] = sm[r] * corr + hsum(vs);                                                   \
         }                                                                                      \
-        for (uint j = 0; j < te; j++) {                                                        \
-            FV vr[NC];                                                                         \
-            if (PF > 0)                                                                        \
-                PREFETCH_ROW((vh) + (size_t)(s + j) * KD + PF / sizeof(KVT));                  \
-            UNROLL for (uint c = 0; c < NC; c++)                 \
-                vr[c] = KVLOAD((vh) + (size_t)(s + j) * KD + c * VW);                          \
-            UNROLL for (uint r = 0; r < R; r++)                  \
-                UNROLL for (uint c = 0; c < NC; c++)             \
-                    o[r][c] = fma((FV)(sc[r][j]), vr[c], o[r][c]);                             \
-        }                                                                                      \
+        ATTEND_VALUES(R, o, vh, s, te, SC_ROW)                                                 \
     }
+#define SC_ROW(r, j) sc[r][j]
 
 #ifdef SPLIT
 #if VW == 16 && G <= 16
@@ -473,6 +479,7 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
 #define RW 16
 #endif
 #define PP (16 / RW)
+#define SC_POS(r, j) sc[(j) * RW + (r)]
 #if RW == 1
 #define RV float
 #define LOAD_RV(p) (*(p))
@@ -600,17 +607,7 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
             vs += pv;
         }
         smv = smv * corr + fold_sum(vs);
-        for (uint j = 0; j < te; j++) {
-            __global const KVT *vp = vh + (size_t)(s + j) * KD;
-            if (PF > 0)
-                PREFETCH_ROW(vp + PF / sizeof(KVT));
-            FV vr[NC];
-            UNROLL for (uint c = 0; c < NC; c++)
-                vr[c] = KVLOAD(vp + c * VW);
-            UNROLL for (uint r = 0; r < G; r++)
-                UNROLL for (uint c = 0; c < NC; c++)
-                    o[r][c] = fma((FV)(sc[j * RW + r]), vr[c], o[r][c]);
-        }
+        ATTEND_VALUES(G, o, vh, s, te, SC_POS)
     }
     {
         float mxa[RW], sma[RW];
