@@ -717,18 +717,19 @@ FF_API const char *ff_op_source_name(enum ff_op_source s);
 /*
  * The time of one run of op on device d: measured when d->ops has its kind, format and shape;
  * else interpolated over the same kind and format in log time against log bytes (log FLOPs for
- * GEMM and causal prefill attention), within one regime (a gemv's rows of X, a GEMM's smallest dimension, attention's
- * query rows per KV head and head dim, rope's rows per position: the measured values nearest
- * op's in log2, of two as near the larger, that reach op's size), linearly between the two
- * nearest measured neighbours; above the measured range at the
+ * GEMM and causal prefill attention), within one regime (a gemv's rows of X, a GEMM's smallest
+ * dimension, attention's query rows per KV head and head dim, rope's rows per position: the
+ * measured values nearest op's in log2, of two as near the larger, that reach op's size),
+ * linearly between the two nearest measured neighbours; above the measured range at the
  * largest measured shape's throughput, below it along the line through the nearest two with
- * its slope held between 0 and 1 (time never grows as shapes shrink), at most FF_OP_EXTRAPOLATE_MAX beyond (a GEMM above the range without
- * limit: the op family caps a GEMM's work, its time linear in n once the shape fills the
- * device); one measured shape alone is scaled at its throughput within that reach. Otherwise the constant: the roofline max(bytes /
- * bandwidth, FLOPs / rate) with today's top-down figures (GEMV at the weight format's
- * streaming fraction and compute factor, attention at the KV fraction, GEMM at the plan's
- * matrix rate and efficiency). plan (NULL: ff_plan_init's defaults) picks those; e (may be
- * NULL) gives the rate, efficiency and bandwidth fraction ff_est_run used. Returns 0,
+ * its slope held between 0 and 1 (time never grows as shapes shrink), at most
+ * FF_OP_EXTRAPOLATE_MAX beyond (a GEMM above the range without limit: the op family caps a
+ * GEMM's work, its time linear in n once the shape fills the device); one measured shape alone
+ * is scaled at its throughput within that reach. Otherwise the constant: the roofline
+ * max(bytes / bandwidth, FLOPs / rate) with today's top-down figures (GEMV at the weight
+ * format's streaming fraction and compute factor, attention at the KV fraction, GEMM at the
+ * plan's matrix rate and efficiency). plan (NULL: ff_plan_init's defaults) picks those; e (may
+ * be NULL) gives the rate, efficiency and bandwidth fraction ff_est_run used. Returns 0,
  * FF_ERR_INVALID (NULL, an unknown kind) or FF_ERR_UNSUPPORTED (a constant is needed and the
  * device lacks the figure).
  */
