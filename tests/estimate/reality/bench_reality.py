@@ -34,6 +34,8 @@ LLAMA_CPP_PYTHON_VERSION = "0.3.36"   # the sdist that carries vendor/llama.cpp
 GGUF_PY_VERSION = "0.19.0"            # PyPI gguf, to write the random models
 TORCH_VERSION = "2.5.1"               # PyPI torch: MKL and AVX-512 kernels, SDPA, fused AdamW
 SCHEMA = "flopfit-reality/1"
+MODEL_POSITIONS = 2048                 # the random models' context (max_position_embeddings)
+CPU_PROMPT, CPU_GEN = 512, 128         # llama-bench -p / -n of the CPU cases
 
 # Llama-architecture shapes. Field names are Hugging Face's LlamaConfig ones.
 def _shape(h, ffn, layers, heads, kv, vocab=32000):
@@ -60,7 +62,7 @@ def hf_config(shape, dtype="float16"):
         "architectures": ["LlamaForCausalLM"],
         "model_type": "llama",
         "hidden_act": "silu",
-        "max_position_embeddings": 2048,
+        "max_position_embeddings": MODEL_POSITIONS,
         "rms_norm_eps": 1e-5,
         "rope_theta": 10000.0,
         "tie_word_embeddings": False,
@@ -326,7 +328,7 @@ def make_gguf_main(args):
 
     w = gguf.GGUFWriter(args.out + ".part", "llama")
     w.add_name(args.name)
-    w.add_context_length(cfg.get("max_position_embeddings", 2048))
+    w.add_context_length(cfg.get("max_position_embeddings", MODEL_POSITIONS))
     w.add_embedding_length(h)
     w.add_block_count(L)
     w.add_feed_forward_length(f)
@@ -636,8 +638,8 @@ def flopfit_estimate(flopfit, case, profile, logp):
                "--seq", str(case["seq"]), "--accum", "1", "--gpus", "1",
                "--tokens", str(case["batch"] * case["seq"] * 10), "--profile", profile, "--json"]
     else:
-        inv = case.get("invocation") or {"prompt": case.get("prompt") or 512,
-                                         "gen": case.get("gen") or 128}
+        inv = case.get("invocation") or {"prompt": case.get("prompt") or CPU_PROMPT,
+                                         "gen": case.get("gen") or CPU_GEN}
         cmd = [flopfit, "estimate", "--model", case["config"], "--serve", "--precision",
                FORMAT_TO_PRECISION[case["format"]], "--batch", "1",
                # the whole llama-bench invocation (-p P -n G): its pp case reads the
@@ -853,9 +855,10 @@ def main():
     ap.add_argument("--train-models", help="PyTorch models: " + ",".join(TRAIN_MODELS))
     ap.add_argument("--formats", default="q8_0,q4_0", help="GGUF formats (f16,q8_0,q4_0)")
     ap.add_argument("--depth", type=int, default=0,
-                    help="also decode 128 tokens after a context of DEPTH positions on the CPU "
-                         "(llama-bench -p 0 -n 128 -d DEPTH; DEPTH + 128 at most the models' "
-                         "2048 positions): decode attention over a long KV cache")
+                    help=f"also decode {CPU_GEN} tokens after a context of DEPTH positions on the "
+                         f"CPU (llama-bench -p 0 -n {CPU_GEN} -d DEPTH; DEPTH + {CPU_GEN} at most "
+                         f"the models' {MODEL_POSITIONS} positions): decode attention over a long "
+                         "KV cache")
     ap.add_argument("--threads", default=str(nproc()),
                     help="CPU threads (nproc); llama.cpp takes a list, e.g. 2,1: on a busy "
                          "machine its spinning threads collapse, one thread shows by how much; "
@@ -887,9 +890,10 @@ def main():
     if args.train:
         return train_main(args)
 
-    if not 0 <= args.depth <= 2048 - 128:
-        ap.error(f"invalid value {args.depth} for --depth: expected 0 to {2048 - 128} "
-                 "(the context plus the 128 generated tokens within the models' 2048 positions)")
+    if not 0 <= args.depth <= MODEL_POSITIONS - CPU_GEN:
+        ap.error(f"invalid value {args.depth} for --depth: expected 0 to "
+                 f"{MODEL_POSITIONS - CPU_GEN} (the context plus the {CPU_GEN} generated tokens "
+                 f"within the models' {MODEL_POSITIONS} positions)")
     skip = set(filter(None, args.skip.split(",")))
     cache = os.path.abspath(args.cache)
     os.makedirs(cache, exist_ok=True)
@@ -1032,10 +1036,10 @@ def main():
                     st.do(f"llama-bench {backend} {name} {fmt}", one)
 
         if cpu_bin:
-            bench_cases(cpu_bin, "cpu", serve_names, 512, 128, reps, [], None)
+            bench_cases(cpu_bin, "cpu", serve_names, CPU_PROMPT, CPU_GEN, reps, [], None)
             if args.depth:
-                bench_cases(cpu_bin, "cpu", serve_names, 0, 128, reps, ["-d", str(args.depth)],
-                            None)
+                bench_cases(cpu_bin, "cpu", serve_names, 0, CPU_GEN, reps,
+                            ["-d", str(args.depth)], None)
         if vk_bin:
             # ggml-vulkan skips CPU-type devices (lavapipe) unless they are named
             vkenv = {"GGML_VK_VISIBLE_DEVICES": os.environ.get("GGML_VK_VISIBLE_DEVICES", "0")}
