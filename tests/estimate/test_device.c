@@ -105,13 +105,14 @@ Test(device, profile_missing_figures_are_named)
     cr_expect(!strstr(err, "--only all,ops"), "%s", err);
     /* A profile with op tests but without the rates (`flopfit bench --only ops` alone) says
      * how to measure both. */
-    d.ops[0] = (struct ff_spec_op){.kind = FF_OP_GEMV,
-                                   .prec = FF_PREC_BF16,
-                                   .m = 1,
-                                   .n = 4096,
-                                   .k = 4096,
+    const struct ff_op gemv = {FF_OP_GEMV, FF_PREC_BF16, 1, 4096, 4096, 0, 1, "gemv"};
+    d.ops[0] = (struct ff_spec_op){.kind = gemv.kind,
+                                   .prec = gemv.prec,
+                                   .m = gemv.m,
+                                   .n = gemv.n,
+                                   .k = gemv.k,
                                    .seconds = 1e-3,
-                                   .bytes = 33570816.0};
+                                   .bytes = ff_op_bytes(&gemv)};
     d.n_ops = 1;
     cr_expect_eq(ff_est_run(&m, &d, &p, &e, err, sizeof(err)), FF_ERR_UNSUPPORTED);
     cr_expect(strstr(err, "bandwidth") && strstr(err, "flopfit bench --only all,ops"), "%s", err);
