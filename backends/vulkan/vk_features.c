@@ -61,6 +61,9 @@ static void query_properties(struct ffvk_device *d, struct ffvk_caps *c)
     d->subgroup_size = sub.subgroupSize ? sub.subgroupSize : 1;
     d->subgroup_arith = (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                         (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    d->subgroup_shuffle = d->subgroup_arith &&
+                          (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+                          (sub.supportedOperations & VK_SUBGROUP_FEATURE_VOTE_BIT);
     d->max_storage_range = d->props.limits.maxStorageBufferRange;
     c->drv = drv;
     c->drv.pNext = NULL;

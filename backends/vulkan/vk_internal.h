@@ -171,7 +171,8 @@ struct ffvk_device {
     uint32_t type_device;  /* memory type for ff_buf */
     uint32_t type_staging; /* host-visible, coherent */
     uint32_t subgroup_size;
-    bool subgroup_arith; /* subgroup arithmetic (subgroupAdd ...) in compute shaders */
+    bool subgroup_arith;   /* subgroup arithmetic (subgroupAdd ...) in compute shaders */
+    bool subgroup_shuffle; /* ... and shuffles and votes (subgroupShuffle, subgroupAny) */
     uint64_t max_storage_range;
 
     bool storage16, storage8, float16, int8;
@@ -354,6 +355,9 @@ uint32_t ffvk_op_subgroups(const struct ffvk_device *d, uint32_t wg);
 /* Which attention build runs head dim desc->k: 0 and 1 the wide ones (uvec4 texels, the head
  * dim unrolled, up to 128 and 256), 2 the generic one (one element per texel). vk_ops_code.c */
 int ffvk_attn_build(const struct ff_kernel_desc *desc);
+/* The point's values across the lanes (the decode tuning space's vl=1, ops_attn.comp's
+ * FF_VLANES builds). */
+bool ffvk_attn_vlanes(const struct ff_tune_point *p);
 const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes);
 
 static inline struct ffvk_device *ffvk_dev(struct ff_device *d)

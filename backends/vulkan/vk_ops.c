@@ -214,13 +214,14 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
         (ret = set_view(d, k, 2, "V", kvf, kv_bytes / format_bytes(kvf), err, errlen)) < 0 ||
         (ret = set_storage(d, k, 3, "O", q_bytes, err, errlen)) < 0)
         return ret;
-    if (desc->tune.n)
-        k->base.point = desc->tune;
-    else
-        ffvk_op_default(d, desc, &k->base.point);
-    const uint32_t wg = k->base.point.v[0], gb = k->base.point.v[1];
+    struct ff_kernel_desc at = *desc; /* desc at the point it builds */
+    if (!desc->tune.n)
+        ffvk_op_default(d, desc, &at.tune);
+    k->base.point = at.tune;
+    const uint32_t wg = at.tune.v[0], gb = at.tune.v[1];
+    const bool vl = decode && ffvk_attn_vlanes(&at.tune);
     size_t bytes;
-    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    const uint32_t *code = ffvk_op_code(&at, &bytes);
     k->base.n_bufs = 4;
     k->base.n_params = 3;
     /* decode: one work-group per GB query rows; prefill: per GB positions (x) of a head (y) */
@@ -230,12 +231,12 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
     if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
         return ret;
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s KV as %s texels; %u %s per work-group of %u share each K/V fetch; online "
-             "softmax per invocation",
+             "%s KV as %s texels; %u %s per work-group of %u share each K/V fetch; %s",
              ff_precision_name(desc->prec), fmt_name(kvf), gb,
-             decode ? "query rows" : "causal query positions", wg);
-    const uint32_t spec[8] = {wg,      desc->m, desc->n, desc->k,
-                              desc->g, gb,      0,       ffvk_op_subgroups(d, wg)};
+             decode ? "query rows" : "causal query positions", wg,
+             vl ? "values across the lanes" : "online softmax per invocation");
+    const uint32_t spec[8] = {wg,      desc->m, desc->n,          desc->k,
+                              desc->g, gb,      d->subgroup_size, ffvk_op_subgroups(d, wg)};
     return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
 }
 

@@ -7,12 +7,18 @@
 
 #include "vk_ops_add.h"
 #include "vk_ops_attn_decode_bf16_any.h"
+#include "vk_ops_attn_decode_bf16_v128.h"
+#include "vk_ops_attn_decode_bf16_v256.h"
 #include "vk_ops_attn_decode_bf16_w128.h"
 #include "vk_ops_attn_decode_bf16_w256.h"
 #include "vk_ops_attn_decode_f16_any.h"
+#include "vk_ops_attn_decode_f16_v128.h"
+#include "vk_ops_attn_decode_f16_v256.h"
 #include "vk_ops_attn_decode_f16_w128.h"
 #include "vk_ops_attn_decode_f16_w256.h"
 #include "vk_ops_attn_decode_f32_any.h"
+#include "vk_ops_attn_decode_f32_v128.h"
+#include "vk_ops_attn_decode_f32_v256.h"
 #include "vk_ops_attn_decode_f32_w128.h"
 #include "vk_ops_attn_decode_f32_w256.h"
 #include "vk_ops_attn_prefill_bf16_any.h"
@@ -70,6 +76,7 @@ const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes)
     case FF_KERNEL_ATTN_PREFILL: {
         const bool dec = desc->id == FF_KERNEL_ATTN_DECODE;
         const int v = ffvk_attn_build(desc);
+        const bool vl = dec && v < 2 && ffvk_attn_vlanes(&desc->tune);
 #define ATTN(op, f)                                                                                \
     do {                                                                                           \
         if (v == 0)                                                                                \
@@ -78,21 +85,32 @@ const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes)
             SPV(ff_vk_spv_ops_attn_##op##_##f##_w256);                                             \
         SPV(ff_vk_spv_ops_attn_##op##_##f##_any);                                                  \
     } while (0)
+#define VLANES(f)                                                                                  \
+    do {                                                                                           \
+        if (vl && v == 0)                                                                          \
+            SPV(ff_vk_spv_ops_attn_decode_##f##_v128);                                             \
+        if (vl)                                                                                    \
+            SPV(ff_vk_spv_ops_attn_decode_##f##_v256);                                             \
+    } while (0)
         switch (p) {
         case FF_PREC_FP32:
+            VLANES(f32);
             if (dec)
                 ATTN(decode, f32);
             ATTN(prefill, f32);
         case FF_PREC_FP16:
+            VLANES(f16);
             if (dec)
                 ATTN(decode, f16);
             ATTN(prefill, f16);
         case FF_PREC_BF16:
+            VLANES(bf16);
             if (dec)
                 ATTN(decode, bf16);
             ATTN(prefill, bf16);
         default: return NULL;
         }
+#undef VLANES
 #undef ATTN
     }
     case FF_KERNEL_RMSNORM: SPV(ff_vk_spv_ops_rmsnorm);

@@ -19,7 +19,7 @@
 #include "vk_internal.h"
 
 enum { G_WG, G_ROWS, G_MT, G_CHUNK, G_N };
-enum { D_WG, D_GB, D_N };
+enum { D_WG, D_GB, D_VL, D_N };
 
 static const struct ff_tune_param gemv_params[G_N] = {
     [G_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
@@ -29,14 +29,17 @@ static const struct ff_tune_param gemv_params[G_N] = {
 };
 static const struct ff_tune_param decode_params[D_N] = {
     [D_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
-    [D_GB] = {"gb", 3, {1, 2, 4}},
+    [D_GB] = {"gb", 4, {1, 2, 4, 8}},
+    [D_VL] = {"vl", 2, {0, 1}},
 };
 
 /* Shader arrays the builds are compiled with (ops_gemv.comp, ops_attn_*.comp). */
-#define GEMV_MAX_R  16
-#define GEMV_MAX_MT 4
-#define ATTN_MAX_D  256
-#define ATTN_MAX_GB 4
+#define GEMV_MAX_R     16
+#define GEMV_MAX_MT    4
+#define ATTN_MAX_D     256
+#define ATTN_MAX_GB    4
+#define ATTN_VL_MAX_GB 8 /* FF_VLANES */
+#define ATTN_VL_MIN_LS 8 /* its MIN_LS */
 
 static uint32_t max_wg(const struct ffvk_device *d)
 {
@@ -67,6 +70,31 @@ static uint32_t pick_wg(const struct ffvk_device *d, uint32_t v)
 static bool chunk_ok(const struct ff_kernel_desc *desc)
 {
     return (desc->prec == FF_PREC_Q4_0 || desc->prec == FF_PREC_Q8_0) && desc->k % 128 == 0;
+}
+
+bool ffvk_attn_vlanes(const struct ff_tune_point *p)
+{
+    return p->n > D_VL && p->v[D_VL] == 1;
+}
+
+/* Why desc's decode cannot take the values across the lanes (NULL: it can): a wide build, and
+ * one subgroup size every pipeline gets (the shader's LS). */
+static const char *vlanes_unfit(const struct ffvk_device *d, const struct ff_kernel_desc *desc)
+{
+    if (desc->id != FF_KERNEL_ATTN_DECODE)
+        return "the values across the lanes are a decode build";
+    if (ffvk_attn_build(desc) == 2)
+        return "the values across the lanes need whole uvec4 texels a row (head dim a multiple "
+               "of 4 fp32 or 8 fp16/bf16)";
+    if (!d->subgroup_shuffle)
+        return "the device offers no subgroup shuffles and votes, which spread the values";
+    if (ffvk_op_min_subgroup(d) != d->subgroup_size || d->subgroup_size % ATTN_VL_MIN_LS)
+        return "the values across the lanes need a fixed subgroup size, a multiple of 8";
+    const uint32_t texels = desc->k / (desc->prec == FF_PREC_FP32 ? 4 : 8);
+    if (texels % d->subgroup_size)
+        return "the values across the lanes need a row's uvec4 texels a multiple of the "
+               "subgroup size";
+    return NULL;
 }
 
 uint32_t ffvk_op_min_subgroup(const struct ffvk_device *d)
@@ -119,6 +147,7 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
         p->n = D_N;
         p->v[D_WG] = pick_wg(d, d->subgroup_size); /* one subgroup: no shared-memory merge */
         p->v[D_GB] = gb;
+        p->v[D_VL] = 0;
         break;
     }
     default: break;
@@ -147,6 +176,14 @@ int ffvk_op_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc
     size_t bytes = 0;
     const uint32_t *code = ffvk_op_code(desc, &bytes);
     *source_hash = ff_tune_hash(FF_TUNE_HASH_INIT, code, code ? bytes : 0);
+    if (desc->id == FF_KERNEL_ATTN_DECODE) { /* and the build of vl=1 */
+        struct ff_kernel_desc vl = *desc;
+        vl.tune = out->dflt;
+        vl.tune.v[D_VL] = 1;
+        const uint32_t *vcode = ffvk_op_code(&vl, &bytes);
+        if (vcode != code)
+            *source_hash = ff_tune_hash(*source_hash, vcode, bytes);
+    }
     return FF_OK;
 }
 
@@ -179,7 +216,17 @@ int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc
         if (desc->id == FF_KERNEL_ATTN_DECODE && desc->g % p->v[D_GB])
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "gb=%u query rows per work-group must divide g=%u", p->v[D_GB], desc->g);
-        shared = (uint64_t)ATTN_MAX_GB * sgs * (ATTN_MAX_D + 2) * 4;
+        if (ffvk_attn_vlanes(p)) {
+            const char *why = vlanes_unfit(d, desc);
+            if (why)
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "vl=1: %s", why);
+        } else if (p->v[D_GB] > ATTN_MAX_GB)
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "gb=%u query rows per work-group: the build of vl=0 takes up to %u",
+                           p->v[D_GB], ATTN_MAX_GB);
+        /* sh_o, sh_m and sh_l at the build's MAX_D (128 or 256) */
+        shared = (uint64_t)(ffvk_attn_vlanes(p) ? ATTN_VL_MAX_GB : ATTN_MAX_GB) * sgs *
+                 ((ffvk_attn_build(desc) == 0 ? 128 : ATTN_MAX_D) + 2) * 4;
         break;
     default: break;
     }

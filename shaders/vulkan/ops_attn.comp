@@ -14,11 +14,23 @@
  * registers); at the end the invocations' states are merged (subgroup max/add, then shared
  * memory across subgroups).
  *
- * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 (unused),
- * 7 SGS (most subgroups a work-group may have).
+ * The values-across-lanes decode build (FF_VLANES, wide texels only): the scores as above, a
+ * position per invocation, but each subgroup takes its LS positions as a tile with one running
+ * max per query row for the whole subgroup (raised when a score passes it by RESCALE), so the
+ * probabilities of the tile can be spread over the lanes (subgroupShuffle) and the values summed
+ * with the head dim across the lanes: lane j accumulates texels j, j + LS, ... of the output
+ * rows. An invocation keeps GB x D / LS outputs instead of GB x D, and a work-group takes up to
+ * 8 query rows. Needs a fixed subgroup size (LS).
+ *
+ * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 LS (the
+ * subgroup size, FF_VLANES; otherwise unused), 7 SGS (most subgroups a work-group may have).
  */
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
+#if defined(FF_VLANES)
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_vote : require
+#endif
 
 /* MAX_D (-DMAX_D=...): the largest head dim of the build. The wide builds (FF_WIDE) unroll
  * the head dim so the query and output rows stay in registers; the generic build (one element
@@ -36,9 +48,14 @@ layout(constant_id = 2) const uint N = 1;
 layout(constant_id = 3) const uint D = 128;
 layout(constant_id = 4) const uint G = 1;
 layout(constant_id = 5) const uint GB = 1;
+layout(constant_id = 6) const uint LS = 8;
 layout(constant_id = 7) const uint SGS = 8;
 
+#if defined(FF_VLANES)
+#define MAX_GB 8
+#else
 #define MAX_GB 4
+#endif
 
 layout(set = 0, binding = 0) uniform samplerBuffer q_tex;
 layout(set = 0, binding = 1) uniform usamplerBuffer k_tex;
@@ -91,17 +108,175 @@ void unpack_texel(uvec4 t, out float e[MAX_EPT])
 }
 
 #if defined(FF_PREFILL)
-/* Query g of the work-group: position t0 + g of head gl_WorkGroupID.y (clamped to the last;
- * those beyond N store nothing). */
-#define QROW(g) (gl_WorkGroupID.y * N + min(t0 + (g), N - 1))
+/* Query g of the work-group: position first + g of head gl_WorkGroupID.y (clamped to the
+ * last; those beyond N store nothing). */
+#define QROW(first, g) (gl_WorkGroupID.y * N + min((first) + (g), N - 1))
 #else
-#define QROW(g) (row0 + (g))
+#define QROW(first, g) ((first) + (g))
 #endif
 
+/* The GB query rows from first, times 1 / sqrt(D); rows and columns beyond them 0. */
+void load_q(uint first, out float q[MAX_GB][MAX_D])
+{
+    const float scale = inversesqrt(float(D));
+    [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+#if defined(FF_WIDE) /* Q as RGBA32F texels: D is a multiple of 4 */
+        UNROLL for (uint d = 0; d < MAX_D; d += 4) {
+            vec4 t = g < GB && d < D ? texelFetch(q_tex, int((QROW(first, g) * D + d) / 4)) * scale
+                                     : vec4(0.0);
+            q[g][d] = t.x;
+            q[g][d + 1] = t.y;
+            q[g][d + 2] = t.z;
+            q[g][d + 3] = t.w;
+        }
+#else
+        UNROLL for (uint d = 0; d < MAX_D; d++)
+            q[g][d] = g < GB && d < D ? texelFetch(q_tex, int(QROW(first, g) * D + d)).x * scale
+                                      : 0.0;
+#endif
+    }
+}
+
+/* After the barrier: the nsg subgroups' states of the GB rows from first (sh_m, sh_l, sh_o)
+ * merged and the output rows written. */
+void store_merged(uint first, uint lid, uint nsg)
+{
+    for (uint idx = lid; idx < GB * D; idx += WG) {
+        uint g = idx / D, d = idx % D;
+        float m = -1.0 / 0.0;
+        for (uint s = 0; s < nsg; s++)
+            m = max(m, sh_m[g][s]);
+        float ls = 0.0, v = 0.0;
+        for (uint s = 0; s < nsg; s++) {
+            float c = sh_m[g][s] == -1.0 / 0.0 ? 0.0 : exp(sh_m[g][s] - m);
+            ls += sh_l[g][s] * c;
+            v += sh_o[g][s][d] * c;
+        }
+#if defined(FF_PREFILL)
+        if (first + g < N)
+#endif
+            o_out[QROW(first, g) * D + d] = v / ls;
+    }
+}
+
+#if defined(FF_VLANES)
+void main()
+{
+    const uint lid = gl_LocalInvocationID.x, lane = gl_SubgroupInvocationID;
+    const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
+    const uint row0 = gl_WorkGroupID.x * GB; /* first query row */
+    const uint kv0 = row0 / G * N * TPR;
+    /* The values' texels of a row per lane: lane j takes j, j + LS, ... (TPR a multiple of
+     * LS; MIN_LS: the smallest subgroup the arrays are sized for). */
+    const uint TL = (TPR + LS - 1) / LS;
+#define MIN_LS 8
+#define MAX_TL ((MAX_D / MAX_EPT + MIN_LS - 1) / MIN_LS)
+
+    float q[MAX_GB][MAX_D];
+    load_q(row0, q);
+    float o[MAX_GB][MAX_TL * MAX_EPT];
+    float mx[MAX_GB], l[MAX_GB]; /* mx: the subgroup's; l: this lane's positions' */
+    [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+        mx[g] = -1.0 / 0.0;
+        l[g] = 0.0;
+        [[unroll]] for (uint i = 0; i < MAX_TL * MAX_EPT; i++)
+            o[g][i] = 0.0;
+    }
+
+    for (uint b = sg * LS; b < N; b += nsg * LS) { /* a tile of LS positions per subgroup */
+        const uint p = min(b + lane, N - 1);
+        float s[MAX_GB];
+        [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+            s[g] = 0.0;
+        UNROLL for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
+            if (t < TPR) {
+                float e[MAX_EPT];
+                unpack_texel(texelFetch(k_tex, int(kv0 + p * TPR + t)), e);
+                [[unroll]] for (uint j = 0; j < MAX_EPT; j++)
+                    [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+                        if (g < GB)
+                            s[g] = fma(q[g][t * EPT + j], e[j], s[g]);
+            }
+        }
+        float pr[MAX_GB];
+        [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+            pr[g] = 0.0;
+            if (g < GB) {
+                const float sv = b + lane < N ? s[g] : -1.0 / 0.0;
+                /* One max per row for the subgroup, raised (and the row rescaled) only when a
+                 * score passes it by RESCALE: terms stay below e^RESCALE. */
+                if (subgroupAny(sv > mx[g] + RESCALE)) {
+                    const float m = subgroupMax(sv);
+                    const float c = exp(mx[g] - m); /* 0 at the first tile */
+                    l[g] *= c;
+                    [[unroll]] for (uint i = 0; i < MAX_TL * MAX_EPT; i++)
+                        o[g][i] *= c;
+                    mx[g] = m;
+                }
+                pr[g] = exp(sv - mx[g]);
+                l[g] += pr[g];
+            }
+        }
+        /* The values of the tile, 8 positions at a time: lane j's texels of each position
+         * times the position's probabilities (from its lane), summed apart from o and added
+         * to it once (positions past N have probability 0 and read the last row again). */
+        for (uint i0 = 0; i0 < LS; i0 += 8) {
+            [[unroll]] for (uint k = 0; k < MAX_TL; k++) {
+                if (k < TL) {
+                    const uint t = lane + k * LS;
+                    float acc[MAX_GB][MAX_EPT];
+                    [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+                        [[unroll]] for (uint j = 0; j < MAX_EPT; j++)
+                            acc[g][j] = 0.0;
+                    [[unroll]] for (uint i = 0; i < 8; i++) {
+                        float e[MAX_EPT];
+                        const uint pos = min(b + i0 + i, N - 1);
+                        unpack_texel(texelFetch(v_tex, int(kv0 + pos * TPR + t)), e);
+                        [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+                            if (g < GB) {
+                                const float w = subgroupShuffle(pr[g], i0 + i);
+                                [[unroll]] for (uint j = 0; j < MAX_EPT; j++)
+                                    acc[g][j] = fma(w, e[j], acc[g][j]);
+                            }
+                        }
+                    }
+                    [[unroll]] for (uint g = 0; g < MAX_GB; g++)
+                        [[unroll]] for (uint j = 0; j < MAX_EPT; j++)
+                            o[g][k * MAX_EPT + j] += acc[g][j];
+                }
+            }
+        }
+    }
+
+    /* Each subgroup's sum, then (several subgroups) shared memory across them. */
+    [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
+        if (g < GB) {
+            const float ls = subgroupAdd(l[g]);
+            [[unroll]] for (uint k = 0; k < MAX_TL; k++) {
+                const uint t = lane + k * LS;
+                if (k < TL)
+                    [[unroll]] for (uint j = 0; j < MAX_EPT; j++) {
+                        if (WG <= LS)
+                            o_out[(row0 + g) * D + t * EPT + j] = o[g][k * MAX_EPT + j] / ls;
+                        else
+                            sh_o[g][sg][t * EPT + j] = o[g][k * MAX_EPT + j];
+                    }
+            }
+            if (WG > LS && lane == 0) {
+                sh_m[g][sg] = mx[g];
+                sh_l[g][sg] = ls;
+            }
+        }
+    }
+    if (WG > LS) {
+        barrier();
+        store_merged(row0, lid, nsg);
+    }
+}
+#else
 void main()
 {
     const uint lid = gl_LocalInvocationID.x;
-    const float scale = inversesqrt(float(D));
 #if defined(FF_PREFILL)
     const uint t0 = gl_WorkGroupID.x * GB; /* first query position */
     const uint kvh = gl_WorkGroupID.y / G;
@@ -113,27 +288,18 @@ void main()
 #endif
 
     float q[MAX_GB][MAX_D];
+#if defined(FF_PREFILL)
+    load_q(t0, q);
+#else
+    load_q(row0, q);
+#endif
     float o[MAX_GB][MAX_D];
     float mx[MAX_GB], l[MAX_GB];
     [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
         mx[g] = -1.0 / 0.0;
         l[g] = 0.0;
-#if defined(FF_WIDE) /* Q as RGBA32F texels: D is a multiple of 4 */
-        UNROLL for (uint d = 0; d < MAX_D; d += 4) {
-            vec4 t = g < GB && d < D ? texelFetch(q_tex, int((QROW(g) * D + d) / 4)) * scale
-                                     : vec4(0.0);
-            o[g][d] = o[g][d + 1] = o[g][d + 2] = o[g][d + 3] = 0.0;
-            q[g][d] = t.x;
-            q[g][d + 1] = t.y;
-            q[g][d + 2] = t.z;
-            q[g][d + 3] = t.w;
-        }
-#else
-        UNROLL for (uint d = 0; d < MAX_D; d++) {
+        UNROLL for (uint d = 0; d < MAX_D; d++)
             o[g][d] = 0.0;
-            q[g][d] = g < GB && d < D ? texelFetch(q_tex, int(QROW(g) * D + d)).x * scale : 0.0;
-        }
-#endif
     }
 
     const uint kv0 = kvh * N * TPR;
@@ -149,7 +315,7 @@ void main()
                     if (j < EPT && t * EPT + j < MAX_D)
                         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
                             if (g < GB)
-                                s[g] += q[g][t * EPT + j] * e[j];
+                                s[g] = fma(q[g][t * EPT + j], e[j], s[g]);
             }
         }
         float pr[MAX_GB];
@@ -184,7 +350,7 @@ void main()
                     if (j < EPT && t * EPT + j < MAX_D)
                         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
                             if (g < GB)
-                                o[g][t * EPT + j] += pr[g] * e[j];
+                                o[g][t * EPT + j] = fma(pr[g], e[j], o[g][t * EPT + j]);
             }
         }
     }
@@ -209,20 +375,10 @@ void main()
         }
     }
     barrier();
-    for (uint idx = lid; idx < GB * D; idx += WG) {
-        uint g = idx / D, d = idx % D;
-        float m = -1.0 / 0.0;
-        for (uint s = 0; s < nsg; s++)
-            m = max(m, sh_m[g][s]);
-        float ls = 0.0, v = 0.0;
-        for (uint s = 0; s < nsg; s++) {
-            float c = sh_m[g][s] == -1.0 / 0.0 ? 0.0 : exp(sh_m[g][s] - m);
-            ls += sh_l[g][s] * c;
-            v += sh_o[g][s][d] * c;
-        }
 #if defined(FF_PREFILL)
-        if (t0 + g < N)
+    store_merged(t0, lid, nsg);
+#else
+    store_merged(row0, lid, nsg);
 #endif
-            o_out[QROW(g) * D + d] = v / ls;
-    }
 }
+#endif

@@ -102,6 +102,49 @@ Test(vk_ops, attn_decode)
                 }
 }
 
+/* Decode with the values across the lanes (vl=1): every format, query rows per work-group 1 to
+ * 8, positions short of and past a tile, one subgroup a work-group and (fp16) several, their
+ * states merged in shared memory. */
+Test(vk_ops, attn_decode_values_across_lanes)
+{
+    const uint32_t ls[] = {1, 70};
+    const uint32_t cases[][4] = {/* g, gb, k, subgroups a work-group */
+                                 {8, 8, 64, 1},  {8, 4, 64, 1}, {4, 2, 64, 1}, {1, 1, 64, 1},
+                                 {8, 8, 128, 1}, {8, 8, 64, 4}, {4, 2, 64, 4}};
+    const uint32_t sg = ffvk_dev(dev)->subgroup_size;
+    size_t built = 0;
+    for (size_t f = 0; f < 3; f++)
+        for (size_t l = 0; l < 2; l++)
+            for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                if (cases[c][2] != 64 || cases[c][3] != 1) {
+                    if (kv_formats[f] != FF_PREC_FP16)
+                        continue; /* a wider row, several subgroups: fp16 covers them */
+                }
+                struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE,
+                                           .prec = kv_formats[f],
+                                           .m = 16,
+                                           .n = ls[l],
+                                           .k = cases[c][2],
+                                           .g = cases[c][0]};
+                struct ff_tune_space s;
+                cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "space: %s",
+                             err);
+                char pt[64];
+                snprintf(pt, sizeof(pt), "wg=%u,gb=%u,vl=1", cases[c][3] * sg, cases[c][1]);
+                cr_assert_eq(ff_tune_point_parse(&s, pt, &d.tune, err, sizeof(err)), FF_OK,
+                             "%s: %s", pt, err);
+                if (ff_kernel_point_check(dev, &d, err, sizeof(err)) != FF_OK) {
+                    cr_log_info("%s %s k=%u: %s", pt, ff_precision_name(d.prec), d.k, err);
+                    continue;
+                }
+                check(&d, 2000 + f * 100 + l * 20 + c);
+                built++;
+            }
+    /* lavapipe (CI): a fixed subgroup of 8, so every case above fits */
+    if (strstr(ffvk_dev(dev)->props.deviceName, "llvmpipe"))
+        cr_expect_eq(built, 30, "%zu of 30 cases of vl=1 built on lavapipe", built);
+}
+
 Test(vk_ops, attn_prefill)
 {
     const uint32_t ls[] = {1, 33}, gs[] = {1, 4}, ds[] = {32, 6};
@@ -142,7 +185,7 @@ Test(vk_ops, tuning_points)
         {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q4_0, .m = 3, .n = 33, .k = 96},
         {.id = FF_KERNEL_GEMV, .prec = FF_PREC_FP16, .m = 1, .n = 33, .k = 96},
         {.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 2, .n = 40, .k = 256},
-        {.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 40, .k = 32, .g = 4},
+        {.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 40, .k = 64, .g = 4},
         {.id = FF_KERNEL_ATTN_PREFILL, .prec = FF_PREC_BF16, .m = 2, .n = 20, .k = 16, .g = 1},
     };
     for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++) {
