@@ -32,6 +32,11 @@ static const struct ff_tune_param decode_params[D_N] = {
     [D_GB] = {"gb", 4, {1, 2, 4, 8}},
     [D_VL] = {"vl", 2, {0, 1}},
 };
+/* prefill: a work-group's consecutive query positions, up to the build's MAX_GB */
+static const struct ff_tune_param prefill_params[D_VL] = {
+    [D_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
+    [D_GB] = {"gb", 3, {1, 2, 4}},
+};
 
 /* Shader arrays the builds are compiled with (ops_gemv.comp, ops_attn_*.comp). */
 #define GEMV_MAX_R     16
@@ -144,10 +149,9 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
         uint32_t gb = 4;
         while (gb > 1 && ((decode && desc->g % gb) || (uint64_t)gb * desc->k > 512))
             gb /= 2;
-        p->n = D_N;
+        p->n = decode ? D_N : D_VL;
         p->v[D_WG] = pick_wg(d, d->subgroup_size); /* one subgroup: no shared-memory merge */
         p->v[D_GB] = gb;
-        p->v[D_VL] = 0;
         break;
     }
     default: break;
@@ -164,9 +168,12 @@ int ffvk_op_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc
         memcpy(out->param, gemv_params, sizeof(gemv_params));
         break;
     case FF_KERNEL_ATTN_DECODE:
-    case FF_KERNEL_ATTN_PREFILL:
         out->n_params = D_N;
         memcpy(out->param, decode_params, sizeof(decode_params));
+        break;
+    case FF_KERNEL_ATTN_PREFILL:
+        out->n_params = D_VL;
+        memcpy(out->param, prefill_params, sizeof(prefill_params));
         break;
     default:
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
@@ -222,7 +229,7 @@ int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc
                 return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "vl=1: %s", why);
         } else if (p->v[D_GB] > ATTN_MAX_GB)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
-                           "gb=%u query rows per work-group: the build of vl=0 takes up to %u",
+                           "gb=%u query rows per work-group: up to %u but in decode's vl=1",
                            p->v[D_GB], ATTN_MAX_GB);
         /* sh_o, sh_m and sh_l at the build's MAX_D (128 or 256) */
         shared = (uint64_t)(ffvk_attn_vlanes(p) ? ATTN_VL_MAX_GB : ATTN_MAX_GB) * sgs *
