@@ -62,6 +62,10 @@ struct cl_kern {
     cl_mem packed[2];  /* Ap, Bp scratch */
     size_t pack_global[2][2];
     bool want_packing;
+    /* Buffers an op kernel keeps for itself, bound after its parameters (the second zeroed):
+     * decode attention's parts and their counts (ops.cl PARTS). 0: none. */
+    size_t scratch_bytes[2];
+    cl_mem scratch[2];
     bool storage16; /* fp16 operands, fp32 arithmetic (FF_KDESC_FP16_STORAGE) */
     struct cl_matmul_tune tune;
 };

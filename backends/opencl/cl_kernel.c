@@ -71,6 +71,31 @@ static int cl_prec(enum ff_precision p)
 
 /* Scratch panels and the packing kernels of the packed register layout: pack_a when
  * t->pack & 2, pack_b when t->pack & 1 (matmul.cl). */
+/* k's own buffers (scratch_bytes), bound once after its buffers and parameters; the second
+ * starts zeroed. */
+static int create_scratch(struct cl_dev *d, struct cl_kern *k, char *err, size_t errlen)
+{
+    for (int i = 0; i < 2; i++) {
+        if (!k->scratch_bytes[i])
+            continue;
+        void *zero = i == 1 ? calloc(1, k->scratch_bytes[i]) : NULL;
+        if (i == 1 && !zero)
+            return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "no host memory for a kernel's counts");
+        cl_int rc;
+        k->scratch[i] =
+            clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | (zero ? CL_MEM_COPY_HOST_PTR : 0),
+                           k->scratch_bytes[i], zero, &rc);
+        free(zero);
+        if (!k->scratch[i])
+            return ff_cl_fail(rc, "clCreateBuffer (a kernel's scratch)", err, errlen);
+        rc = clSetKernelArg(k->kernel, (cl_uint)(k->base.n_bufs + k->base.n_params + i),
+                            sizeof(cl_mem), &k->scratch[i]);
+        if (rc != CL_SUCCESS)
+            return ff_cl_fail(rc, "clSetKernelArg (a kernel's scratch)", err, errlen);
+    }
+    return FF_OK;
+}
+
 static int create_packing(struct cl_dev *d, struct cl_kern *k, cl_program prog,
                           const struct cl_matmul_tune *t, char *err, size_t errlen)
 {
@@ -383,6 +408,8 @@ int ff_cl_kernel_create(struct ff_device *dev, const struct ff_kernel_desc *desc
     }
     if (k->want_packing && (ret = create_packing(d, k, prog, &k->tune, err, errlen)) < 0)
         goto error;
+    if (k->scratch_bytes[0] && (ret = create_scratch(d, k, err, errlen)) < 0)
+        goto error;
     *out = &k->base;
     return FF_OK;
 
@@ -401,6 +428,8 @@ void ff_cl_kernel_destroy(struct ff_kernel *kernel)
             clReleaseKernel(k->pack[i]);
         if (k->packed[i])
             clReleaseMemObject(k->packed[i]);
+        if (k->scratch[i])
+            clReleaseMemObject(k->scratch[i]);
     }
     free(k);
 }

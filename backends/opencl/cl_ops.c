@@ -7,8 +7,8 @@
  *
  * Defaults come from device properties only: the vector width from the preferred float width
  * (a CPU's SIMD width; GPUs report 1, their lanes being work-items), how many rows of W each
- * work-item takes and how many items share a KV head from the compute units, so that every
- * unit gets several work-groups, and the work-group size, the rows per item and the gemv's
+ * work-item takes, how many items share a KV head and over how many work-groups from the
+ * compute units, so that every unit gets several work-groups, and the work-group size, the rows per item and the gemv's
  * software prefetch from the device type: a CPU runs a group's items in a loop on one core,
  * so small groups spread the rows over more cores, and its cores need the prefetch to keep
  * several weight streams going; a GPU needs whole warps (64 covers 32- and 64-wide ones).
@@ -33,12 +33,14 @@ static const struct ff_tune_param gemv_params[GV_N] = {
     [GV_PF] = {"pf", 5, {0, 256, 512, 1024, 2048}},
 };
 /* attention: decode takes split, prefill bq (query rows per item); both a position tile */
-enum { AT_A, AT_TILE, AT_PF, AT_N };
+enum { AT_A, AT_TILE, AT_PF, AT_PARTS, AT_N };
 static const struct ff_tune_param decode_params[AT_N] = {
     [AT_A] = {"split", 7, {1, 2, 4, 8, 16, 32, 64}},
     [AT_TILE] = {"tile", 4, {16, 32, 64, 128}},
     /* software prefetch distance in bytes of the K and V streams, CPU devices only */
     [AT_PF] = {"pf", 5, {0, 512, 1024, 2048, 4096}},
+    /* work-groups per KV head, each a slice of the positions, merged by the last to finish */
+    [AT_PARTS] = {"parts", 7, {1, 2, 4, 8, 16, 32, 64}},
 };
 static const struct ff_tune_param prefill_params[AT_PF] = {
     [AT_A] = {"bq", 4, {1, 2, 4, 8}},
@@ -128,6 +130,14 @@ static void default_point(const struct cl_dev *d, const struct ff_kernel_desc *d
         while (split < 64 && heads * split < 4 * cu && desc->n / (split * 2) >= 64)
             split *= 2;
         p->v[AT_A] = split;
+        /* Several work-groups per KV head when there are fewer heads than work-groups the
+         * device runs at once (a CPU: one per core; a GPU: two per compute unit), each part
+         * at least 512 positions. */
+        uint32_t parts = 1;
+        while (parts < 64 && heads * parts < (d->is_cpu ? cu : 2 * cu) &&
+               desc->n / (parts * 2) >= 512)
+            parts *= 2;
+        p->v[AT_PARTS] = parts;
         p->v[AT_TILE] = 32;
         /* as gemv's (a CPU core keeps too few misses in flight for the K and V streams with
          * the arithmetic between their loads); further ahead, as a cached position takes
@@ -305,17 +315,27 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
                  (unsigned)tile, decode ? "SPLIT" : "BQ", (unsigned)a,
                  (unsigned)(decode ? pt->v[AT_PF] : 0));
         if (decode) {
-            k->global[0] = a;
-            k->global[1] = desc->m / desc->g;
+            const uint32_t parts = pt->v[AT_PARTS], heads = desc->m / desc->g;
+            const size_t olen = strlen(options);
+            snprintf(options + olen, optlen - olen, " -DPARTS=%u", (unsigned)parts);
+            k->global[0] = (size_t)a * parts;
+            k->global[1] = heads;
             k->has_local = true;
             k->local[0] = a;
             k->local[1] = 1;
-            char ahead[48];
+            if (parts > 1) { /* each part's merged partial, and a count per head */
+                k->scratch_bytes[0] = (size_t)heads * parts * desc->g * (desc->k + 2) * 4;
+                k->scratch_bytes[1] = (size_t)heads * 4;
+            }
+            char ahead[48], many[48] = "one work-group";
             prefetch_note(ahead, sizeof(ahead), pt->v[AT_PF]);
+            if (parts > 1)
+                snprintf(many, sizeof(many), "%u work-groups", (unsigned)parts);
             snprintf(k->base.variant, sizeof(k->base.variant),
-                     "decode attention, %s KV as float%u, one work-group of %u per KV head "
-                     "(%u query rows), online softmax over tiles of %u positions%s",
-                     fmt, (unsigned)vw, (unsigned)a, (unsigned)desc->g, (unsigned)tile, ahead);
+                     "decode attention, %s KV as float%u, %s of %u per KV head (%u query "
+                     "rows), online softmax over tiles of %u positions%s",
+                     fmt, (unsigned)vw, many, (unsigned)a, (unsigned)desc->g, (unsigned)tile,
+                     ahead);
         } else {
             k->global[0] = div_up(desc->n, a);
             k->global[1] = desc->m;

@@ -13,7 +13,8 @@
  *                -DROWS (rows of W per item) -DMB (rows of X per item) -DPF, -DNEXT (CPU
  *                prefetches: PF bytes ahead in each row; the next item's rows)
  *   attn_decode  -DKVF (0 fp32, 1 fp16, 2 bf16) -DKD (head dim) -DVW (divides KD) -DG (query
- *                rows per KV head) -DSPLIT (items per KV head, one work-group) -DTILE
+ *                rows per KV head) -DSPLIT (items per work-group) -DPARTS (work-groups per
+ *                KV head) -DTILE
  *   attn_prefill -DKVF -DKD -DVW -DBQ (query rows per item) -DTILE
  *   rmsnorm, rope, swiglu, add, xent: -DVW.
  */
@@ -528,14 +529,27 @@ FOLD(fold_sum, ADD)
 #endif
 
 /*
- * Decode: work-group h (global (SPLIT, M / G), local (SPLIT, 1)) serves KV head h and its G
- * query rows, so K and V are read once for all of them. Its SPLIT items take consecutive
- * slices of the N positions; their partial (max, sum, sum of p V) meet in local memory and
- * are merged, each item writing every SPLIT-th output element.
+ * Decode: the PARTS work-groups (global (SPLIT x PARTS, M / G), local (SPLIT, 1)) of KV head h
+ * serve its G query rows, so K and V are read once for all of them; work-group part takes the
+ * part-th of PARTS consecutive slices of the N positions, and its SPLIT items consecutive
+ * slices of that. The items' partial (max, sum, sum of p V) meet in local memory and are
+ * merged, each item taking every SPLIT-th output element. With one part that is the output;
+ * with several, each work-group leaves its merged partial in PS (per head and part: G maxima,
+ * G sums, G x KD weighted values) and counts itself done in PC[h]; the last of the head's
+ * parts to finish merges them all into the output and sets PC[h] back to 0 for the next
+ * launch.
  */
+#ifndef PARTS
+#define PARTS 1
+#endif
+#if PARTS > 1
+#define PARTS_ARGS , __global float *PS, volatile __global uint *PC
+#else
+#define PARTS_ARGS
+#endif
 __kernel void attn_decode(__global const float *restrict Q, __global const KVT *restrict K,
                           __global const KVT *restrict V, __global float *restrict O, uint M,
-                          uint N, uint KDIM)
+                          uint N, uint KDIM PARTS_ARGS)
 {
     __local float lmax[SPLIT][G], lsum[SPLIT][G];
     __local float lo[SPLIT][G][KD];
@@ -553,8 +567,10 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
         sm[r] = 0.0f;
         lim[r] = N - 1;
     }
-    const uint chunk = (N + SPLIT - 1) / SPLIT;
-    const uint s0 = min(N, t * chunk), s1 = min(N, s0 + chunk);
+    const uint part = get_group_id(0), pchunk = (N + PARTS - 1) / PARTS;
+    const uint p0 = min(N, part * pchunk), p1 = min(N, p0 + pchunk);
+    const uint chunk = (p1 - p0 + SPLIT - 1) / SPLIT;
+    const uint s0 = min(p1, p0 + t * chunk), s1 = min(p1, s0 + chunk);
     __global const KVT *kh = K + (size_t)h * N * KD, *vh = V + (size_t)h * N * KD;
 #if POSMAJOR
     RV mxv = (RV)(-INFINITY), smv = (RV)(0.0f);
@@ -640,8 +656,47 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
             den += lsum[u][r] * wgt;
             num += lo[u][r][c] * wgt;
         }
+#if PARTS > 1
+        __global float *ps = PS + ((size_t)h * PARTS + part) * G * (KD + 2);
+        ps[2 * G + i] = num;
+        if (c == 0) {
+            ps[r] = gm;
+            ps[G + r] = den;
+        }
+#else
         O[(size_t)(h * G + r) * KD + c] = num / den;
+#endif
     }
+#if PARTS > 1
+    /* every item's partial written before the count; the last part sees them all */
+    __local uint last;
+    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (t == 0)
+        last = atomic_inc(&PC[h]) == PARTS - 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!last)
+        return;
+    read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    volatile __global const float *hp = PS + (size_t)h * PARTS * G * (KD + 2);
+    for (uint i = t; i < G * KD; i += SPLIT) {
+        const uint r = i / KD;
+        float gm = -INFINITY;
+        for (uint u = 0; u < PARTS; u++)
+            gm = fmax(gm, hp[u * G * (KD + 2) + r]);
+        float den = 0.0f, num = 0.0f;
+        for (uint u = 0; u < PARTS; u++) {
+            volatile __global const float *ps = hp + u * G * (KD + 2);
+            /* a part with no positions (max -inf) weighs 0 */
+            const float wgt = ps[r] == -INFINITY ? 0.0f : exp(ps[r] - gm);
+            den += ps[G + r] * wgt;
+            num += ps[2 * G + i] * wgt;
+        }
+        O[(size_t)(h * G) * KD + i] = num / den;
+    }
+    if (t == 0)
+        PC[h] = 0;
+#endif
 }
 #endif /* SPLIT */
 

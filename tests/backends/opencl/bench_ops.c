@@ -67,6 +67,9 @@ static const struct op_case cases[] = {
     /* llama.cpp's test-backend-ops perf shape (FLASH_ATTN_EXT hsk=hsv=64, nh=8, nr23=[8,1],
      * kv=7680, nb=1, fp16 K and V) */
     {"attn_decode fp16 m64 g8 d64 L7680", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 64, 7680, 64, 8)},
+    /* one KV head (multi-query attention, or a tensor-parallel shard): fewer heads than
+     * cores, where the positions' parts spread it */
+    {"attn_decode fp16 m8 g8 d128 L8192", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 8192, 128, 8)},
     {"attn_prefill fp16 m32 g4 n512", OP(FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 32, 512, 128, 4)},
     {"rmsnorm 64x4096", OP(FF_KERNEL_RMSNORM, FF_PREC_FP32, 64, 4096, 0, 0)},
     {"rope 64x32x128", OP(FF_KERNEL_ROPE, FF_PREC_FP32, 2048, 128, 0, 32)},

@@ -51,6 +51,30 @@ static void check_op(const struct ff_kernel_desc *d, const char *what)
     ff_kernel_destroy(&k);
 }
 
+/* Builds desc's kernel and checks it on two sets of inputs in turn and the first again: a
+ * kernel that keeps state between launches (decode's parts) must not carry one launch's
+ * partial results into the next. */
+static void check_op_inputs_in_turn(const struct ff_kernel_desc *d, const char *what)
+{
+    char err[1024] = "";
+    struct ff_kernel *k = NULL;
+    struct ff_opcheck oc[2];
+    cr_assert_eq(ff_kernel_create(dev, d, &k, err, sizeof(err)), FF_OK, "%s: create: %s", what,
+                 err);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(ff_opcheck_init(&oc[i], d, 91 + i, err, sizeof(err)), FF_OK, "%s: %s", what,
+                     err);
+        cr_assert_eq(ff_opcheck_upload(&oc[i], dev, err, sizeof(err)), FF_OK, "%s: %s", what, err);
+    }
+    int ret = FF_OK;
+    for (int r = 0; r < 3 && ret == FF_OK; r++)
+        ret = ff_opcheck_run(&oc[r % 2], k, err, sizeof(err));
+    ff_opcheck_finish(&oc[0]);
+    ff_opcheck_finish(&oc[1]);
+    cr_assert_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
+    ff_kernel_destroy(&k);
+}
+
 static void check_desc(struct ff_kernel_desc d)
 {
     char what[160];
@@ -109,6 +133,36 @@ Test(opencl_ops, attention_decode_every_group_size)
                                                .n = positions[n],
                                                .k = 32,
                                                .g = groups[g]});
+}
+
+/* Decode over several work-groups per KV head (parts), merged by the last: parts with no
+ * positions (more parts than positions), one and many items a group, chained launches (the
+ * counts set back to 0 by each launch's last part). */
+Test(opencl_ops, attention_decode_parts)
+{
+    static const uint32_t parts[] = {2, 4, 64}, positions[] = {1, 70, 300}, groups[] = {1, 4, 8};
+    static const uint32_t splits[] = {1, 4};
+    char err[512] = "";
+    for (size_t p = 0; p < 3; p++)
+        for (size_t n = 0; n < 3; n++)
+            for (size_t g = 0; g < 3; g++)
+                for (size_t s = 0; s < 2; s++) {
+                    struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE,
+                                               .prec = g == 1 ? FF_PREC_BF16 : FF_PREC_FP16,
+                                               .m = 2 * groups[g],
+                                               .n = positions[n],
+                                               .k = 64,
+                                               .g = groups[g]};
+                    struct ff_tune_space sp;
+                    cr_assert_eq(ff_kernel_space(dev, &d, &sp, err, sizeof(err)), FF_OK, "%s", err);
+                    char pt[64], what[160];
+                    snprintf(pt, sizeof(pt), "split=%u,tile=16,pf=0,parts=%u", splits[s], parts[p]);
+                    cr_assert_eq(ff_tune_point_parse(&sp, pt, &d.tune, err, sizeof(err)), FF_OK,
+                                 "%s: %s", pt, err);
+                    snprintf(what, sizeof(what), "%s n=%u g=%u", pt, d.n, d.g);
+                    check_op(&d, what);
+                    check_op_inputs_in_turn(&d, what);
+                }
 }
 
 Test(opencl_ops, small_ops)
