@@ -24,11 +24,12 @@ int ffvk_build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *cod
 {
     const struct ffvk_fns *fn = d->fn;
     VkResult r;
-    /* bind[] and map[] below have room for FF_MAX_BUFS bindings and 16 constants */
-    if (n_bufs > FF_MAX_BUFS || n_spec > 16)
+    /* bind[] and map[] below have room for FF_MAX_BUFS + FFVK_MAX_OWN bindings and 16
+     * constants; n_bufs counts the kernel's own buffers too */
+    if (n_bufs > FF_MAX_BUFS + FFVK_MAX_OWN || n_spec > 16)
         return ff_errf(err, errlen, FF_ERR_INVALID,
                        "%" PRIu32 " buffers, %" PRIu32 " constants (at most %d and 16)", n_bufs,
-                       n_spec, FF_MAX_BUFS);
+                       n_spec, FF_MAX_BUFS + FFVK_MAX_OWN);
     VkShaderModuleCreateInfo smi = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
         .codeSize = bytes,
@@ -39,7 +40,7 @@ int ffvk_build(struct ffvk_device *d, struct ffvk_kernel *k, const uint32_t *cod
         int ret = ffvk_check(d, r, "vkCreateShaderModule", err, errlen);
         return ret == FF_ERR_DEVICE ? FF_ERR_BUILD : ret;
     }
-    VkDescriptorSetLayoutBinding bind[FF_MAX_BUFS];
+    VkDescriptorSetLayoutBinding bind[FF_MAX_BUFS + FFVK_MAX_OWN];
     uint32_t n_texel = 0;
     for (uint32_t i = 0; i < n_bufs; i++) {
         bool texel = ffvk_binding_format(k, i) != VK_FORMAT_UNDEFINED;
@@ -148,6 +149,8 @@ void ffvk_kernel_destroy(struct ff_kernel *kernel)
         free(k);
         return;
     }
+    for (uint32_t i = 0; i < k->n_own; i++)
+        ff_buf_destroy(&k->own[i]);
     if (k->desc_pool)
         fn->vkDestroyDescriptorPool(d->dev, k->desc_pool, NULL);
     if (k->pipeline)

@@ -126,8 +126,8 @@ static int run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_b
 
     /* Point the descriptor set at this call's buffers (the set is idle:
      * every earlier run was waited for). */
-    VkDescriptorBufferInfo bi[FF_MAX_BUFS];
-    VkWriteDescriptorSet w[FF_MAX_BUFS];
+    VkDescriptorBufferInfo bi[FF_MAX_BUFS + FFVK_MAX_OWN];
+    VkWriteDescriptorSet w[FF_MAX_BUFS + FFVK_MAX_OWN];
     VkBufferView views[FF_MAX_BUFS] = {VK_NULL_HANDLE};
     for (size_t i = 0; i < n_bufs; i++) {
         VkFormat fmt = ffvk_binding_format(vk, (uint32_t)i);
@@ -162,8 +162,20 @@ static int run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_b
             w[i].pTexelBufferView = &views[i];
         }
     }
-    if (n_bufs)
-        fn->vkUpdateDescriptorSets(d->dev, (uint32_t)n_bufs, w, 0, NULL);
+    for (uint32_t i = 0; i < vk->n_own; i++) { /* the kernel's own, after the caller's */
+        bi[n_bufs + i] = (VkDescriptorBufferInfo){
+            .buffer = ((struct ffvk_buf *)vk->own[i])->buf, .offset = 0, .range = VK_WHOLE_SIZE};
+        w[n_bufs + i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = vk->set,
+            .dstBinding = (uint32_t)(n_bufs + i),
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &bi[n_bufs + i],
+        };
+    }
+    if (n_bufs + vk->n_own)
+        fn->vkUpdateDescriptorSets(d->dev, (uint32_t)(n_bufs + vk->n_own), w, 0, NULL);
 
     ret = ffvk_cmd_begin(d, err, errlen);
     if (ret < 0)
@@ -174,7 +186,7 @@ static int run_chain(struct ff_kernel *k, struct ff_buf *const *bufs, size_t n_b
         fn->vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, d->timestamps, 0);
     }
     fn->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->pipeline);
-    if (n_bufs)
+    if (n_bufs + vk->n_own)
         fn->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->layout, 0, 1, &vk->set,
                                     0, NULL);
     if (vk->push_words)

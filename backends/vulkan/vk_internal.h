@@ -302,6 +302,7 @@ uint32_t ffvk_sh_invocations(const struct ffvk_sh_tiles *t);
 uint64_t ffvk_sh_bytes(const struct ffvk_sh_tiles *t);
 
 /* A compute pipeline for one kernel description. */
+#define FFVK_MAX_OWN 2
 struct ffvk_kernel {
     struct ff_kernel base;
     VkShaderModule module;
@@ -320,6 +321,10 @@ struct ffvk_kernel {
      * storage buffer), bound over need_bytes[i] (views and storage ranges alike). */
     VkFormat bind_fmt[FF_MAX_BUFS];
     bool exact_ranges; /* bind need_bytes[i], not the whole buffer */
+    /* Storage buffers the kernel keeps for itself, bound after the caller's (decode
+     * attention's parts: their partials and counts). */
+    struct ff_buf *own[FFVK_MAX_OWN];
+    uint32_t n_own;
 };
 
 /* The descriptor type of binding i: its texel format, or UNDEFINED for a storage buffer. */
@@ -358,6 +363,10 @@ int ffvk_attn_build(const struct ff_kernel_desc *desc);
 /* The point's values across the lanes (the decode tuning space's vl=1, ops_attn.comp's
  * FF_VLANES builds). */
 bool ffvk_attn_vlanes(const struct ff_tune_point *p);
+/* The point's work-groups per group of query rows (decode's parts; 1 otherwise). */
+uint32_t ffvk_attn_parts(const struct ff_tune_point *p);
+/* The host's online CPUs (lavapipe runs a work-group per core). */
+uint64_t ffvk_host_cpus(void);
 const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes);
 
 static inline struct ffvk_device *ffvk_dev(struct ff_device *d)

@@ -11,6 +11,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vk_internal.h"
@@ -220,24 +221,48 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
     k->base.point = at.tune;
     const uint32_t wg = at.tune.v[0], gb = at.tune.v[1];
     const bool vl = decode && ffvk_attn_vlanes(&at.tune);
+    const uint32_t parts = decode ? ffvk_attn_parts(&at.tune) : 1;
     size_t bytes;
     const uint32_t *code = ffvk_op_code(&at, &bytes);
     k->base.n_bufs = 4;
     k->base.n_params = 3;
     /* decode: one work-group per GB query rows; prefill: per GB positions (x) of a head (y) */
     k->groups[0] = decode ? desc->m / gb : ffvk_div_up(desc->n, gb);
-    k->groups[1] = decode ? 1 : desc->m;
+    k->groups[1] = decode ? parts : desc->m;
     k->groups[2] = 1;
     if ((ret = ffvk_check_groups(d, k, err, errlen)) < 0)
         return ret;
+    if (decode) {
+        /* the parts' partials (a query row and part: max, sum, D values) and a count per
+         * group of rows, zeroed; bound (a few bytes) with one part too */
+        const uint64_t own[2] = {(uint64_t)desc->m * (parts > 1 ? parts : 0) * (desc->k + 2) * 4,
+                                 (uint64_t)k->groups[0] * 4};
+        for (uint32_t i = 0; i < 2; i++) {
+            const uint64_t bytes = own[i] > 16 ? own[i] : 16;
+            if ((ret = ff_buf_create(&d->base, bytes, &k->own[i], err, errlen)) < 0)
+                return ret;
+            k->n_own = i + 1;
+        }
+        uint32_t *zero = calloc(1, own[1] > 16 ? own[1] : 16);
+        if (!zero)
+            return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "no host memory for the parts' counts");
+        ret = ff_buf_write(k->own[1], 0, zero, own[1] > 16 ? own[1] : 16, err, errlen);
+        free(zero);
+        if (ret < 0)
+            return ret;
+    }
+    char over[32] = "";
+    if (parts > 1)
+        snprintf(over, sizeof(over), "; %u parts", parts);
     snprintf(k->base.variant, sizeof(k->base.variant),
-             "%s KV as %s texels; %u %s per work-group of %u share each K/V fetch; %s",
+             "%s KV as %s texels; %u %s per work-group of %u share each K/V fetch; %s%s",
              ff_precision_name(desc->prec), fmt_name(kvf), gb,
              decode ? "query rows" : "causal query positions", wg,
-             vl ? "values across the lanes" : "online softmax per invocation");
-    const uint32_t spec[8] = {wg,      desc->m, desc->n,          desc->k,
-                              desc->g, gb,      d->subgroup_size, ffvk_op_subgroups(d, wg)};
-    return ffvk_build(d, k, code, bytes, 4, 0, spec, 8, err, errlen);
+             vl ? "values across the lanes" : "online softmax per invocation", over);
+    const uint32_t spec[9] = {wg,      desc->m, desc->n,          desc->k,
+                              desc->g, gb,      d->subgroup_size, ffvk_op_subgroups(d, wg),
+                              parts};
+    return ffvk_build(d, k, code, bytes, 4 + k->n_own, 0, spec, 9, err, errlen);
 }
 
 /* ---- row-wise and elementwise ops ---------------------------------------------- */

@@ -15,11 +15,12 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vk_internal.h"
 
 enum { G_WG, G_ROWS, G_MT, G_CHUNK, G_N };
-enum { D_WG, D_GB, D_VL, D_N };
+enum { D_WG, D_GB, D_VL, D_PARTS, D_N };
 
 static const struct ff_tune_param gemv_params[G_N] = {
     [G_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
@@ -31,6 +32,8 @@ static const struct ff_tune_param decode_params[D_N] = {
     [D_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
     [D_GB] = {"gb", 4, {1, 2, 4, 8}},
     [D_VL] = {"vl", 2, {0, 1}},
+    /* work-groups per query-row group, each a slice of the positions, merged by the last */
+    [D_PARTS] = {"parts", 7, {1, 2, 4, 8, 16, 32, 64}},
 };
 /* prefill: a work-group's consecutive query positions, up to the build's MAX_GB */
 static const struct ff_tune_param prefill_params[D_VL] = {
@@ -80,6 +83,17 @@ static bool chunk_ok(const struct ff_kernel_desc *desc)
 bool ffvk_attn_vlanes(const struct ff_tune_point *p)
 {
     return p->n > D_VL && p->v[D_VL] == 1;
+}
+
+uint32_t ffvk_attn_parts(const struct ff_tune_point *p)
+{
+    return p->n > D_PARTS && p->v[D_PARTS] > 1 ? p->v[D_PARTS] : 1;
+}
+
+uint64_t ffvk_host_cpus(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint64_t)n : 1;
 }
 
 /* Why desc's decode cannot take the values across the lanes (NULL: it can): a wide build, and
@@ -152,6 +166,18 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
         p->n = decode ? D_N : D_VL;
         p->v[D_WG] = pick_wg(d, d->subgroup_size); /* one subgroup: no shared-memory merge */
         p->v[D_GB] = gb;
+        if (decode) {
+            /* Several work-groups per group of query rows while there are fewer groups than
+             * the device runs at once, each part at least 512 positions. Vulkan reports no
+             * compute-unit count: a CPU device runs one group per core; on a GPU, 256 groups
+             * give two per unit to the largest of 2024 (132 SMs, 104-128 CUs). */
+            const uint64_t want = is_cpu(d) ? ffvk_host_cpus() : 256;
+            const uint32_t groups = desc->m / gb;
+            uint32_t parts = 1;
+            while (parts < 64 && (uint64_t)groups * parts < want && desc->n / (parts * 2) >= 512)
+                parts *= 2;
+            p->v[D_PARTS] = parts;
+        }
         break;
     }
     default: break;

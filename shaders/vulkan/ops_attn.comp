@@ -22,8 +22,14 @@
  * rows. An invocation keeps GB x D / LS outputs instead of GB x D, and a work-group takes up to
  * 8 query rows. Needs a fixed subgroup size (LS).
  *
+ * Decode may spread a KV head's positions over PARTS work-groups (grid y: the part, each a
+ * consecutive slice): each leaves its merged partial (max, sum, weighted values of its rows) in
+ * ps and counts itself done in pc (one count per grid x); the last of them to finish merges
+ * every part into the output and sets the count back to 0 for the next dispatch.
+ *
  * Specialization constants: 0 WG, 1 M, 2 N, 3 D (<= MAX_D), 4 G, 5 GB (<= MAX_GB), 6 LS (the
- * subgroup size, FF_VLANES; otherwise unused), 7 SGS (most subgroups a work-group may have).
+ * subgroup size, FF_VLANES; otherwise unused), 7 SGS (most subgroups a work-group may have),
+ * 8 PARTS (decode; 1 in prefill).
  */
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
@@ -50,6 +56,7 @@ layout(constant_id = 4) const uint G = 1;
 layout(constant_id = 5) const uint GB = 1;
 layout(constant_id = 6) const uint LS = 8;
 layout(constant_id = 7) const uint SGS = 8;
+layout(constant_id = 8) const uint PARTS = 1;
 
 #if defined(FF_VLANES)
 #define MAX_GB 8
@@ -61,6 +68,13 @@ layout(set = 0, binding = 0) uniform samplerBuffer q_tex;
 layout(set = 0, binding = 1) uniform usamplerBuffer k_tex;
 layout(set = 0, binding = 2) uniform usamplerBuffer v_tex;
 layout(set = 0, binding = 3, std430) writeonly buffer Ob { float o_out[]; };
+#if !defined(FF_PREFILL)
+/* the parts' partials: per query row and part, max, sum and D weighted values; and a count per
+ * work-group of query rows (bound only when PARTS > 1) */
+layout(set = 0, binding = 4, std430) coherent buffer Pb { float ps[]; };
+layout(set = 0, binding = 5, std430) coherent buffer Cb { uint pc[]; };
+shared bool sh_last;
+#endif
 
 #if defined(FF_FP32)
 #define EPW 1
@@ -137,8 +151,54 @@ void load_q(uint first, out float q[MAX_GB][MAX_D])
     }
 }
 
+#if !defined(FF_PREFILL)
+/* Query row `row`'s partial of this work-group's part: max m, sum l, weighted value v of
+ * element d (m and l with d == 0). */
+void store_part(uint row, uint d, float m, float l, float v)
+{
+    const uint at = (row * PARTS + gl_WorkGroupID.y) * (D + 2);
+    ps[at + 2 + d] = v;
+    if (d == 0) {
+        ps[at] = m;
+        ps[at + 1] = l;
+    }
+}
+
+/* Every invocation's partial stored: count this part done; the last part to finish merges the
+ * PARTS partials of the GB rows from row0 into the output. */
+void finish_parts(uint row0, uint lid)
+{
+    memoryBarrierBuffer();
+    barrier();
+    if (lid == 0)
+        sh_last = atomicAdd(pc[gl_WorkGroupID.x], 1u) == PARTS - 1;
+    barrier();
+    if (!sh_last)
+        return;
+    memoryBarrierBuffer();
+    for (uint idx = lid; idx < GB * D; idx += WG) {
+        const uint row = row0 + idx / D, d = idx % D;
+        float m = -1.0 / 0.0;
+        for (uint u = 0; u < PARTS; u++)
+            m = max(m, ps[(row * PARTS + u) * (D + 2)]);
+        float ls = 0.0, v = 0.0;
+        for (uint u = 0; u < PARTS; u++) {
+            const uint at = (row * PARTS + u) * (D + 2);
+            /* a part with no positions (max -inf) weighs 0 */
+            const float c = ps[at] == -1.0 / 0.0 ? 0.0 : exp(ps[at] - m);
+            ls += ps[at + 1] * c;
+            v += ps[at + 2 + d] * c;
+        }
+        o_out[row * D + d] = v / ls;
+    }
+    if (lid == 0)
+        pc[gl_WorkGroupID.x] = 0;
+}
+#endif
+
 /* After the barrier: the nsg subgroups' states of the GB rows from first (sh_m, sh_l, sh_o)
- * merged and the output rows written. */
+ * merged and the output rows written (decode with parts: the part's partial, then
+ * finish_parts). */
 void store_merged(uint first, uint lid, uint nsg)
 {
     for (uint idx = lid; idx < GB * D; idx += WG) {
@@ -154,9 +214,18 @@ void store_merged(uint first, uint lid, uint nsg)
         }
 #if defined(FF_PREFILL)
         if (first + g < N)
-#endif
             o_out[QROW(first, g) * D + d] = v / ls;
+#else
+        if (PARTS > 1)
+            store_part(first + g, d, m, ls, v);
+        else
+            o_out[QROW(first, g) * D + d] = v / ls;
+#endif
     }
+#if !defined(FF_PREFILL)
+    if (PARTS > 1)
+        finish_parts(first, lid);
+#endif
 }
 
 #if defined(FF_VLANES)
@@ -166,6 +235,9 @@ void main()
     const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
     const uint row0 = gl_WorkGroupID.x * GB; /* first query row */
     const uint kv0 = row0 / G * N * TPR;
+    /* this part's positions: [p0, p1) */
+    const uint pchunk = (N + PARTS - 1) / PARTS;
+    const uint p0 = min(N, gl_WorkGroupID.y * pchunk), p1 = min(N, p0 + pchunk);
     /* The values' texels of a row per lane: lane j takes j, j + LS, ... (TPR a multiple of
      * LS; MIN_LS: the smallest subgroup the arrays are sized for). */
     const uint TL = (TPR + LS - 1) / LS;
@@ -183,8 +255,8 @@ void main()
             o[g][i] = 0.0;
     }
 
-    for (uint b = sg * LS; b < N; b += nsg * LS) { /* a tile of LS positions per subgroup */
-        const uint p = min(b + lane, N - 1);
+    for (uint b = p0 + sg * LS; b < p1; b += nsg * LS) { /* a tile of LS positions a subgroup */
+        const uint p = min(b + lane, p1 - 1);
         float s[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
             s[g] = 0.0;
@@ -202,7 +274,7 @@ void main()
         [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
             pr[g] = 0.0;
             if (g < GB) {
-                const float sv = b + lane < N ? s[g] : -1.0 / 0.0;
+                const float sv = b + lane < p1 ? s[g] : -1.0 / 0.0;
                 /* One max per row for the subgroup, raised (and the row rescaled) only when a
                  * score passes it by RESCALE: terms stay below e^RESCALE. */
                 if (subgroupAny(sv > mx[g] + RESCALE)) {
@@ -219,7 +291,7 @@ void main()
         }
         /* The values of the tile, 8 positions at a time: lane j's texels of each position
          * times the position's probabilities (from its lane), summed apart from o and added
-         * to it once (positions past N have probability 0 and read the last row again). */
+         * to it once (positions past p1 have probability 0 and read the last row again). */
         for (uint i0 = 0; i0 < LS; i0 += 8) {
             [[unroll]] for (uint k = 0; k < MAX_TL; k++) {
                 if (k < TL) {
@@ -230,7 +302,7 @@ void main()
                             acc[g][j] = 0.0;
                     [[unroll]] for (uint i = 0; i < 8; i++) {
                         float e[MAX_EPT];
-                        const uint pos = min(b + i0 + i, N - 1);
+                        const uint pos = min(b + i0 + i, p1 - 1);
                         unpack_texel(texelFetch(v_tex, int(kv0 + pos * TPR + t)), e);
                         [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
                             if (g < GB) {
@@ -256,10 +328,12 @@ void main()
                 const uint t = lane + k * LS;
                 if (k < TL)
                     [[unroll]] for (uint j = 0; j < MAX_EPT; j++) {
-                        if (WG <= LS)
-                            o_out[(row0 + g) * D + t * EPT + j] = o[g][k * MAX_EPT + j] / ls;
-                        else
+                        if (WG > LS)
                             sh_o[g][sg][t * EPT + j] = o[g][k * MAX_EPT + j];
+                        else if (PARTS > 1)
+                            store_part(row0 + g, t * EPT + j, mx[g], ls, o[g][k * MAX_EPT + j]);
+                        else
+                            o_out[(row0 + g) * D + t * EPT + j] = o[g][k * MAX_EPT + j] / ls;
                     }
             }
             if (WG > LS && lane == 0) {
@@ -271,6 +345,8 @@ void main()
     if (WG > LS) {
         barrier();
         store_merged(row0, lid, nsg);
+    } else if (PARTS > 1) {
+        finish_parts(row0, lid);
     }
 }
 #else
@@ -284,7 +360,10 @@ void main()
 #else
     const uint row0 = gl_WorkGroupID.x * GB; /* first query row */
     const uint kvh = row0 / G;
-    const uint n_keys = N;
+    /* this part's positions: [p_first, n_keys) */
+    const uint pchunk = (N + PARTS - 1) / PARTS;
+    const uint p_first = min(N, gl_WorkGroupID.y * pchunk);
+    const uint n_keys = min(N, p_first + pchunk);
 #endif
 
     float q[MAX_GB][MAX_D];
@@ -303,7 +382,10 @@ void main()
     }
 
     const uint kv0 = kvh * N * TPR;
-    for (uint p = lid; p < n_keys; p += WG) {
+#if defined(FF_PREFILL)
+    const uint p_first = 0;
+#endif
+    for (uint p = p_first + lid; p < n_keys; p += WG) {
         float s[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
             s[g] = 0.0;

@@ -276,6 +276,11 @@ int main(int argc, char **argv)
         struct ff_kernel_desc d = {
             .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 32, .n = 4096, .k = 64, .g = 8};
         fails += bench_one(dev, &d, bw0, budget) != 0;
+        /* one KV head (multi-query attention, a tensor-parallel shard): fewer groups of rows
+         * than the device runs at once, where the positions' parts spread it */
+        d = (struct ff_kernel_desc){
+            .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 8192, .k = 128, .g = 8};
+        fails += bench_one(dev, &d, bw0, budget) != 0;
     }
     if (WANT("prefill")) {
         struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_PREFILL,

@@ -53,6 +53,29 @@ static void check(const struct ff_kernel_desc *desc, uint64_t seed)
     ff_opcheck_finish(&oc);
 }
 
+/* Builds desc's kernel and checks it on two sets of inputs in turn and the first again: decode's
+ * parts keep partials and counts between dispatches, and one dispatch's must not reach the
+ * next. */
+static void check_inputs_in_turn(const struct ff_kernel_desc *desc, const char *what)
+{
+    struct ff_opcheck oc[2];
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, desc, &k, err, sizeof(err)), FF_OK, "%s: create: %s", what,
+                 err);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(ff_opcheck_init(&oc[i], desc, 91 + i, err, sizeof(err)), FF_OK, "%s: %s", what,
+                     err);
+        cr_assert_eq(ff_opcheck_upload(&oc[i], dev, err, sizeof(err)), FF_OK, "%s: %s", what, err);
+    }
+    int ret = FF_OK;
+    for (int r = 0; r < 3 && ret == FF_OK; r++)
+        ret = ff_opcheck_run(&oc[r % 2], k, err, sizeof(err));
+    cr_expect_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
+    ff_opcheck_finish(&oc[0]);
+    ff_opcheck_finish(&oc[1]);
+    ff_kernel_destroy(&k);
+}
+
 static const enum ff_precision gemv_formats[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16,
                                                  FF_PREC_INT8, FF_PREC_Q8_0, FF_PREC_Q4_0};
 static const enum ff_precision kv_formats[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16};
@@ -130,7 +153,7 @@ Test(vk_ops, attn_decode_values_across_lanes)
                 cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "space: %s",
                              err);
                 char pt[64];
-                snprintf(pt, sizeof(pt), "wg=%u,gb=%u,vl=1", cases[c][3] * sg, cases[c][1]);
+                snprintf(pt, sizeof(pt), "wg=%u,gb=%u,vl=1,parts=1", cases[c][3] * sg, cases[c][1]);
                 cr_assert_eq(ff_tune_point_parse(&s, pt, &d.tune, err, sizeof(err)), FF_OK,
                              "%s: %s", pt, err);
                 if (ff_kernel_point_check(dev, &d, err, sizeof(err)) != FF_OK) {
@@ -143,6 +166,40 @@ Test(vk_ops, attn_decode_values_across_lanes)
     /* lavapipe (CI): a fixed subgroup of 8, so every case above fits */
     if (strstr(ffvk_dev(dev)->props.deviceName, "llvmpipe"))
         cr_expect_eq(built, 30, "%zu of 30 cases of vl=1 built on lavapipe", built);
+}
+
+/* Decode over several work-groups per group of query rows (parts), merged by the last to
+ * finish: parts with no positions, both layouts, one subgroup a work-group and several, and
+ * inputs in turn (the counts set back to 0 by each dispatch's last part). */
+Test(vk_ops, attn_decode_parts)
+{
+    const uint32_t sg = ffvk_dev(dev)->subgroup_size;
+    const uint32_t parts[] = {2, 64}, ls[] = {1, 300};
+    const uint32_t pts[][3] = {{1, 0, 4}, {1, 1, 4}, {4, 0, 2}, {4, 1, 8}}; /* subgroups, vl, gb */
+    for (size_t p = 0; p < 2; p++)
+        for (size_t l = 0; l < 2; l++)
+            for (size_t c = 0; c < 4; c++) {
+                struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE,
+                                           .prec = c == 2 ? FF_PREC_BF16 : FF_PREC_FP16,
+                                           .m = 16,
+                                           .n = ls[l],
+                                           .k = 64,
+                                           .g = 8};
+                struct ff_tune_space s;
+                cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "space: %s",
+                             err);
+                char pt[64], what[128];
+                snprintf(pt, sizeof(pt), "wg=%u,gb=%u,vl=%u,parts=%u", pts[c][0] * sg, pts[c][2],
+                         pts[c][1], parts[p]);
+                cr_assert_eq(ff_tune_point_parse(&s, pt, &d.tune, err, sizeof(err)), FF_OK,
+                             "%s: %s", pt, err);
+                snprintf(what, sizeof(what), "%s n=%u", pt, d.n);
+                if (ff_kernel_point_check(dev, &d, err, sizeof(err)) != FF_OK) {
+                    cr_log_info("%s: %s", what, err);
+                    continue;
+                }
+                check_inputs_in_turn(&d, what);
+            }
 }
 
 Test(vk_ops, attn_prefill)
