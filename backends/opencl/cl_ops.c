@@ -8,10 +8,11 @@
  * Defaults come from device properties only: the vector width from the preferred float width
  * (a CPU's SIMD width; GPUs report 1, their lanes being work-items), how many rows of W each
  * work-item takes, how many items share a KV head and over how many work-groups from the
- * compute units, so that every unit gets several work-groups, and the work-group size, the rows per item and the gemv's
- * software prefetch from the device type: a CPU runs a group's items in a loop on one core,
- * so small groups spread the rows over more cores, and its cores need the prefetch to keep
- * several weight streams going; a GPU needs whole warps (64 covers 32- and 64-wide ones).
+ * compute units, so that every unit gets several work-groups, and the work-group size, the
+ * rows per item and the gemv's software prefetch from the device type: a CPU runs a group's
+ * items in a loop on one core, so small groups spread the rows over more cores, and its cores
+ * need the prefetch to keep several weight streams going; a GPU needs whole warps (64 covers
+ * 32- and 64-wide ones).
  */
 #include <stdio.h>
 #include <string.h>

@@ -235,18 +235,19 @@ static int create_attn(struct ffvk_device *d, struct ffvk_kernel *k,
     if (decode) {
         /* the parts' partials (a query row and part: max, sum, D values) and a count per
          * group of rows, zeroed; bound (a few bytes) with one part too */
-        const uint64_t own[2] = {(uint64_t)desc->m * (parts > 1 ? parts : 0) * (desc->k + 2) * 4,
+        uint64_t own_bytes[2] = {(uint64_t)desc->m * parts * (desc->k + 2) * 4,
                                  (uint64_t)k->groups[0] * 4};
         for (uint32_t i = 0; i < 2; i++) {
-            const uint64_t bytes = own[i] > 16 ? own[i] : 16;
-            if ((ret = ff_buf_create(&d->base, bytes, &k->own[i], err, errlen)) < 0)
+            if (parts == 1 || own_bytes[i] < 16)
+                own_bytes[i] = 16;
+            if ((ret = ff_buf_create(&d->base, own_bytes[i], &k->own[i], err, errlen)) < 0)
                 return ret;
             k->n_own = i + 1;
         }
-        uint32_t *zero = calloc(1, own[1] > 16 ? own[1] : 16);
+        uint32_t *zero = calloc(1, own_bytes[1]);
         if (!zero)
             return ff_errf(err, errlen, FF_ERR_NO_MEMORY, "no host memory for the parts' counts");
-        ret = ff_buf_write(k->own[1], 0, zero, own[1] > 16 ? own[1] : 16, err, errlen);
+        ret = ff_buf_write(k->own[1], 0, zero, own_bytes[1], err, errlen);
         free(zero);
         if (ret < 0)
             return ret;

@@ -70,7 +70,7 @@ layout(set = 0, binding = 2) uniform usamplerBuffer v_tex;
 layout(set = 0, binding = 3, std430) writeonly buffer Ob { float o_out[]; };
 #if !defined(FF_PREFILL)
 /* the parts' partials: per query row and part, max, sum and D weighted values; and a count per
- * work-group of query rows (bound only when PARTS > 1) */
+ * work-group of query rows (a few bytes each when PARTS is 1) */
 layout(set = 0, binding = 4, std430) coherent buffer Pb { float ps[]; };
 layout(set = 0, binding = 5, std430) coherent buffer Cb { uint pc[]; };
 shared bool sh_last;
@@ -441,7 +441,7 @@ void main()
     const uint sg = gl_SubgroupID, nsg = gl_NumSubgroups;
     [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
         if (g < GB) {
-            float m = subgroupMax(mx[g]); /* finite: N >= 1, lane 0 saw position 0 */
+            float m = subgroupMax(mx[g]); /* -inf only in a part with no positions */
             float c = mx[g] == -1.0 / 0.0 ? 0.0 : exp(mx[g] - m);
             float ls = subgroupAdd(l[g] * c);
             if (gl_SubgroupInvocationID == 0) {
