@@ -361,7 +361,8 @@ uint32_t ffvk_op_subgroups(const struct ffvk_device *d, uint32_t wg);
  * dim unrolled, up to 128 and 256), 2 the generic one (one element per texel). vk_ops_code.c */
 int ffvk_attn_build(const struct ff_kernel_desc *desc);
 /* The point's values across the lanes (the decode tuning space's vl=1, ops_attn.comp's
- * FF_VLANES builds). */
+ * FF_VLANES builds; FFVK_DECODE_VL: vl's index in that space, vk_ops_tuning.c). */
+#define FFVK_DECODE_VL 2
 bool ffvk_attn_vlanes(const struct ff_tune_point *p);
 /* The point's work-groups per group of query rows (decode's parts; 1 otherwise). */
 uint32_t ffvk_attn_parts(const struct ff_tune_point *p);

@@ -47,6 +47,11 @@
         return name;                                                                               \
     } while (0)
 
+bool ffvk_attn_vlanes(const struct ff_tune_point *p)
+{
+    return p->n > FFVK_DECODE_VL && p->v[FFVK_DECODE_VL] == 1;
+}
+
 /* Which attention build runs head dim desc->k: 0 and 1 the wide ones (uvec4 texels, the head
  * dim unrolled, up to 128 and 256), 2 the generic one (one element per texel). */
 int ffvk_attn_build(const struct ff_kernel_desc *desc)

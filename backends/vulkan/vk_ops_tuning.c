@@ -20,7 +20,7 @@
 #include "vk_internal.h"
 
 enum { G_WG, G_ROWS, G_MT, G_CHUNK, G_N };
-enum { D_WG, D_GB, D_VL, D_PARTS, D_N };
+enum { D_WG, D_GB, D_VL = FFVK_DECODE_VL, D_PARTS, D_N };
 
 static const struct ff_tune_param gemv_params[G_N] = {
     [G_WG] = {"wg", 7, {4, 8, 16, 32, 64, 128, 256}},
@@ -78,11 +78,6 @@ static uint32_t pick_wg(const struct ffvk_device *d, uint32_t v)
 static bool chunk_ok(const struct ff_kernel_desc *desc)
 {
     return (desc->prec == FF_PREC_Q4_0 || desc->prec == FF_PREC_Q8_0) && desc->k % 128 == 0;
-}
-
-bool ffvk_attn_vlanes(const struct ff_tune_point *p)
-{
-    return p->n > D_VL && p->v[D_VL] == 1;
 }
 
 uint32_t ffvk_attn_parts(const struct ff_tune_point *p)
