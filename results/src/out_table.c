@@ -176,7 +176,8 @@ void ff_pub_md_ops(const struct ff_pub_set *set, struct ff_pub_sb *o)
             else
                 snprintf(time, sizeof(time), "-");
             ff_pub_op_fraction_text(op, frac, sizeof(frac));
-            ff_pub_sb_printf(o, " | %s | %s", time, rate);
+            ff_pub_sb_printf(o, " | %s | ", time);
+            ff_pub_esc_md(o, rate); /* its unit is the profile's own text */
             if (op->runs > 1 && op->value > 0)
                 ff_pub_sb_printf(o, " (±%.0f%% over %d runs)",
                                  50.0 * (op->max - op->min) / op->value, op->runs);
