@@ -162,6 +162,11 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
         p->v[D_WG] = pick_wg(d, d->subgroup_size); /* one subgroup: no shared-memory merge */
         p->v[D_GB] = gb;
         if (decode) {
+            /* vl=0: vl=1 ran faster or slower by shape and Mesa version (lavapipe, Mesa 22.3:
+             * g8 and g1 1.3-1.6x faster, g4 d128 L4096 1.25-1.5x slower; Mesa 25.0: 1.4x
+             * faster at g4 and g8, doc/measurements/2026-12-06-measure-the-job-8.md): left
+             * to the search */
+            p->v[D_VL] = 0;
             /* Several work-groups per group of query rows while there are fewer groups than
              * the device runs at once, each part at least 512 positions. Vulkan reports no
              * compute-unit count: a CPU device runs one group per core; on a GPU, 256 groups
@@ -201,14 +206,17 @@ int ffvk_op_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc
                        "the Vulkan backend declares no tuning space for this op");
     }
     ffvk_op_default(d, desc, &out->dflt);
+    /* the builds the space's points run: decode's of vl=0 and of vl=1 */
+    struct ff_kernel_desc at = *desc;
+    at.tune = out->dflt;
     size_t bytes = 0;
-    const uint32_t *code = ffvk_op_code(desc, &bytes);
+    if (desc->id == FF_KERNEL_ATTN_DECODE)
+        at.tune.v[D_VL] = 0;
+    const uint32_t *code = ffvk_op_code(&at, &bytes);
     *source_hash = ff_tune_hash(FF_TUNE_HASH_INIT, code, code ? bytes : 0);
-    if (desc->id == FF_KERNEL_ATTN_DECODE) { /* and the build of vl=1 */
-        struct ff_kernel_desc vl = *desc;
-        vl.tune = out->dflt;
-        vl.tune.v[D_VL] = 1;
-        const uint32_t *vcode = ffvk_op_code(&vl, &bytes);
+    if (desc->id == FF_KERNEL_ATTN_DECODE) {
+        at.tune.v[D_VL] = 1;
+        const uint32_t *vcode = ffvk_op_code(&at, &bytes);
         if (vcode != code)
             *source_hash = ff_tune_hash(*source_hash, vcode, bytes);
     }
@@ -248,6 +256,11 @@ int ffvk_op_point_check(const struct ffvk_device *d, const struct ff_kernel_desc
             const char *why = vlanes_unfit(d, desc);
             if (why)
                 return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "vl=1: %s", why);
+            if (wg % d->subgroup_size)
+                return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                               "vl=1 takes whole subgroups: a work-group of %u is not a multiple "
+                               "of the subgroup size %u",
+                               wg, d->subgroup_size);
         } else if (p->v[D_GB] > ATTN_MAX_GB)
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "gb=%u query rows per work-group: up to %u but in decode's vl=1",

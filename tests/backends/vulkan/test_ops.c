@@ -163,6 +163,16 @@ Test(vk_ops, attn_decode_values_across_lanes)
                 check(&d, 2000 + f * 100 + l * 20 + c);
                 built++;
             }
+    /* a work-group of part of a subgroup: refused, the layout shuffles across whole ones */
+    struct ff_kernel_desc half = {
+        .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 40, .k = 64, .g = 8};
+    struct ff_tune_space hs;
+    cr_assert_eq(ff_kernel_space(dev, &half, &hs, err, sizeof(err)), FF_OK, "space: %s", err);
+    char hp[64];
+    snprintf(hp, sizeof(hp), "wg=%u,gb=8,vl=1,parts=1", sg / 2);
+    if (sg >= 8 && ff_tune_point_parse(&hs, hp, &half.tune, err, sizeof(err)) == FF_OK)
+        cr_expect_eq(ff_kernel_point_check(dev, &half, err, sizeof(err)), FF_ERR_UNSUPPORTED,
+                     "%s should be refused", hp);
     /* lavapipe (CI): a fixed subgroup of 8, so every case above fits */
     if (strstr(ffvk_dev(dev)->props.deviceName, "llvmpipe"))
         cr_expect_eq(built, 30, "%zu of 30 cases of vl=1 built on lavapipe", built);
