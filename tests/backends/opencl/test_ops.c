@@ -13,6 +13,7 @@
 #include "backend_impl.h"
 #include "check/kcheck.h"
 #include "check/opcheck.h"
+#include "../op_turns.h"
 
 static struct ff_device *dev;
 
@@ -47,30 +48,6 @@ static void check_op(const struct ff_kernel_desc *d, const char *what)
         ret = ff_opcheck_bench(&oc, k, &mc, &t, err, sizeof(err));
     }
     ff_opcheck_finish(&oc);
-    cr_assert_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
-    ff_kernel_destroy(&k);
-}
-
-/* Builds desc's kernel and checks it on two sets of inputs in turn and the first again: a
- * kernel that keeps state between launches (decode's parts) must not carry one launch's
- * partial results into the next. */
-static void check_op_inputs_in_turn(const struct ff_kernel_desc *d, const char *what)
-{
-    char err[1024] = "";
-    struct ff_kernel *k = NULL;
-    struct ff_opcheck oc[2];
-    cr_assert_eq(ff_kernel_create(dev, d, &k, err, sizeof(err)), FF_OK, "%s: create: %s", what,
-                 err);
-    for (int i = 0; i < 2; i++) {
-        cr_assert_eq(ff_opcheck_init(&oc[i], d, 91 + i, err, sizeof(err)), FF_OK, "%s: %s", what,
-                     err);
-        cr_assert_eq(ff_opcheck_upload(&oc[i], dev, err, sizeof(err)), FF_OK, "%s: %s", what, err);
-    }
-    int ret = FF_OK;
-    for (int r = 0; r < 3 && ret == FF_OK; r++)
-        ret = ff_opcheck_run(&oc[r % 2], k, err, sizeof(err));
-    ff_opcheck_finish(&oc[0]);
-    ff_opcheck_finish(&oc[1]);
     cr_assert_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
     ff_kernel_destroy(&k);
 }
@@ -161,7 +138,7 @@ Test(opencl_ops, attention_decode_parts)
                                  "%s: %s", pt, err);
                     snprintf(what, sizeof(what), "%s n=%u g=%u", pt, d.n, d.g);
                     check_op(&d, what);
-                    check_op_inputs_in_turn(&d, what);
+                    ff_test_op_inputs_in_turn(dev, &d, what);
                 }
 }
 

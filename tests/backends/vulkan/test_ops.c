@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/opcheck.h"
+#include "../op_turns.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_suite.h"
 
@@ -51,29 +52,6 @@ static void check(const struct ff_kernel_desc *desc, uint64_t seed)
     cr_expect_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
     ff_kernel_destroy(&k);
     ff_opcheck_finish(&oc);
-}
-
-/* Builds desc's kernel and checks it on two sets of inputs in turn and the first again: decode's
- * parts keep partials and counts between dispatches, and one dispatch's must not reach the
- * next. */
-static void check_inputs_in_turn(const struct ff_kernel_desc *desc, const char *what)
-{
-    struct ff_opcheck oc[2];
-    struct ff_kernel *k = NULL;
-    cr_assert_eq(ff_kernel_create(dev, desc, &k, err, sizeof(err)), FF_OK, "%s: create: %s", what,
-                 err);
-    for (int i = 0; i < 2; i++) {
-        cr_assert_eq(ff_opcheck_init(&oc[i], desc, 91 + i, err, sizeof(err)), FF_OK, "%s: %s", what,
-                     err);
-        cr_assert_eq(ff_opcheck_upload(&oc[i], dev, err, sizeof(err)), FF_OK, "%s: %s", what, err);
-    }
-    int ret = FF_OK;
-    for (int r = 0; r < 3 && ret == FF_OK; r++)
-        ret = ff_opcheck_run(&oc[r % 2], k, err, sizeof(err));
-    cr_expect_eq(ret, FF_OK, "%s [%s]: %s", what, ff_kernel_variant(k), err);
-    ff_opcheck_finish(&oc[0]);
-    ff_opcheck_finish(&oc[1]);
-    ff_kernel_destroy(&k);
 }
 
 static const enum ff_precision gemv_formats[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_BF16,
@@ -208,7 +186,7 @@ Test(vk_ops, attn_decode_parts)
                     cr_log_info("%s: %s", what, err);
                     continue;
                 }
-                check_inputs_in_turn(&d, what);
+                ff_test_op_inputs_in_turn(dev, &d, what);
             }
 }
 
