@@ -366,8 +366,6 @@ int ffvk_attn_build(const struct ff_kernel_desc *desc);
 bool ffvk_attn_vlanes(const struct ff_tune_point *p);
 /* The point's work-groups per group of query rows (decode's parts; 1 otherwise). */
 uint32_t ffvk_attn_parts(const struct ff_tune_point *p);
-/* The host's online CPUs (lavapipe runs a work-group per core). */
-uint64_t ffvk_host_cpus(void);
 const uint32_t *ffvk_op_code(const struct ff_kernel_desc *desc, size_t *bytes);
 
 static inline struct ffvk_device *ffvk_dev(struct ff_device *d)

@@ -85,18 +85,17 @@ uint32_t ffvk_attn_parts(const struct ff_tune_point *p)
     return p->n > D_PARTS && p->v[D_PARTS] > 1 ? p->v[D_PARTS] : 1;
 }
 
-uint64_t ffvk_host_cpus(void)
+/* The host's online CPUs (lavapipe runs a work-group per core). */
+static uint64_t host_cpus(void)
 {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (uint64_t)n : 1;
 }
 
 /* Why desc's decode cannot take the values across the lanes (NULL: it can): a wide build, and
- * one subgroup size every pipeline gets (the shader's LS). */
+ * one subgroup size every pipeline gets (the shader's LS). Only decode's space has vl. */
 static const char *vlanes_unfit(const struct ffvk_device *d, const struct ff_kernel_desc *desc)
 {
-    if (desc->id != FF_KERNEL_ATTN_DECODE)
-        return "the values across the lanes are a decode build";
     if (ffvk_attn_build(desc) == 2)
         return "the values across the lanes need whole uvec4 texels a row (head dim a multiple "
                "of 4 fp32 or 8 fp16/bf16)";
@@ -171,7 +170,7 @@ void ffvk_op_default(const struct ffvk_device *d, const struct ff_kernel_desc *d
              * the device runs at once, each part at least 512 positions. Vulkan reports no
              * compute-unit count: a CPU device runs one group per core; on a GPU, 256 groups
              * give two per unit to the largest of 2024 (132 SMs, 104-128 CUs). */
-            const uint64_t want = is_cpu(d) ? ffvk_host_cpus() : 256;
+            const uint64_t want = is_cpu(d) ? host_cpus() : 256;
             const uint32_t groups = desc->m / gb;
             uint32_t parts = 1;
             while (parts < 64 && (uint64_t)groups * parts < want && desc->n / (parts * 2) >= 512)
