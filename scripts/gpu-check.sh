@@ -4,6 +4,8 @@
 # same session, and a table of flopfit / cuBLAS. Everything lands under $OUT (default ./out).
 #
 #   scripts/gpu-check.sh [build-dir]      (build-dir defaults to build)
+#   scripts/gpu-check.sh build-dir ops    a second call, when device time is left: the op
+#                                         kernels instead (below)
 #
 # Expects a build made on Debian 12 and the runtime .debs in .devlibs/ (libvulkan1,
 # ocl-icd-libopencl1, libclblast1, libjson-c5): carry both to the machine.
@@ -25,6 +27,27 @@ if [ ! -d /etc/OpenCL/vendors ] || ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&
     if [ -n "$lib" ]; then mkdir -p /etc/OpenCL/vendors && echo "$lib" >/etc/OpenCL/vendors/nvidia.icd; fi
 fi
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1 || true
+
+# ops: a model's serving ops on every backend, then decode attention across its parts (work-
+# groups per KV head, merged by the last): their default on a GPU is reasoned from its compute
+# units, not measured. Each bench prints its read bandwidth beside the op's; the sweep stops
+# at its own deadline so the call stays within the device's per-command limit.
+if [ "${2:-}" = ops ]; then
+    log ops
+    timeout 240 "$build/flopfit" bench --model llama-3-8b --serve --quick \
+        --output-dir "$out/results" 2>&1 | tee "$out/ops.txt"
+    log decode attention across parts
+    end=$((SECONDS + 240))
+    for p in 1 2 4 8 16 32 64; do
+        [ "$SECONDS" -lt "$end" ] || { echo "parts sweep: out of time before parts=$p"; break; }
+        echo "-- parts=$p"
+        timeout 60 "$build/tests/backends/opencl/bench_ops" --only attn_decode --tune "parts=$p" \
+            --cold 1
+        timeout 60 "$build/tests/backends/vulkan/bench_vk_ops" --only decode --point "parts=$p" \
+            --unpaired
+    done 2>&1 | tee "$out/parts.txt"
+    exit 0
+fi
 
 sizes=1024,2048,4096,8192
 log devices

@@ -12,6 +12,9 @@
  * (ff_suite_ops_rotate_bytes: twice the last-level cache), so no run finds its weights or KV
  * in the cache.
  *
+ * --tune POINT builds every case selected at that point of its tuning space, named whole or in
+ * part ("parts=4"): the parameters it does not name are the case's default point's.
+ *
  * Each case is timed as `flopfit bench` times it on OpenCL: a run is a chain of launches back
  * to back (--chain C, default FF_OPCHECK_CHAIN, at least one per copy of the inputs), each
  * launch's own device time summed (ff_kernel_run_sets) and divided by their number.
@@ -29,6 +32,8 @@
 #include "backend.h"
 #include "check/opcheck.h"
 #include "families/bench.h"
+
+#include "../point_over.h"
 
 struct op_case {
     const char *label;
@@ -206,7 +211,7 @@ static int parse_point(struct ff_device *dev, struct ff_kernel_desc *d, const ch
     char err[256];
     if (ff_kernel_space(dev, d, &s, err, sizeof(err)) < 0)
         return 0; /* no space: the point does not apply */
-    if (ff_tune_point_parse(&s, text, &d->tune, err, sizeof(err)) < 0) {
+    if (ff_test_point_over_default(&s, text, &d->tune, err, sizeof(err)) < 0) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }

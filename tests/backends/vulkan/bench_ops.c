@@ -11,7 +11,8 @@
  * usage: bench_ops [--only gemv|gemvq|decode|prefill|small|chain] [--budget SEC] [--point P]
  *                  [--read-point P] [--unpaired]
  *   --only gemvq  the q4_0 and q8_0 mat-vecs only
- *   --point       a point of the ops' tuning space ("wg=8,rows=16,mt=1") for those it fits
+ *   --point       a point of the ops' tuning space ("wg=8,rows=16,mt=1") for those it fits;
+ *                 in part ("parts=4"), the parameters it does not name from each op's default
  *   --read-point  a point of the read kernel's tuning space ("vw=8,epi=64,layout=0,wg=32")
  *                 for the bandwidth reference; default: its built-in point
  *   --unpaired    the read bandwidth only at the start and the end, not around every op
@@ -29,6 +30,8 @@
 #include "families/bench.h"
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
+
+#include "../point_over.h"
 
 static char err[1024];
 
@@ -108,7 +111,7 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
     if (point_text) {
         struct ff_tune_space s;
         if (ff_kernel_space(dev, &dd, &s, err, sizeof(err)) == FF_OK &&
-            ff_tune_point_parse(&s, point_text, &dd.tune, err, sizeof(err)) < 0) {
+            ff_test_point_over_default(&s, point_text, &dd.tune, err, sizeof(err)) < 0) {
             printf("--point: %s\n", err);
             return FF_ERR_INVALID;
         }
