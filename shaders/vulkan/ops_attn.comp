@@ -38,14 +38,12 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
 
-/* MAX_D (-DMAX_D=...): the largest head dim of the build. The wide builds (FF_WIDE) unroll
- * the head dim so the query and output rows stay in registers; the generic build (one element
- * per texel, any D) leaves the loops to the driver. */
-#if defined(FF_WIDE)
+/* MAX_D (-DMAX_D=...): the largest head dim of the build. Every build unrolls the head dim
+ * (the specialised D drops the copies past it), so the query and output rows stay in
+ * registers. Left as loops, the generic build's rows stay arrays in memory: lavapipe compiles
+ * it some 25 times slower at a small D, runs it slower, and at thousands of positions got it
+ * wrong (doc/measurements/2026-12-06-measure-the-job-9.md). */
 #define UNROLL [[unroll]]
-#else
-#define UNROLL
-#endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WG = 8;

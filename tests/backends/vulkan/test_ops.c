@@ -207,6 +207,27 @@ Test(vk_ops, attn_prefill)
                 }
 }
 
+/* The generic build (a head dim not a multiple of a texel's elements) over thousands of
+ * positions and a 256-token prefill: shapes of a real cache, where the short cases above
+ * cannot tell the head dim's loops from unrolled ones. */
+Test(vk_ops, attn_narrow_head_dims_at_length)
+{
+    const uint32_t ks[] = {6, 126};
+    for (size_t h = 0; h < 2; h++) {
+        struct ff_kernel_desc d = {.id = FF_KERNEL_ATTN_DECODE,
+                                   .prec = FF_PREC_FP16,
+                                   .m = 8,
+                                   .n = 4096,
+                                   .k = ks[h],
+                                   .g = 4};
+        check(&d, 1100 + h);
+        d.id = FF_KERNEL_ATTN_PREFILL;
+        d.m = 4;
+        d.n = 256;
+        check(&d, 1110 + h);
+    }
+}
+
 Test(vk_ops, small_ops)
 {
     const enum ff_kernel_id ids[] = {FF_KERNEL_RMSNORM, FF_KERNEL_ROPE, FF_KERNEL_SWIGLU,
