@@ -362,6 +362,12 @@ size_t ff_tune_point_format(const struct ff_tune_space *s, const struct ff_tune_
  * FF_ERR_INVALID naming the bad part and what is accepted. */
 int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct ff_tune_point *out,
                         char *err, size_t errlen);
+/* ff_tune_point_parse with the parameters text does not name taken from base (a point of s,
+ * e.g. s->dflt): "parts=4" is then a whole point. base NULL or of another length: every
+ * parameter must be named. */
+int ff_tune_point_parse_over(const struct ff_tune_space *s, const char *text,
+                             const struct ff_tune_point *base, struct ff_tune_point *out, char *err,
+                             size_t errlen);
 /* FNV-1a, 64 bits, continuing from h (start with FF_TUNE_HASH_INIT): for source hashes. */
 #define FF_TUNE_HASH_INIT 0xcbf29ce484222325ull
 uint64_t ff_tune_hash(uint64_t h, const void *data, size_t n);

@@ -78,6 +78,13 @@ size_t ff_tune_point_format(const struct ff_tune_space *s, const struct ff_tune_
 int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct ff_tune_point *out,
                         char *err, size_t errlen)
 {
+    return ff_tune_point_parse_over(s, text, NULL, out, err, errlen);
+}
+
+int ff_tune_point_parse_over(const struct ff_tune_space *s, const char *text,
+                             const struct ff_tune_point *base, struct ff_tune_point *out, char *err,
+                             size_t errlen)
+{
     if (!s || !text || !out)
         return ff_errf(err, errlen, FF_ERR_INVALID, "no space, text or output");
     struct ff_tune_point p = {.n = s->n_params};
@@ -124,10 +131,14 @@ int ff_tune_point_parse(const struct ff_tune_space *s, const char *text, struct 
                            "tuning point \"%s\": expected name=value pairs separated by commas",
                            text);
     }
+    const bool fill = base && base->n == s->n_params;
     for (uint32_t i = 0; i < s->n_params; i++)
-        if (!seen[i])
-            return ff_errf(err, errlen, FF_ERR_INVALID, "tuning point \"%s\": %s is missing", text,
-                           s->param[i].name);
+        if (!seen[i]) {
+            if (!fill)
+                return ff_errf(err, errlen, FF_ERR_INVALID, "tuning point \"%s\": %s is missing",
+                               text, s->param[i].name);
+            p.v[i] = base->v[i];
+        }
     int ret = ff_tune_point_in_space(s, &p, err, errlen);
     if (ret < 0)
         return ret;

@@ -33,8 +33,6 @@
 #include "check/opcheck.h"
 #include "families/bench.h"
 
-#include "../point_over.h"
-
 struct op_case {
     const char *label;
     struct ff_kernel_desc d;
@@ -211,7 +209,7 @@ static int parse_point(struct ff_device *dev, struct ff_kernel_desc *d, const ch
     char err[256];
     if (ff_kernel_space(dev, d, &s, err, sizeof(err)) < 0)
         return 0; /* no space: the point does not apply */
-    if (ff_test_point_over_default(&s, text, &d->tune, err, sizeof(err)) < 0) {
+    if (ff_tune_point_parse_over(&s, text, &s.dflt, &d->tune, err, sizeof(err)) < 0) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }

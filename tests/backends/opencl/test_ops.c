@@ -14,7 +14,6 @@
 #include "check/kcheck.h"
 #include "check/opcheck.h"
 #include "../op_turns.h"
-#include "../point_over.h"
 
 static struct ff_device *dev;
 
@@ -336,32 +335,4 @@ Test(opencl_ops, ops_are_timed_in_chains_over_the_rotating_inputs)
         ff_kcheck_finish(&kc);
         ff_kernel_destroy(&k);
     }
-}
-
-/* The op benchmarks' partial points (tests/backends/point_over.h): the named parameters over
- * the device's default point, every other value the default's; a name the space lacks or a
- * value outside its list refused. */
-Test(opencl_ops, a_point_in_part_takes_the_rest_from_the_default)
-{
-    struct ff_kernel_desc d = {
-        .id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 32, .n = 4096, .k = 64, .g = 8};
-    struct ff_tune_space s;
-    struct ff_tune_point p;
-    char err[512] = "";
-    cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "%s", err);
-    uint32_t parts = 0;
-    while (parts < s.n_params && strcmp(s.param[parts].name, "parts") != 0)
-        parts++;
-    cr_assert_lt(parts, s.n_params, "decode attention's space has no parts");
-    const uint32_t want = s.dflt.v[parts] == 2 ? 4 : 2;
-    char text[32];
-    snprintf(text, sizeof(text), "parts=%u", (unsigned)want);
-    cr_assert_eq(ff_test_point_over_default(&s, text, &p, err, sizeof(err)), FF_OK, "%s", err);
-    cr_assert_eq(p.n, s.n_params);
-    for (uint32_t i = 0; i < s.n_params; i++)
-        cr_expect_eq(p.v[i], i == parts ? want : s.dflt.v[i], "%s", s.param[i].name);
-    cr_assert_eq(ff_test_point_over_default(&s, "partz=2", &p, err, sizeof(err)), FF_ERR_INVALID);
-    cr_expect(strstr(err, "partz") != NULL, "%s", err);
-    cr_assert_eq(ff_test_point_over_default(&s, "parts=3", &p, err, sizeof(err)), FF_ERR_INVALID);
-    cr_assert_eq(ff_test_point_over_default(&s, "parts", &p, err, sizeof(err)), FF_ERR_INVALID);
 }

@@ -31,8 +31,6 @@
 #include "vulkan/vk_internal.h"
 #include "vk_test_util.h"
 
-#include "../point_over.h"
-
 static char err[1024];
 
 /* Read bandwidth in B/s: FF_KERNEL_MEM_READ over 2^25 words (128 MiB), XOR checked. */
@@ -111,7 +109,7 @@ static int bench_one(struct ff_device *dev, const struct ff_kernel_desc *desc_in
     if (point_text) {
         struct ff_tune_space s;
         if (ff_kernel_space(dev, &dd, &s, err, sizeof(err)) == FF_OK &&
-            ff_test_point_over_default(&s, point_text, &dd.tune, err, sizeof(err)) < 0) {
+            ff_tune_point_parse_over(&s, point_text, &s.dflt, &dd.tune, err, sizeof(err)) < 0) {
             printf("--point: %s\n", err);
             return FF_ERR_INVALID;
         }

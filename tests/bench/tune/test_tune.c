@@ -97,6 +97,41 @@ Test(tune_point, parse_errors_name_the_part_and_what_is_accepted)
     }
 }
 
+/* A point named in part over a base (the op benchmarks' --tune parts=4): the named values,
+ * every other one the base's; the same refusals as a whole point; no base, every name. */
+Test(tune_point, parse_over_a_base_fills_what_is_not_named)
+{
+    struct ff_tune_space s = space3();
+    struct ff_tune_point q;
+    char err[256] = "";
+    cr_assert_eq(ff_tune_point_parse_over(&s, "lm=1", &s.dflt, &q, err, sizeof(err)), FF_OK, "%s",
+                 err);
+    cr_expect(q.n == 3 && q.v[0] == 4 && q.v[1] == 16 && q.v[2] == 1);
+    cr_assert_eq(ff_tune_point_parse_over(&s, "tn=4,tm=8", &s.dflt, &q, err, sizeof(err)), FF_OK,
+                 "%s", err);
+    cr_expect(q.v[0] == 8 && q.v[1] == 4 && q.v[2] == 0);
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"lz=1", "unknown parameter \"lz\""},
+        {"tm=3", "accepted: 2, 4, 8"},
+        {"lm", "name=value"},
+        {"lm=1,lm=0", "lm given twice"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        q.n = 99;
+        cr_expect_eq(ff_tune_point_parse_over(&s, bad[i].text, &s.dflt, &q, err, sizeof(err)),
+                     FF_ERR_INVALID, "\"%s\" accepted", bad[i].text);
+        cr_expect(strstr(err, bad[i].needle), "\"%s\": %s (wanted \"%s\")", bad[i].text, err,
+                  bad[i].needle);
+        cr_expect_eq(q.n, 99, "output untouched on error");
+    }
+    cr_expect_eq(ff_tune_point_parse_over(&s, "lm=1", NULL, &q, err, sizeof(err)), FF_ERR_INVALID);
+    cr_expect(strstr(err, "tm is missing"), "%s", err);
+    const struct ff_tune_point none = {0};
+    cr_expect_eq(ff_tune_point_parse_over(&s, "lm=1", &none, &q, err, sizeof(err)), FF_ERR_INVALID);
+}
+
 Test(tune_point, hash_is_fnv1a_and_order_sensitive)
 {
     /* FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c (the published test vector). */
