@@ -38,12 +38,11 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #endif
 
-/* MAX_D (-DMAX_D=...): the largest head dim of the build. Every build unrolls the head dim
- * (the specialised D drops the copies past it), so the query and output rows stay in
- * registers. Left as loops, the generic build's rows stay arrays in memory: lavapipe compiles
- * it some 25 times slower at a small D, runs it slower, and at thousands of positions got it
- * wrong (doc/measurements/2026-12-06-measure-the-job-9.md). */
-#define UNROLL [[unroll]]
+/* MAX_D (-DMAX_D=...): the largest head dim of the build. Every build unrolls its head-dim
+ * loops ([[unroll]]; the specialised D drops the copies past it), so the query and output rows
+ * stay in registers. Left as loops, the generic build's rows stay arrays in memory: lavapipe
+ * compiles it some 25 times slower at a small D, runs it slower, and at thousands of positions
+ * got it wrong (doc/measurements/2026-12-06-measure-the-job-9.md). */
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WG = 8;
@@ -133,7 +132,7 @@ void load_q(uint first, out float q[MAX_GB][MAX_D])
     const float scale = inversesqrt(float(D));
     [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
 #if defined(FF_WIDE) /* Q as RGBA32F texels: D is a multiple of 4 */
-        UNROLL for (uint d = 0; d < MAX_D; d += 4) {
+        [[unroll]] for (uint d = 0; d < MAX_D; d += 4) {
             vec4 t = g < GB && d < D ? texelFetch(q_tex, int((QROW(first, g) * D + d) / 4)) * scale
                                      : vec4(0.0);
             q[g][d] = t.x;
@@ -142,7 +141,7 @@ void load_q(uint first, out float q[MAX_GB][MAX_D])
             q[g][d + 3] = t.w;
         }
 #else
-        UNROLL for (uint d = 0; d < MAX_D; d++)
+        [[unroll]] for (uint d = 0; d < MAX_D; d++)
             q[g][d] = g < GB && d < D ? texelFetch(q_tex, int(QROW(first, g) * D + d)).x * scale
                                       : 0.0;
 #endif
@@ -258,7 +257,7 @@ void main()
         float s[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
             s[g] = 0.0;
-        UNROLL for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
+        [[unroll]] for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
             if (t < TPR) {
                 float e[MAX_EPT];
                 unpack_texel(texelFetch(k_tex, int(kv0 + p * TPR + t)), e);
@@ -375,7 +374,7 @@ void main()
     [[unroll]] for (uint g = 0; g < MAX_GB; g++) {
         mx[g] = -1.0 / 0.0;
         l[g] = 0.0;
-        UNROLL for (uint d = 0; d < MAX_D; d++)
+        [[unroll]] for (uint d = 0; d < MAX_D; d++)
             o[g][d] = 0.0;
     }
 
@@ -387,7 +386,7 @@ void main()
         float s[MAX_GB];
         [[unroll]] for (uint g = 0; g < MAX_GB; g++)
             s[g] = 0.0;
-        UNROLL for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
+        [[unroll]] for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
             if (t < TPR) {
                 float e[MAX_EPT];
                 unpack_texel(texelFetch(k_tex, int(kv0 + p * TPR + t)), e);
@@ -413,7 +412,7 @@ void main()
                 if (s[g] > mx[g] + RESCALE) {
                     float c = exp(mx[g] - s[g]);
                     l[g] *= c;
-                    UNROLL for (uint d = 0; d < MAX_D; d++)
+                    [[unroll]] for (uint d = 0; d < MAX_D; d++)
                         if (d < D)
                             o[g][d] *= c;
                     mx[g] = s[g];
@@ -422,7 +421,7 @@ void main()
                 l[g] += pr[g];
             }
         }
-        UNROLL for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
+        [[unroll]] for (uint t = 0; t < MAX_D / MAX_EPT; t++) {
             if (t < TPR) {
                 float e[MAX_EPT];
                 unpack_texel(texelFetch(v_tex, int(kv0 + p * TPR + t)), e);
@@ -446,7 +445,7 @@ void main()
                 sh_m[g][sg] = m;
                 sh_l[g][sg] = ls;
             }
-            UNROLL for (uint d = 0; d < MAX_D; d++)
+            [[unroll]] for (uint d = 0; d < MAX_D; d++)
                 if (d < D) {
                     float v = subgroupAdd(o[g][d] * c);
                     if (gl_SubgroupInvocationID == 0)
