@@ -91,7 +91,7 @@ struct ff_buf {
 struct ff_kernel {
     struct ff_device *dev;
     struct ff_kernel_desc desc;
-    char variant[160];       /* filled by the backend */
+    char variant[192];       /* filled by the backend */
     uint64_t out_words;      /* MEM_READ: words written to the out buffer */
     enum ff_peak_op peak_op; /* PEAK: the chains' step (FF_PEAK_MAD unless set) */
     uint32_t n_bufs;         /* buffers ff_kernel_run expects */

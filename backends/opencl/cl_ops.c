@@ -34,7 +34,7 @@ static const struct ff_tune_param gemv_params[GV_N] = {
     [GV_PF] = {"pf", 5, {0, 256, 512, 1024, 2048}},
 };
 /* attention: decode takes split, prefill bq (query rows per item); both a position tile */
-enum { AT_A, AT_TILE, AT_PF, AT_PARTS, AT_N };
+enum { AT_A, AT_TILE, AT_PF, AT_PARTS, AT_QK, AT_N };
 static const struct ff_tune_param decode_params[AT_N] = {
     [AT_A] = {"split", 7, {1, 2, 4, 8, 16, 32, 64}},
     [AT_TILE] = {"tile", 4, {16, 32, 64, 128}},
@@ -42,6 +42,10 @@ static const struct ff_tune_param decode_params[AT_N] = {
     [AT_PF] = {"pf", 5, {0, 512, 1024, 2048, 4096}},
     /* work-groups per KV head, each a slice of the positions, merged by the last to finish */
     [AT_PARTS] = {"parts", 7, {1, 2, 4, 8, 16, 32, 64}},
+    /* how a tile's scores are formed on 16-lane vectors (ops.cl): 0 each dot product across the
+     * lanes, reduced 16 at a time; 1 the query rows side by side in the lanes and each K value
+     * broadcast to them, no reduction (2 to 8 query rows per KV head) */
+    [AT_QK] = {"qk", 2, {0, 1}},
 };
 static const struct ff_tune_param prefill_params[AT_PF] = {
     [AT_A] = {"bq", 4, {1, 2, 4, 8}},
@@ -75,6 +79,12 @@ static uint32_t attn_width(const struct cl_dev *d, uint32_t kd)
     while (w > 1 && kd % w)
         w /= 2;
     return w;
+}
+
+/* Whether decode's scores can take qk 1: 16-lane vectors and 2 to 8 query rows a KV head. */
+static bool qk_fits(const struct cl_dev *d, const struct ff_kernel_desc *desc)
+{
+    return attn_width(d, desc->k) == 16 && desc->g >= 2 && desc->g <= 8;
 }
 
 /* The smallest listed value >= want, or the largest. */
@@ -124,11 +134,13 @@ static void default_point(const struct cl_dev *d, const struct ff_kernel_desc *d
     }
     case FF_KERNEL_ATTN_DECODE: {
         p->n = AT_N;
-        /* One work-group per KV head; split the positions of each only when there are fewer
-         * heads than four per compute unit. */
+        /* One work-group per KV head; on a GPU split the positions of each over its items
+         * when there are fewer heads than four per compute unit. A CPU runs a work-group's
+         * items one after another on one thread, so there a split only adds their merge and
+         * shortens each item's K and V streams: none. */
         const uint32_t heads = desc->m / desc->g;
         uint32_t split = 1;
-        while (split < 64 && heads * split < 4 * cu && desc->n / (split * 2) >= 64)
+        while (!d->is_cpu && split < 64 && heads * split < 4 * cu && desc->n / (split * 2) >= 64)
             split *= 2;
         p->v[AT_A] = split;
         /* Several work-groups per KV head when there are fewer heads than work-groups the
@@ -144,6 +156,9 @@ static void default_point(const struct cl_dev *d, const struct ff_kernel_desc *d
          * the arithmetic between their loads); further ahead, as a cached position takes
          * less time than a gemv row: 2048 bytes, eight fp16 rows of head dim 128 */
         p->v[AT_PF] = d->is_cpu ? 2048 : 0;
+        /* qk 1 saves the scores' lane reductions, about 45 instructions a 16 scores against
+         * 16 x head dim / 16 multiply-adds: most worth it at head dims up to 64 */
+        p->v[AT_QK] = qk_fits(d, desc) && desc->k <= 64;
         break;
     }
     case FF_KERNEL_ATTN_PREFILL:
@@ -204,6 +219,12 @@ int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *d
         return FF_OK;
     }
     if (desc->id == FF_KERNEL_ATTN_DECODE) {
+        if (p->v[AT_QK] && !qk_fits(d, desc))
+            return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                           "qk 1 (query rows side by side in the lanes) needs 16-lane vectors "
+                           "and 2 to 8 query rows per KV head; here %u-lane vectors (head dim "
+                           "%u) and %u rows",
+                           (unsigned)attn_width(d, desc->k), (unsigned)desc->k, (unsigned)desc->g);
         const uint32_t split = p->v[AT_A];
         if (split > max_work_group(d))
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
@@ -318,7 +339,8 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
         if (decode) {
             const uint32_t parts = pt->v[AT_PARTS], heads = desc->m / desc->g;
             const size_t olen = strlen(options);
-            snprintf(options + olen, optlen - olen, " -DPARTS=%u", (unsigned)parts);
+            snprintf(options + olen, optlen - olen, " -DPARTS=%u -DQK=%u", (unsigned)parts,
+                     (unsigned)pt->v[AT_QK]);
             k->global[0] = (size_t)a * parts;
             k->global[1] = heads;
             k->has_local = true;
@@ -332,11 +354,13 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
             prefetch_note(ahead, sizeof(ahead), pt->v[AT_PF]);
             if (parts > 1)
                 snprintf(many, sizeof(many), "%u work-groups", (unsigned)parts);
+            if (pt->v[AT_QK] && pt->v[AT_PF])
+                snprintf(ahead, sizeof(ahead), ", prefetch a phase ahead (L2)");
             snprintf(k->base.variant, sizeof(k->base.variant),
                      "decode attention, %s KV as float%u, %s of %u per KV head (%u query "
-                     "rows), online softmax over tiles of %u positions%s",
-                     fmt, (unsigned)vw, many, (unsigned)a, (unsigned)desc->g, (unsigned)tile,
-                     ahead);
+                     "rows%s), online softmax over tiles of %u positions%s",
+                     fmt, (unsigned)vw, many, (unsigned)a, (unsigned)desc->g,
+                     pt->v[AT_QK] ? " across lanes" : "", (unsigned)tile, ahead);
         } else {
             k->global[0] = div_up(desc->n, a);
             k->global[1] = desc->m;

@@ -14,7 +14,8 @@
  *                prefetches: PF bytes ahead in each row; the next item's rows)
  *   attn_decode  -DKVF (0 fp32, 1 fp16, 2 bf16) -DKD (head dim) -DVW (divides KD) -DG (query
  *                rows per KV head) -DSPLIT (items per work-group) -DPARTS (work-groups per
- *                KV head) -DTILE
+ *                KV head) -DTILE -DPF -DQK (1: scores without lane reductions, VW 16 and
+ *                2 <= G <= 8; PF > 0 then prefetches each phase's rows a phase ahead)
  *   attn_prefill -DKVF -DKD -DVW -DBQ (query rows per item) -DTILE
  *   rmsnorm, rope, swiglu, add, xent: -DVW.
  */
@@ -35,6 +36,8 @@
 #define NEXT 0
 #endif
 #define PREFETCH(p) __builtin_prefetch(p)
+/* into the second-level cache only: rows wanted a phase of the loop later, not next */
+#define PREFETCH_L2(p) __builtin_prefetch(p, 0, 2)
 
 #ifndef VW
 #define VW 16
@@ -350,12 +353,13 @@ __kernel void gemv(__global const float *restrict X, __global const WT *restrict
 #define NC (KD / VW) /* vectors per row of K, V, Q, O */
 /* PF > 0: a prefetch PF bytes ahead of each K and V row read, every cache line of the row */
 #if PF > 0
-#define PREFETCH_ROW(p)                                                                        \
+#define PREFETCH_ROW_TO(p, how)                                                                \
     UNROLL for (uint pc = 0; pc < KD * sizeof(KVT); pc += 64)                                  \
-        PREFETCH((__global const uchar *)(p) + pc)
+        how((__global const uchar *)(p) + pc)
 #else
-#define PREFETCH_ROW(p)
+#define PREFETCH_ROW_TO(p, how)
 #endif
+#define PREFETCH_ROW(p) PREFETCH_ROW_TO(p, PREFETCH)
 
 #if VW == 16
 /* The lane sums of four vectors at once: halves added across pairs of vectors, then quarters
@@ -380,15 +384,23 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
 /* A tile's values: o[r] += P(r, j) V[s + j] for its te positions, P(r, j) the softmax weight of
  * row r at position j of the tile (as the tile's scores are laid out). */
 #define ATTEND_VALUES(R, o, vh, s, te, P)                                                      \
+    ATTEND_VALUES_COLS(R, o, vh, s, te, P, NC, (vh) + (size_t)((s) + j) * KD + PF / sizeof(KVT), \
+                       PREFETCH)
+/* ... CB vectors of each row at a time (CB divides NC), so the sums being added fit in
+ * registers: R x CB of them, the tile's V rows reread for each block (from the cache). With
+ * PF > 0 the first block's pass prefetches, at its position j, the row AHEAD names (an
+ * expression of j) by HOW, one cache line at a time. */
+#define ATTEND_VALUES_COLS(R, o, vh, s, te, P, CB, AHEAD, HOW)                                 \
+    UNROLL for (uint cb = 0; cb < NC; cb += (CB))                                              \
     for (uint j = 0; j < (te); j++) {                                                          \
-        FV vr[NC];                                                                             \
-        if (PF > 0)                                                                            \
-            PREFETCH_ROW((vh) + (size_t)((s) + j) * KD + PF / sizeof(KVT));                    \
-        UNROLL for (uint c = 0; c < NC; c++)                                                   \
-            vr[c] = KVLOAD((vh) + (size_t)((s) + j) * KD + c * VW);                            \
+        FV vr[CB];                                                                             \
+        if (PF > 0 && cb == 0)                                                                 \
+            PREFETCH_ROW_TO(AHEAD, HOW);                                                       \
+        UNROLL for (uint c = 0; c < (CB); c++)                                                 \
+            vr[c] = KVLOAD((vh) + (size_t)((s) + j) * KD + (cb + c) * VW);                     \
         UNROLL for (uint r = 0; r < (R); r++)                                                  \
-            UNROLL for (uint c = 0; c < NC; c++)                                               \
-                o[r][c] = fma((FV)(P(r, j)), vr[c], o[r][c]);                                  \
+            UNROLL for (uint c = 0; c < (CB); c++)                                             \
+                o[r][cb + c] = fma((FV)(P(r, j)), vr[c], o[r][cb + c]);                        \
     }
 
 /*
@@ -481,6 +493,18 @@ static inline float4 hsum4(FV a, FV b, FV c, FV d)
 #endif
 #define PP (16 / RW)
 #define SC_POS(r, j) sc[(j) * RW + (r)]
+/* a tile row's value repeated over the PP positions of a score vector */
+#if RW == 1
+#define BASE16(v) ((float16)(v))
+#elif RW == 2
+#define BASE16(v) ((float16)((v), (v), (v), (v), (v), (v), (v), (v)))
+#elif RW == 4
+#define BASE16(v) ((float16)((v), (v), (v), (v)))
+#elif RW == 8
+#define BASE16(v) ((float16)((v), (v)))
+#else
+#define BASE16(v) (v)
+#endif
 #if RW == 1
 #define RV float
 #define LOAD_RV(p) (*(p))
@@ -526,6 +550,48 @@ static inline float16 hsum16(const float16 v[16])
 #define ADD(a, b) ((a) + (b))
 FOLD(fold_max, fmax)
 FOLD(fold_sum, ADD)
+
+#ifndef QK
+#define QK 0
+#endif
+#if QK && RW >= 2 && RW <= 8
+/*
+ * Scores without lane reductions (2 <= RW <= 8): lane PP r + p of a vector holds query row r's
+ * products over the dims congruent to p mod PP. Query row r's dims PP i .. PP i + PP - 1 sit
+ * in lanes PP r .. PP r + PP - 1 of qi[i]; the PP K values of those dims, widened once into
+ * the tile's kf rows, are broadcast to every row's lanes, so one multiply-add serves all rows.
+ * A score is then the sum of PP adjacent lanes, and PP positions' vectors fold into one
+ * (pair16, log2 PP times) in the tile's layout, lane p RW + r.
+ */
+#define BCQK 1
+#define QI (KD / PP)
+#define VLINES ((16 * KD * sizeof(KVT) / 64 + QI - 1) / QI) /* V lines per step of QI */
+#if PP == 2
+#define BCAST(p)                                                                               \
+    ((float16)(vload2(0, p), vload2(0, p), vload2(0, p), vload2(0, p), vload2(0, p), vload2(0, p), \
+               vload2(0, p), vload2(0, p)))
+#elif PP == 4
+#define BCAST(p) ((float16)(vload4(0, p), vload4(0, p), vload4(0, p), vload4(0, p)))
+#else
+#define BCAST(p) ((float16)(vload8(0, p), vload8(0, p)))
+#endif
+static inline float16 pair16(float16 a, float16 b)
+{
+    return (float16)(a.even, b.even) + (float16)(a.odd, b.odd);
+}
+#endif
+/* value vectors per row added at a time: with qk 1 at most 16 running sums in registers */
+#if !BCQK || G * NC <= 16
+#define VCB NC
+#elif NC % 2 == 0 && G * (NC / 2) <= 16
+#define VCB (NC / 2)
+#elif NC % 4 == 0 && G * (NC / 4) <= 16
+#define VCB (NC / 4)
+#elif NC % 8 == 0 && G * (NC / 8) <= 16
+#define VCB (NC / 8)
+#else
+#define VCB 1
+#endif
 #endif
 
 /*
@@ -575,8 +641,50 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
 #if POSMAJOR
     RV mxv = (RV)(-INFINITY), smv = (RV)(0.0f);
     float sc[TILE * RW];
+#if BCQK
+    float16 qi[QI];
+    for (uint i = 0; i < QI; i++) {
+        float l[16];
+        UNROLL for (uint r = 0; r < RW; r++)
+            UNROLL for (uint p = 0; p < PP; p++)
+                l[r * PP + p] = r < G ? Q[(size_t)(h * G + r) * KD + i * PP + p] * scale : 0.0f;
+        qi[i] = vload16(0, l);
+    }
+    float kf[TILE * KD];
+#endif
     for (uint s = s0; s < s1; s += TILE) {
         const uint te = min((uint)TILE, s1 - s);
+#if BCQK
+        const uint tb = (te + 15) & ~15u;
+        for (uint j = 0; j < tb; j++) {
+            __global const KVT *kp = kh + (size_t)min(s + j, s1 - 1) * KD;
+            UNROLL for (uint c = 0; c < NC; c++)
+                VSTOREF(KVLOAD(kp + c * VW), kf + j * KD + c * VW);
+        }
+        for (uint j0 = 0; j0 < tb; j0 += 16) {
+            float16 a[16];
+            UNROLL for (uint b = 0; b < 16; b++)
+                a[b] = (float16)(0.0f);
+            /* the block's V rows fetched while its scores are computed, spread over them */
+            __global const uchar *vb =
+                (__global const uchar *)(vh + (size_t)min(s + j0, s1 - 1) * KD);
+            for (uint i = 0; i < QI; i++) {
+                const float16 qv = qi[i];
+                if (PF > 0)
+                    UNROLL for (uint l = 0; l < VLINES; l++)
+                        PREFETCH_L2(vb + (i * VLINES + l) * 64);
+                UNROLL for (uint b = 0; b < 16; b++)
+                    a[b] = fma(qv, BCAST(kf + (j0 + b) * KD + i * PP), a[b]);
+            }
+            UNROLL for (uint v = 0; v < 16 / PP; v++) {
+                float16 *av = a + v * PP;
+                UNROLL for (uint w = PP / 2; w >= 1; w /= 2)
+                    UNROLL for (uint i = 0; i < w; i++)
+                        av[i] = pair16(av[2 * i], av[2 * i + 1]);
+                vstore16(av[0], 0, sc + (j0 + v * PP) * RW);
+            }
+        }
+#else
         /* the scores of PP positions at a time (past s1 the last position again, its
          * scores then replaced by -inf) */
         for (uint j = 0; j < te; j += PP) {
@@ -597,6 +705,7 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
             }
             vstore16(hsum16(a), 0, sc + j * RW);
         }
+#endif
         for (uint i = te * RW; i < TILE * RW; i++)
             sc[i] = -INFINITY;
         float16 vm = vload16(0, sc);
@@ -607,15 +716,12 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
         const RV base = tm == -INFINITY ? (RV)(0.0f) : tm;
         const RV corr = exp(mxv - base);
         mxv = tm;
-        float cr[RW], bs[16];
+        float cr[RW];
         STORE_RV(corr, cr);
-        STORE_RV(base, bs);
         UNROLL for (uint r = 0; r < G; r++)
             UNROLL for (uint c = 0; c < NC; c++)
                 o[r][c] *= cr[r];
-        UNROLL for (uint l = RW; l < 16; l++)
-            bs[l] = bs[l % RW];
-        const float16 b16 = vload16(0, bs);
+        const float16 b16 = BASE16(base);
         float16 vs = (float16)(0.0f);
         for (uint i = 0; i < TILE * RW / 16; i++) {
             const float16 pv = exp(vload16(i, sc) - b16);
@@ -623,7 +729,14 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
             vs += pv;
         }
         smv = smv * corr + fold_sum(vs);
-        ATTEND_VALUES(G, o, vh, s, te, SC_POS)
+#if BCQK
+        /* the next tile's K rows fetched while this tile's values are added */
+        ATTEND_VALUES_COLS(G, o, vh, s, te, SC_POS, VCB,
+                           kh + (size_t)min(s + TILE + j, s1 - 1) * KD, PREFETCH_L2)
+#else
+        ATTEND_VALUES_COLS(G, o, vh, s, te, SC_POS, VCB,
+                           vh + (size_t)(s + j) * KD + PF / sizeof(KVT), PREFETCH)
+#endif
     }
     {
         float mxa[RW], sma[RW];

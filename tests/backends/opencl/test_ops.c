@@ -114,7 +114,7 @@ Test(opencl_ops, attention_decode_every_group_size)
 
 /* Decode over several work-groups per KV head (parts), merged by the last: parts with no
  * positions (more parts than positions), one and many items a group, chained launches (the
- * counts set back to 0 by each launch's last part). */
+ * counts set back to 0 by each launch's last part), the scores formed either way (qk). */
 Test(opencl_ops, attention_decode_parts)
 {
     static const uint32_t parts[] = {2, 4, 64}, positions[] = {1, 70, 300}, groups[] = {1, 4, 8};
@@ -132,10 +132,17 @@ Test(opencl_ops, attention_decode_parts)
                                                .g = groups[g]};
                     struct ff_tune_space sp;
                     cr_assert_eq(ff_kernel_space(dev, &d, &sp, err, sizeof(err)), FF_OK, "%s", err);
+                    /* both ways of forming the scores (qk), where the device and rows allow
+                     * the second (16-lane vectors) */
                     char pt[64], what[160];
-                    snprintf(pt, sizeof(pt), "split=%u,tile=16,pf=0,parts=%u", splits[s], parts[p]);
-                    cr_assert_eq(ff_tune_point_parse(&sp, pt, &d.tune, err, sizeof(err)), FF_OK,
-                                 "%s: %s", pt, err);
+                    for (unsigned qk = s == 0 && groups[g] > 1;; qk = 0) {
+                        snprintf(pt, sizeof(pt), "split=%u,tile=16,pf=0,parts=%u,qk=%u", splits[s],
+                                 parts[p], qk);
+                        cr_assert_eq(ff_tune_point_parse(&sp, pt, &d.tune, err, sizeof(err)), FF_OK,
+                                     "%s: %s", pt, err);
+                        if (qk == 0 || ff_kernel_point_check(dev, &d, err, sizeof(err)) == FF_OK)
+                            break;
+                    }
                     snprintf(what, sizeof(what), "%s n=%u g=%u", pt, d.n, d.g);
                     check_op(&d, what);
                     ff_test_op_inputs_in_turn(dev, &d, what);
