@@ -110,6 +110,13 @@ uint64_t ff_suite_ops_rotate_bytes(void);
 /* The ops family's generic grid (suite_ops.c): the shapes it runs without --model, at most
  * max entries into out; returns how many. quick: the short grid of --quick. */
 size_t ff_suite_ops_grid(bool quick, struct ff_bench_op *out, size_t max);
+/* Which of the run's ops the ops family searches d's kernel and format at: for decode
+ * attention the one of that format that moves the most bytes (the longest context) among those
+ * whose buffers fit an allocation of max_alloc bytes (0: no limit), as a step's time goes
+ * there and at a short context fixed costs decide the point; n_ops otherwise (gemv: the shape
+ * being run) and when none fits. */
+size_t ff_suite_ops_search_at(const struct ff_bench_op *ops, size_t n_ops,
+                              const struct ff_kernel_desc *d, uint64_t max_alloc);
 /* The profile name of op kernel id ("gemv", "attn_decode", ...; "gemm" for FF_KERNEL_MATMUL). */
 const char *ff_suite_op_name(enum ff_kernel_id id);
 

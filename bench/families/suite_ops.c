@@ -238,9 +238,10 @@ uint64_t ff_suite_ops_rotate_bytes(void)
 }
 
 /*
- * The streaming ops' points found in this run, one per kernel and format: gemv and decode
- * attention are searched at the first shape of their format that runs (their cold inputs
- * uploaded), the rest of the run builds that point. A coordinate descent from the backend's
+ * The streaming ops' points found in this run, one per kernel and format: gemv is searched at
+ * the first shape of its format that runs (its cold inputs uploaded), decode attention at the
+ * longest context of its format in the run (ff_suite_ops_search_at), and the rest of the run
+ * builds that point. A coordinate descent from the backend's
  * default: each parameter in turn takes each of its values, the others held, and a value is
  * kept when the op, verified, runs at least SEARCH_GAIN faster than the best so far, and again
  * when both are timed once more back to back. Applied
@@ -252,7 +253,33 @@ uint64_t ff_suite_ops_rotate_bytes(void)
 struct searched {
     size_t n;
     struct ff_bench_tuned k[32];
+    const struct ff_bench_op *ops; /* the run's shapes, for ff_suite_ops_search_at */
+    size_t n_ops;
 };
+
+/* Whether every buffer of d fits an allocation of max bytes (0: no limit). */
+static bool bufs_fit(const struct ff_kernel_desc *d, uint64_t max)
+{
+    for (uint32_t i = 0; max && i < FF_MAX_BUFS; i++)
+        if (ff_op_buf_bytes(d, i, NULL) > max)
+            return false;
+    return true;
+}
+
+size_t ff_suite_ops_search_at(const struct ff_bench_op *ops, size_t n_ops,
+                              const struct ff_kernel_desc *d, uint64_t max_alloc)
+{
+    size_t best = n_ops;
+    if (d->id != FF_KERNEL_ATTN_DECODE)
+        return best;
+    for (size_t i = 0; i < n_ops; i++) {
+        const struct ff_kernel_desc *o = &ops[i].desc;
+        if (o->id == d->id && o->prec == d->prec && bufs_fit(o, max_alloc) &&
+            (best == n_ops || ff_opcheck_bytes(o) > ff_opcheck_bytes(&ops[best].desc)))
+            best = i;
+    }
+    return best;
+}
 
 static const struct ff_bench_tuned *searched_find(const struct searched *sr,
                                                   const struct ff_kernel_desc *d)
@@ -324,6 +351,35 @@ static void search_point(struct ff_device *dev, struct ff_opcheck *oc,
     snprintf(t->source, sizeof(t->source), "tune");
 }
 
+/* Searches d's kernel and format at the shape ff_suite_ops_search_at names, with inputs of
+ * its own; at d itself (oc, uploaded and rotated) when that is d's shape or it cannot be
+ * set up. */
+static void search_at(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_opcheck *oc,
+                      const struct ff_kernel_desc *d, const struct ff_measure_cfg *mc,
+                      struct searched *sr)
+{
+    const size_t i =
+        ff_suite_ops_search_at(sr->ops, sr->n_ops, d, ff_device_info(dev)->max_alloc_bytes);
+    if (i < sr->n_ops) {
+        struct ff_kernel_desc at = sr->ops[i].desc;
+        at.tune = d->tune;
+        if (at.m != d->m || at.n != d->n || at.k != d->k || at.g != d->g) {
+            char err[256];
+            struct ff_opcheck big;
+            bool ok = ff_opcheck_init(&big, &at, cfg->seed ^ 0x5eac4ull, err, sizeof(err)) >= 0;
+            if (ok && ff_opcheck_upload(&big, dev, err, sizeof(err)) == FF_OK) {
+                ff_opcheck_rotate(&big, ff_suite_ops_rotate_bytes());
+                search_point(dev, &big, &at, mc, sr);
+            }
+            if (ok)
+                ff_opcheck_finish(&big);
+            if (searched_find(sr, d))
+                return;
+        }
+    }
+    search_point(dev, oc, d, mc, sr);
+}
+
 static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
                    const struct ff_measure_cfg *mc, const struct ff_kernel_desc *desc,
                    struct searched *sr, struct ff_result *r)
@@ -349,7 +405,7 @@ static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
         /* no override or cached point: this run's search (above) */
         if (streams && !cfg->no_tune && d.tune.n == 0) {
             if (!searched_find(sr, &d))
-                search_point(dev, &oc, &d, mc, sr);
+                search_at(dev, cfg, &oc, &d, mc, sr);
             const struct ff_bench_tuned *t = searched_find(sr, &d);
             if (t)
                 ff_bench_apply_tuned(t, dev, &d, r);
@@ -429,7 +485,7 @@ void ff_suite_ops(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct 
     struct ff_measure_cfg mc = cfg->measure;
     mc.budget_s = fmin(mc.budget_s, cfg->quick ? OP_BUDGET_S_QUICK : OP_BUDGET_S);
     struct refused rf = {0};
-    struct searched sr = {0};
+    struct searched sr = {.ops = ops, .n_ops = n_ops};
     for (size_t i = 0; i < n_ops && !ff_interrupted; i++) {
         struct ff_kernel_desc d = ops[i].desc;
         if (was_refused(&rf, &d))

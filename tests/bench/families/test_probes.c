@@ -615,8 +615,9 @@ Test(probes, peak_corrupt_readback_fails)
 }
 
 /* The ops family searches the streaming ops' points once per kernel and format in the run
- * (verified candidates only) and builds every later shape of that format with the point found;
- * --no-tune keeps the backend's defaults. */
+ * (verified candidates only) and builds every later shape of that format with the point found
+ * (decode attention's searched at its longer context, with inputs of its own, while the
+ * shorter runs); --no-tune keeps the backend's defaults. */
 Test(probes, ops_search_once_per_format)
 {
     struct ff_device *dev = open_wrapped();
@@ -625,17 +626,20 @@ Test(probes, ops_search_once_per_format)
     static const struct ff_bench_op ops[] = {
         {{.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 1, .n = 512, .k = 512}, "test"},
         {{.id = FF_KERNEL_GEMV, .prec = FF_PREC_Q8_0, .m = 1, .n = 1024, .k = 512}, "test"},
+        {{.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 40, .k = 64, .g = 2},
+         "test"},
         {{.id = FF_KERNEL_ATTN_DECODE, .prec = FF_PREC_FP16, .m = 8, .n = 256, .k = 64, .g = 2},
          "test"},
     };
+    const size_t n = sizeof(ops) / sizeof(ops[0]);
     cfg.ops = ops;
-    cfg.n_ops = 3;
+    cfg.n_ops = n;
     for (int no_tune = 0; no_tune < 2; no_tune++) {
         cfg.no_tune = no_tune;
         struct ff_run p = {0};
         ff_suite_ops(dev, &cfg, &p);
-        cr_assert_eq(p.n_results, 3);
-        for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(p.n_results, n);
+        for (size_t i = 0; i < n; i++) {
             const struct ff_result *r = &p.results[i];
             cr_expect(r->status == FF_RES_OK && r->verified, "%s: %s", r->name, r->reason);
             if (no_tune) {
@@ -646,6 +650,7 @@ Test(probes, ops_search_once_per_format)
             }
         }
         cr_expect_str_eq(p.results[0].tune_point, p.results[1].tune_point, "one search per format");
+        cr_expect_str_eq(p.results[2].tune_point, p.results[3].tune_point, "one search per format");
         ff_run_finish(&p);
     }
     close_wrapped(&dev);
@@ -679,4 +684,46 @@ Test(probes, ops_grid_covers_the_estimators_defaults)
                       ff_precision_name(need[i].prec));
         }
     }
+}
+
+/* The ops family searches decode attention at the longest context of its format that the
+ * device can hold (the shortest, first in a model's run, is all fixed costs); gemv at the shape
+ * being run. */
+Test(probes, decode_search_shape_is_the_longest_context_that_fits)
+{
+    const struct ff_bench_op ops[] = {
+        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
+                  .prec = FF_PREC_BF16,
+                  .m = 32,
+                  .n = 64,
+                  .k = 128,
+                  .g = 4}},
+        {.desc = {.id = FF_KERNEL_GEMV, .prec = FF_PREC_BF16, .m = 1, .n = 4096, .k = 4096}},
+        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
+                  .prec = FF_PREC_BF16,
+                  .m = 32,
+                  .n = 2048,
+                  .k = 128,
+                  .g = 4}},
+        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
+                  .prec = FF_PREC_FP16,
+                  .m = 32,
+                  .n = 8192,
+                  .k = 128,
+                  .g = 4}},
+        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
+                  .prec = FF_PREC_BF16,
+                  .m = 32,
+                  .n = 512,
+                  .k = 128,
+                  .g = 4}},
+    };
+    const size_t n = sizeof(ops) / sizeof(ops[0]);
+    cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[0].desc, 0), 2);
+    cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[4].desc, 0), 2);
+    cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[3].desc, 0), 3, "fp16: its own format");
+    /* K of 2048 positions x 8 KV heads x 128 x 2 bytes = 4 MiB: over a 2 MiB limit */
+    cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[0].desc, 2u << 20), 4);
+    cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[0].desc, 1024), n, "none fits");
+    cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[1].desc, 0), n, "gemv: the shape run");
 }
