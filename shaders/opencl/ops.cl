@@ -655,6 +655,8 @@ __kernel void attn_decode(__global const float *restrict Q, __global const KVT *
     for (uint s = s0; s < s1; s += TILE) {
         const uint te = min((uint)TILE, s1 - s);
 #if BCQK
+        /* the tile's K rows widened, whole blocks of 16 (past s1 the last row again, its
+         * scores then replaced by -inf) */
         const uint tb = (te + 15) & ~15u;
         for (uint j = 0; j < tb; j++) {
             __global const KVT *kp = kh + (size_t)min(s + j, s1 - 1) * KD;
