@@ -351,33 +351,30 @@ static void search_point(struct ff_device *dev, struct ff_opcheck *oc,
     snprintf(t->source, sizeof(t->source), "tune");
 }
 
-/* Searches d's kernel and format at the shape ff_suite_ops_search_at names, with inputs of
- * its own; at d itself (oc, uploaded and rotated) when that is d's shape or it cannot be
- * set up. */
-static void search_at(struct ff_device *dev, const struct ff_bench_cfg *cfg, struct ff_opcheck *oc,
-                      const struct ff_kernel_desc *d, const struct ff_measure_cfg *mc,
-                      struct searched *sr)
+/* Searches d's kernel and format at the shape ff_suite_ops_search_at names when that is
+ * another shape than d's, with inputs of its own; nothing when it is d's or cannot be set up
+ * (the caller then searches at d). */
+static void search_elsewhere(struct ff_device *dev, const struct ff_bench_cfg *cfg,
+                             const struct ff_kernel_desc *d, const struct ff_measure_cfg *mc,
+                             struct searched *sr)
 {
     const size_t i =
         ff_suite_ops_search_at(sr->ops, sr->n_ops, d, ff_device_info(dev)->max_alloc_bytes);
-    if (i < sr->n_ops) {
-        struct ff_kernel_desc at = sr->ops[i].desc;
-        at.tune = d->tune;
-        if (at.m != d->m || at.n != d->n || at.k != d->k || at.g != d->g) {
-            char err[256];
-            struct ff_opcheck big;
-            bool ok = ff_opcheck_init(&big, &at, cfg->seed ^ 0x5eac4ull, err, sizeof(err)) >= 0;
-            if (ok && ff_opcheck_upload(&big, dev, err, sizeof(err)) == FF_OK) {
-                ff_opcheck_rotate(&big, ff_suite_ops_rotate_bytes());
-                search_point(dev, &big, &at, mc, sr);
-            }
-            if (ok)
-                ff_opcheck_finish(&big);
-            if (searched_find(sr, d))
-                return;
-        }
+    if (i >= sr->n_ops)
+        return;
+    struct ff_kernel_desc at = sr->ops[i].desc;
+    at.tune = d->tune;
+    if (at.m == d->m && at.n == d->n && at.k == d->k && at.g == d->g)
+        return;
+    char err[256];
+    struct ff_opcheck big;
+    if (ff_opcheck_init(&big, &at, cfg->seed ^ 0x5eac4ull, err, sizeof(err)) < 0)
+        return;
+    if (ff_opcheck_upload(&big, dev, err, sizeof(err)) == FF_OK) {
+        ff_opcheck_rotate(&big, ff_suite_ops_rotate_bytes());
+        search_point(dev, &big, &at, mc, sr);
     }
-    search_point(dev, oc, d, mc, sr);
+    ff_opcheck_finish(&big);
 }
 
 static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
@@ -396,16 +393,20 @@ static void run_op(struct ff_device *dev, const struct ff_bench_cfg *cfg,
     struct ff_kernel_desc d = *desc;
     ff_bench_apply_tuning(cfg, dev, &d, r);
     const bool streams = d.id == FF_KERNEL_GEMV || d.id == FF_KERNEL_ATTN_DECODE;
+    /* no override or cached point: this run's search (above), at another shape before this
+     * one's inputs are on the device, else at this one */
+    const bool search = streams && !cfg->no_tune && d.tune.n == 0;
+    if (search && !searched_find(sr, &d))
+        search_elsewhere(dev, cfg, &d, mc, sr);
     if ((ret = ff_opcheck_upload(&oc, dev, err, sizeof(err))) == FF_OK) {
         /* a step streams its weights and KV cache from memory: the timed runs rotate over
          * copies of the inputs larger than the host's last-level cache (the activations of
          * the small ops stay hot, as the previous op of a step leaves them) */
         if (streams)
             ff_opcheck_rotate(&oc, ff_suite_ops_rotate_bytes());
-        /* no override or cached point: this run's search (above) */
-        if (streams && !cfg->no_tune && d.tune.n == 0) {
+        if (search) {
             if (!searched_find(sr, &d))
-                search_at(dev, cfg, &oc, &d, mc, sr);
+                search_point(dev, &oc, &d, mc, sr);
             const struct ff_bench_tuned *t = searched_find(sr, &d);
             if (t)
                 ff_bench_apply_tuned(t, dev, &d, r);
