@@ -38,47 +38,49 @@ struct op_case {
     struct ff_kernel_desc d;
 };
 
-/* One op at its shape: m, n, k, g as backend.h describes them for the kernel. */
+/* One op at its shape (the members of its descriptor, in braces where it is used): m, n, k,
+ * g as backend.h describes them for the kernel. */
 #define OP(id_, prec_, m_, n_, k_, g_)                                                             \
-    {                                                                                              \
-        .id = (id_), .prec = (prec_), .m = (m_), .n = (n_), .k = (k_), .g = (g_)                   \
-    }
+    .id = (id_), .prec = (prec_), .m = (m_), .n = (n_), .k = (k_), .g = (g_)
 
 static const struct op_case cases[] = {
-    {"gemv q4_0 4096x4096", OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 4096, 4096, 0)},
-    {"gemv q4_0 11008x4096", OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 11008, 4096, 0)},
-    {"gemv q4_0 4096x11008", OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 4096, 11008, 0)},
-    {"gemv q4_0 32000x4096", OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 32000, 4096, 0)},
+    {"gemv q4_0 4096x4096", {OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 4096, 4096, 0)}},
+    {"gemv q4_0 11008x4096", {OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 11008, 4096, 0)}},
+    {"gemv q4_0 4096x11008", {OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 4096, 11008, 0)}},
+    {"gemv q4_0 32000x4096", {OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 32000, 4096, 0)}},
     /* llama.cpp's test-backend-ops perf shape (MUL_MAT m=4096, n=1, k=14336) */
-    {"gemv q4_0 4096x14336", OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 4096, 14336, 0)},
-    {"gemv q8_0 4096x4096", OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 4096, 4096, 0)},
-    {"gemv q8_0 11008x4096", OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 11008, 4096, 0)},
-    {"gemv q8_0 4096x11008", OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 4096, 11008, 0)},
-    {"gemv q8_0 32000x4096", OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 32000, 4096, 0)},
-    {"gemv q8_0 4096x14336", OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 4096, 14336, 0)},
-    {"gemv int8 4096x4096", OP(FF_KERNEL_GEMV, FF_PREC_INT8, 1, 4096, 4096, 0)},
-    {"gemv fp16 4096x4096", OP(FF_KERNEL_GEMV, FF_PREC_FP16, 1, 4096, 4096, 0)},
-    {"gemv bf16 4096x4096", OP(FF_KERNEL_GEMV, FF_PREC_BF16, 1, 4096, 4096, 0)},
-    {"gemv fp32 4096x4096", OP(FF_KERNEL_GEMV, FF_PREC_FP32, 1, 4096, 4096, 0)},
-    {"attn_decode fp16 m32 g4 L512", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 4)},
-    {"attn_decode fp16 m32 g4 L4096", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4)},
-    {"attn_decode fp16 m32 g1 L512", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1)},
-    {"attn_decode fp16 m32 g1 L4096", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1)},
-    {"attn_decode fp16 m32 g8 d64 L4096", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 64, 8)},
-    {"attn_decode fp32 m32 g4 L4096", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP32, 32, 4096, 128, 4)},
-    {"attn_decode bf16 m32 g4 L4096", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_BF16, 32, 4096, 128, 4)},
+    {"gemv q4_0 4096x14336", {OP(FF_KERNEL_GEMV, FF_PREC_Q4_0, 1, 4096, 14336, 0)}},
+    {"gemv q8_0 4096x4096", {OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 4096, 4096, 0)}},
+    {"gemv q8_0 11008x4096", {OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 11008, 4096, 0)}},
+    {"gemv q8_0 4096x11008", {OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 4096, 11008, 0)}},
+    {"gemv q8_0 32000x4096", {OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 32000, 4096, 0)}},
+    {"gemv q8_0 4096x14336", {OP(FF_KERNEL_GEMV, FF_PREC_Q8_0, 1, 4096, 14336, 0)}},
+    {"gemv int8 4096x4096", {OP(FF_KERNEL_GEMV, FF_PREC_INT8, 1, 4096, 4096, 0)}},
+    {"gemv fp16 4096x4096", {OP(FF_KERNEL_GEMV, FF_PREC_FP16, 1, 4096, 4096, 0)}},
+    {"gemv bf16 4096x4096", {OP(FF_KERNEL_GEMV, FF_PREC_BF16, 1, 4096, 4096, 0)}},
+    {"gemv fp32 4096x4096", {OP(FF_KERNEL_GEMV, FF_PREC_FP32, 1, 4096, 4096, 0)}},
+    {"attn_decode fp16 m32 g4 L512", {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 4)}},
+    {"attn_decode fp16 m32 g4 L4096", {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 4)}},
+    {"attn_decode fp16 m32 g1 L512", {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 512, 128, 1)}},
+    {"attn_decode fp16 m32 g1 L4096", {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 128, 1)}},
+    {"attn_decode fp16 m32 g8 d64 L4096",
+     {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 32, 4096, 64, 8)}},
+    {"attn_decode fp32 m32 g4 L4096", {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP32, 32, 4096, 128, 4)}},
+    {"attn_decode bf16 m32 g4 L4096", {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_BF16, 32, 4096, 128, 4)}},
     /* llama.cpp's test-backend-ops perf shape (FLASH_ATTN_EXT hsk=hsv=64, nh=8, nr23=[8,1],
      * kv=7680, nb=1, fp16 K and V) */
-    {"attn_decode fp16 m64 g8 d64 L7680", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 64, 7680, 64, 8)},
+    {"attn_decode fp16 m64 g8 d64 L7680",
+     {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 64, 7680, 64, 8)}},
     /* one KV head (multi-query attention, or a tensor-parallel shard): fewer heads than
      * cores, where the positions' parts spread it */
-    {"attn_decode fp16 m8 g8 d128 L8192", OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 8192, 128, 8)},
-    {"attn_prefill fp16 m32 g4 n512", OP(FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 32, 512, 128, 4)},
-    {"rmsnorm 64x4096", OP(FF_KERNEL_RMSNORM, FF_PREC_FP32, 64, 4096, 0, 0)},
-    {"rope 64x32x128", OP(FF_KERNEL_ROPE, FF_PREC_FP32, 2048, 128, 0, 32)},
-    {"swiglu 64x11008", OP(FF_KERNEL_SWIGLU, FF_PREC_FP32, 64, 11008, 0, 0)},
-    {"add 64x4096", OP(FF_KERNEL_ADD, FF_PREC_FP32, 64, 4096, 0, 0)},
-    {"xent 64x32000", OP(FF_KERNEL_XENT, FF_PREC_FP32, 64, 32000, 0, 0)},
+    {"attn_decode fp16 m8 g8 d128 L8192",
+     {OP(FF_KERNEL_ATTN_DECODE, FF_PREC_FP16, 8, 8192, 128, 8)}},
+    {"attn_prefill fp16 m32 g4 n512", {OP(FF_KERNEL_ATTN_PREFILL, FF_PREC_FP16, 32, 512, 128, 4)}},
+    {"rmsnorm 64x4096", {OP(FF_KERNEL_RMSNORM, FF_PREC_FP32, 64, 4096, 0, 0)}},
+    {"rope 64x32x128", {OP(FF_KERNEL_ROPE, FF_PREC_FP32, 2048, 128, 0, 32)}},
+    {"swiglu 64x11008", {OP(FF_KERNEL_SWIGLU, FF_PREC_FP32, 64, 11008, 0, 0)}},
+    {"add 64x4096", {OP(FF_KERNEL_ADD, FF_PREC_FP32, 64, 4096, 0, 0)}},
+    {"xent 64x32000", {OP(FF_KERNEL_XENT, FF_PREC_FP32, 64, 32000, 0, 0)}},
 };
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
