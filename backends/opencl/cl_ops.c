@@ -223,7 +223,7 @@ int ff_cl_ops_point_check(const struct cl_dev *d, const struct ff_kernel_desc *d
             return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                            "qk 1 (query rows side by side in the lanes) needs 16-lane vectors "
                            "and 2 to 8 query rows per KV head; here %u-lane vectors (head dim "
-                           "%u) and %u rows",
+                           "%u) and %u query row(s) per KV head",
                            (unsigned)attn_width(d, desc->k), (unsigned)desc->k, (unsigned)desc->g);
         const uint32_t split = p->v[AT_A];
         if (split > max_work_group(d))
