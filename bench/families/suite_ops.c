@@ -148,14 +148,11 @@ static void cap_gemm(struct ff_kernel_desc *d, uint64_t max_macs)
         d->m = (d->m + 1) / 2;
 }
 
-/* Whether a buffer of the op exceeds the device's largest allocation: a limit of the device
- * (lavapipe allows 128 MiB), said as unsupported with the numbers, never a failed test. */
-static bool over_max_alloc(struct ff_device *dev, const struct ff_kernel_desc *d,
-                           struct ff_result *r)
+/* The first buffer of d larger than max bytes (0: no limit), its size in b[] and its name in
+ * names[]; FF_MAX_BUFS when every buffer fits. */
+static uint32_t buf_over(const struct ff_kernel_desc *d, uint64_t max, uint64_t b[FF_MAX_BUFS],
+                         const char *names[FF_MAX_BUFS])
 {
-    const uint64_t max = ff_device_info(dev)->max_alloc_bytes;
-    uint64_t b[FF_MAX_BUFS] = {0};
-    const char *names[FF_MAX_BUFS] = {"A", "B", "C", NULL};
     if (d->id == FF_KERNEL_MATMUL) {
         const uint64_t in = ff_matmul_in_bytes(d->prec), out = ff_matmul_out_bytes(d->prec);
         b[0] = (uint64_t)d->m * d->k * in;
@@ -165,15 +162,28 @@ static bool over_max_alloc(struct ff_device *dev, const struct ff_kernel_desc *d
         for (uint32_t i = 0; i < FF_MAX_BUFS; i++)
             b[i] = ff_op_buf_bytes(d, i, &names[i]);
     }
-    for (uint32_t i = 0; max && i < FF_MAX_BUFS; i++)
-        if (b[i] > max) {
-            ff_result_fail(r, FF_RES_UNSUPPORTED,
-                           "buffer %s of %" PRIu64 " bytes exceeds the device's largest "
-                           "allocation of %" PRIu64 " bytes",
-                           names[i], b[i], max);
-            return true;
-        }
-    return false;
+    uint32_t i = 0;
+    while (max && i < FF_MAX_BUFS && b[i] <= max)
+        i++;
+    return max ? i : FF_MAX_BUFS;
+}
+
+/* Whether a buffer of the op exceeds the device's largest allocation: a limit of the device
+ * (lavapipe allows 128 MiB), said as unsupported with the numbers, never a failed test. */
+static bool over_max_alloc(struct ff_device *dev, const struct ff_kernel_desc *d,
+                           struct ff_result *r)
+{
+    const uint64_t max = ff_device_info(dev)->max_alloc_bytes;
+    uint64_t b[FF_MAX_BUFS] = {0};
+    const char *names[FF_MAX_BUFS] = {"A", "B", "C", NULL};
+    const uint32_t i = buf_over(d, max, b, names);
+    if (i == FF_MAX_BUFS)
+        return false;
+    ff_result_fail(r, FF_RES_UNSUPPORTED,
+                   "buffer %s of %" PRIu64 " bytes exceeds the device's largest "
+                   "allocation of %" PRIu64 " bytes",
+                   names[i], b[i], max);
+    return true;
 }
 
 /* Marks r from a failed step: unsupported, interrupted or failed with the status. */
@@ -257,15 +267,6 @@ struct searched {
     size_t n_ops;
 };
 
-/* Whether every buffer of d fits an allocation of max bytes (0: no limit). */
-static bool bufs_fit(const struct ff_kernel_desc *d, uint64_t max)
-{
-    for (uint32_t i = 0; max && i < FF_MAX_BUFS; i++)
-        if (ff_op_buf_bytes(d, i, NULL) > max)
-            return false;
-    return true;
-}
-
 size_t ff_suite_ops_search_at(const struct ff_bench_op *ops, size_t n_ops,
                               const struct ff_kernel_desc *d, uint64_t max_alloc)
 {
@@ -274,7 +275,10 @@ size_t ff_suite_ops_search_at(const struct ff_bench_op *ops, size_t n_ops,
         return best;
     for (size_t i = 0; i < n_ops; i++) {
         const struct ff_kernel_desc *o = &ops[i].desc;
-        if (o->id == d->id && o->prec == d->prec && bufs_fit(o, max_alloc) &&
+        uint64_t b[FF_MAX_BUFS] = {0};
+        const char *names[FF_MAX_BUFS] = {NULL};
+        if (o->id == d->id && o->prec == d->prec &&
+            buf_over(o, max_alloc, b, names) == FF_MAX_BUFS &&
             (best == n_ops || ff_opcheck_bytes(o) > ff_opcheck_bytes(&ops[best].desc)))
             best = i;
     }
