@@ -691,33 +691,18 @@ Test(probes, ops_grid_covers_the_estimators_defaults)
  * being run. */
 Test(probes, decode_search_shape_is_the_longest_context_that_fits)
 {
+/* Llama-3-8B's decode attention (32 query heads of 128, GQA 4) over n positions, as the
+ * members of a descriptor */
+#define DECODE(prec_, n_)                                                                          \
+    .id = FF_KERNEL_ATTN_DECODE, .prec = (prec_), .m = 32, .n = (n_), .k = 128, .g = 4
     const struct ff_bench_op ops[] = {
-        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
-                  .prec = FF_PREC_BF16,
-                  .m = 32,
-                  .n = 64,
-                  .k = 128,
-                  .g = 4}},
+        {.desc = {DECODE(FF_PREC_BF16, 64)}},
         {.desc = {.id = FF_KERNEL_GEMV, .prec = FF_PREC_BF16, .m = 1, .n = 4096, .k = 4096}},
-        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
-                  .prec = FF_PREC_BF16,
-                  .m = 32,
-                  .n = 2048,
-                  .k = 128,
-                  .g = 4}},
-        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
-                  .prec = FF_PREC_FP16,
-                  .m = 32,
-                  .n = 8192,
-                  .k = 128,
-                  .g = 4}},
-        {.desc = {.id = FF_KERNEL_ATTN_DECODE,
-                  .prec = FF_PREC_BF16,
-                  .m = 32,
-                  .n = 512,
-                  .k = 128,
-                  .g = 4}},
+        {.desc = {DECODE(FF_PREC_BF16, 2048)}},
+        {.desc = {DECODE(FF_PREC_FP16, 8192)}},
+        {.desc = {DECODE(FF_PREC_BF16, 512)}},
     };
+#undef DECODE
     const size_t n = sizeof(ops) / sizeof(ops[0]);
     cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[0].desc, 0), 2);
     cr_expect_eq(ff_suite_ops_search_at(ops, n, &ops[4].desc, 0), 2);

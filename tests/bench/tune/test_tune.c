@@ -65,6 +65,20 @@ Test(tune_point, format_and_parse_round_trip_every_point)
     cr_expect_str_eq(small, "tm=4,");
 }
 
+/* text refused by the parser (over base, or whole when base is NULL) with needle in the
+ * message, and the output untouched. */
+static void expect_refused(const struct ff_tune_space *s, const char *text,
+                           const struct ff_tune_point *base, const char *needle)
+{
+    char err[256] = "";
+    struct ff_tune_point q = {.n = 99};
+    const int ret = base ? ff_tune_point_parse_over(s, text, base, &q, err, sizeof(err))
+                         : ff_tune_point_parse(s, text, &q, err, sizeof(err));
+    cr_expect_eq(ret, FF_ERR_INVALID, "\"%s\" accepted", text);
+    cr_expect(strstr(err, needle), "\"%s\": %s (wanted \"%s\")", text, err, needle);
+    cr_expect_eq(q.n, 99, "output untouched on error");
+}
+
 Test(tune_point, parse_errors_name_the_part_and_what_is_accepted)
 {
     struct ff_tune_space s = space3();
@@ -86,15 +100,8 @@ Test(tune_point, parse_errors_name_the_part_and_what_is_accepted)
         {"tm=+4,tn=16,lm=0", "not a whole number"},
         {"tm= 4,tn=16,lm=0", "not a whole number"},
     };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        char err[256] = "";
-        struct ff_tune_point q = {.n = 99};
-        cr_expect_eq(ff_tune_point_parse(&s, bad[i].text, &q, err, sizeof(err)), FF_ERR_INVALID,
-                     "\"%s\" accepted", bad[i].text);
-        cr_expect(strstr(err, bad[i].needle), "\"%s\": %s (wanted \"%s\")", bad[i].text, err,
-                  bad[i].needle);
-        cr_expect_eq(q.n, 99, "output untouched on error");
-    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        expect_refused(&s, bad[i].text, NULL, bad[i].needle);
 }
 
 /* A point named in part over a base (the op benchmarks' --tune parts=4): the named values,
@@ -118,14 +125,8 @@ Test(tune_point, parse_over_a_base_fills_what_is_not_named)
         {"lm", "name=value"},
         {"lm=1,lm=0", "lm given twice"},
     };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        q.n = 99;
-        cr_expect_eq(ff_tune_point_parse_over(&s, bad[i].text, &s.dflt, &q, err, sizeof(err)),
-                     FF_ERR_INVALID, "\"%s\" accepted", bad[i].text);
-        cr_expect(strstr(err, bad[i].needle), "\"%s\": %s (wanted \"%s\")", bad[i].text, err,
-                  bad[i].needle);
-        cr_expect_eq(q.n, 99, "output untouched on error");
-    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        expect_refused(&s, bad[i].text, &s.dflt, bad[i].needle);
     cr_expect_eq(ff_tune_point_parse_over(&s, "lm=1", NULL, &q, err, sizeof(err)), FF_ERR_INVALID);
     cr_expect(strstr(err, "tm is missing"), "%s", err);
     const struct ff_tune_point none = {0};
