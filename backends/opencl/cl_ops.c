@@ -351,11 +351,12 @@ int ff_cl_ops_create(struct cl_dev *d, struct cl_kern *k, const char **src, cons
                 k->scratch_bytes[1] = (size_t)heads * 4;
             }
             char ahead[48], many[48] = "one work-group";
-            prefetch_note(ahead, sizeof(ahead), pt->v[AT_PF]);
+            if (pt->v[AT_QK] && pt->v[AT_PF]) /* any distance: the next phase's rows */
+                snprintf(ahead, sizeof(ahead), ", prefetch a phase ahead (L2)");
+            else
+                prefetch_note(ahead, sizeof(ahead), pt->v[AT_PF]);
             if (parts > 1)
                 snprintf(many, sizeof(many), "%u work-groups", (unsigned)parts);
-            if (pt->v[AT_QK] && pt->v[AT_PF])
-                snprintf(ahead, sizeof(ahead), ", prefetch a phase ahead (L2)");
             snprintf(k->base.variant, sizeof(k->base.variant),
                      "decode attention, %s KV as float%u, %s of %u per KV head (%u query "
                      "rows%s), online softmax over tiles of %u positions%s",
