@@ -236,6 +236,45 @@ def cmake_build(src, build, flags, targets, logp, jobs):
     return bindir
 
 
+# AMX compiled out of a -march=native build: explicit -mno-* flags win over -march
+NO_AMX_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+
+
+def cpu_smoke_rc(bindir, gguf_path, logp):
+    """The exit code of one tiny llama-bench run of gguf_path (negative: killed by that
+    signal)."""
+    cmd = [os.path.join(bindir, "llama-bench"), "-m", gguf_path, "-p", "8", "-n", "2", "-r", "1",
+           "-t", "1"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=900)
+    with open(logp, "a") as f:
+        f.write(f"$ {shlex.join(cmd)}\n{p.stdout[-4000:]}\n[rc={p.returncode}]\n")
+    return p.returncode
+
+
+def cpu_build_that_runs(src, cache, cpu_bin, gguf_path, logp, jobs):
+    """cpu_bin, or, where its quantized matrix products die on this machine and the CPU has
+    AMX, a build with AMX compiled out (the next best path: AVX-512 and the repacked
+    quantized kernels), with the reason. llama.cpp's AMX path crashes on some machines with
+    AMX (ggml_backend_amx_mul_mat, llama.cpp issue #20824); a peer that dies is no peer."""
+    rc = cpu_smoke_rc(cpu_bin, gguf_path, logp)
+    if rc == 0:
+        return cpu_bin, None
+    if rc > 0 or not any(f.startswith("amx") for f in cpu_flags()):
+        raise RuntimeError(f"llama-bench exited {rc} on a {os.path.basename(gguf_path)} smoke run")
+    bindir = cmake_build(src, os.path.join(cache, "build", f"llama.cpp-{LLAMA_CPP_PYTHON_VERSION}"
+                                                           f"-cpu-noamx"),
+                         ["-DGGML_NATIVE=ON", f"-DCMAKE_C_FLAGS={NO_AMX_FLAGS}",
+                          f"-DCMAKE_CXX_FLAGS={NO_AMX_FLAGS}"], ["llama-bench"], logp, jobs)
+    rc2 = cpu_smoke_rc(bindir, gguf_path, logp)
+    if rc2 != 0:
+        raise RuntimeError(f"llama-bench exited {rc} and, built without AMX, {rc2} on a "
+                           f"{os.path.basename(gguf_path)} smoke run")
+    return bindir, (f"built without AMX ({NO_AMX_FLAGS}): the -march=native build died with "
+                    f"signal {-rc} in its first quantized run (ggml_backend_amx_mul_mat; "
+                    f"llama.cpp issue #20824)")
+
+
 def ensure_packages(checks, purpose, logp):
     """Installs the Debian packages of checks (package -> test) whose test fails, with apt
     when run as root; raises, naming them, when some are still missing."""
@@ -1022,6 +1061,8 @@ def main():
                                 "config": ent["config"], "gguf": g,
                                 "versions": {"llama_cpp_python": LLAMA_CPP_PYTHON_VERSION,
                                              "llama_cpp_commit": versions.get("llama_cpp_commit"),
+                                             "llama_cpp_cpu_build": versions.get(
+                                                 "llama_cpp_cpu_build") if backend == "cpu" else None,
                                              "llama_cpp_build": f"{r.get('build_number')} "
                                                                 f"({r.get('build_commit')})",
                                              "cpu": host["cpu_model"], "backends": r.get("backends")},
@@ -1035,6 +1076,15 @@ def main():
                             log(f"  {backend} {name} {fmt} {c['shape']}: {c['tokens_per_s']:.2f} tok/s")
                     st.do(f"llama-bench {backend} {name} {fmt}", one)
 
+        smoke = next((models[m]["gguf"][f] for m in serve_names if m in models
+                      for f in formats if f != "f16" and f in models[m]["gguf"]), None)
+        if cpu_bin and smoke:
+            r = st.do("llama.cpp cpu smoke run", cpu_build_that_runs, src["llama_cpp"], cache,
+                      cpu_bin, smoke, logp, args.jobs)
+            cpu_bin = r[0] if r else None
+            if r and r[1]:
+                versions["llama_cpp_cpu_build"] = r[1]
+                log(f"llama.cpp cpu: {r[1]}")
         if cpu_bin:
             bench_cases(cpu_bin, "cpu", serve_names, CPU_PROMPT, CPU_GEN, reps, [], None)
             if args.depth:
