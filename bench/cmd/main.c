@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
+#include "git_rev.h"
 #include "estimate_cli.h"
 
 /* The subcommands: --help, the dispatch, the unknown-command message and the shell

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "git_rev.h"
 #include "ff_json.h"
 #include "profile_json.h"
 
