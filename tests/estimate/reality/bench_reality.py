@@ -243,12 +243,8 @@ NO_AMX_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 def cpu_smoke_rc(bindir, gguf_path, logp):
     """The exit code of one tiny llama-bench run of gguf_path (negative: killed by that
     signal)."""
-    cmd = [os.path.join(bindir, "llama-bench"), "-m", gguf_path, "-p", "8", "-n", "2", "-r", "1",
-           "-t", "1"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=900)
-    with open(logp, "a") as f:
-        f.write(f"$ {shlex.join(cmd)}\n{p.stdout[-4000:]}\n[rc={p.returncode}]\n")
+    _, p = llama_bench_run(os.path.join(bindir, "llama-bench"), gguf_path, 1, 8, 2, 1, [], None,
+                           logp, timeout=900)
     return p.returncode
 
 
@@ -475,13 +471,21 @@ def make_models(cache, names, formats, venv_py, quantize, logp, jobs):
     return out
 
 
-def llama_bench(binary, gguf_path, threads, prompt, gen, reps, extra, env, logp, timeout):
+def llama_bench_run(binary, gguf_path, threads, prompt, gen, reps, extra, env, logp, timeout):
+    """One llama-bench invocation (JSON output), logged; returns the command and the finished
+    process, whatever its exit code."""
     cmd = [binary, "-m", gguf_path, "-p", str(prompt), "-n", str(gen), "-r", str(reps),
            "-t", str(threads), "-o", "json"] + extra
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=timeout, env=env)
     with open(logp, "a") as f:
         f.write(f"$ {shlex.join(cmd)}\n{p.stderr[-4000:]}\n{p.stdout}\n[rc={p.returncode}]\n")
+    return cmd, p
+
+
+def llama_bench(binary, gguf_path, threads, prompt, gen, reps, extra, env, logp, timeout):
+    cmd, p = llama_bench_run(binary, gguf_path, threads, prompt, gen, reps, extra, env, logp,
+                             timeout)
     if p.returncode != 0:
         tail = "\n".join(p.stderr.strip().splitlines()[-10:])
         raise RuntimeError(f"llama-bench exited {p.returncode}: {tail}")
