@@ -279,7 +279,9 @@ int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_des
                          size_t errlen);
 /* The bandwidth kernels' built-in point for n words, and the work-groups a point dispatches
  * (vk_mem_tuning.c; parameters vw, epi, layout, wg). */
-void ffvk_mem_default(const struct ffvk_device *d, uint32_t n, struct ff_tune_point *p);
+void ffvk_mem_default(const struct ffvk_device *d, enum ff_kernel_id id, uint32_t n,
+                      struct ff_tune_point *p);
+VkFormat ffvk_mem_texel_format(uint32_t vw);
 uint64_t ffvk_mem_groups(const struct ff_tune_point *p, uint32_t n);
 /* Which kernel runs desc (default per device kind or vk_matmul_path); *sh gets the shared
  * tiles when the answer is FFVK_MM_SHARED. */

@@ -7,9 +7,16 @@
  * that vectorises across invocations, like lavapipe's llvmpipe, turns into one wide load), 1 to 256 units per invocation, and work-groups of 32 to 1024 (NVIDIA warps of
  * 32, AMD wavefronts of 64, Intel subgroups of 8-32; 64-256 the usual GPU range).
  *
- * The default point is what flopfit built before this space existed: uvec4 units grid-strided
- * over work-groups of 256 (clamped to the device's limits), the dispatch capped near 4096
- * work-groups: units per invocation = the smallest power of two that keeps it there.
+ * The read kernel has one more parameter, src: its source as a storage buffer (0) or through a
+ * uniform texel buffer view (1), the way the op kernels read every input. A storage-buffer load
+ * on lavapipe is a loop over the SIMD lanes, each bounds-checked, where a texel fetch loads all
+ * lanes at once, so a CPU device reads through the view by default, in contiguous blocks of
+ * 64-byte units: the read bandwidth is the roofline of the op kernels, and a figure from the
+ * slower path would understate it. A GPU keeps the storage buffer; the search tries both.
+ *
+ * The default point is otherwise what flopfit built before this space existed: uvec4 units
+ * grid-strided over work-groups of 256 (clamped to the device's limits), the dispatch capped
+ * near 4096 work-groups: units per invocation = the smallest power of two that keeps it there.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,18 +27,20 @@
 #include "vk_mem_copy_s.h"
 #include "vk_mem_read.h"
 #include "vk_mem_read_s.h"
+#include "vk_mem_read_t.h"
+#include "vk_mem_read_ts.h"
 #include "vk_mem_triad.h"
 #include "vk_mem_triad_s.h"
 #include "vk_mem_write.h"
 #include "vk_mem_write_s.h"
 
-enum { P_VW, P_EPI, P_LAYOUT, P_WG, N_PARAMS };
+/* P_SRC last: the read kernel's space has it, the others end before it */
+enum { P_VW, P_EPI, P_LAYOUT, P_WG, P_SRC, N_PARAMS };
 
 static const struct ff_tune_param mem_params[N_PARAMS] = {
-    [P_VW] = {"vw", 4, {1, 4, 8, 16}},
-    [P_EPI] = {"epi", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
-    [P_LAYOUT] = {"layout", 2, {0, 1}},
-    [P_WG] = {"wg", 6, {32, 64, 128, 256, 512, 1024}},
+    [P_VW] = {"vw", 4, {1, 4, 8, 16}},  [P_EPI] = {"epi", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
+    [P_LAYOUT] = {"layout", 2, {0, 1}}, [P_WG] = {"wg", 6, {32, 64, 128, 256, 512, 1024}},
+    [P_SRC] = {"src", 2, {0, 1}},
 };
 
 #define MEM_WG         256u
@@ -45,10 +54,46 @@ static uint32_t max_wg(const struct ffvk_device *d)
                : d->props.limits.maxComputeWorkGroupSize[0];
 }
 
-void ffvk_mem_default(const struct ffvk_device *d, uint32_t n, struct ff_tune_point *p)
+/* The texel format the read kernel's source is viewed as at vw (scalar: one word a texel). */
+VkFormat ffvk_mem_texel_format(uint32_t vw)
+{
+    return vw == 1 ? VK_FORMAT_R32_UINT : VK_FORMAT_R32G32B32A32_UINT;
+}
+
+/* Can the read kernel view n words at vw through a uniform texel buffer on this device? Why
+ * not into err when it cannot. */
+static int texel_read_check(const struct ffvk_device *d, uint32_t n, uint32_t vw, char *err,
+                            size_t errlen)
+{
+    const VkFormat fmt = ffvk_mem_texel_format(vw);
+    VkFormatProperties fp;
+    d->fn->vkGetPhysicalDeviceFormatProperties(d->phys, fmt, &fp);
+    if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "src=1: the device cannot read %s uniform texel buffers",
+                       vw == 1 ? "R32_UINT" : "R32G32B32A32_UINT");
+    const uint64_t texels = vw == 1 ? n : n / 4;
+    if (texels > d->props.limits.maxTexelBufferElements)
+        return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
+                       "src=1: %llu texels exceed the device's maxTexelBufferElements of %u",
+                       (unsigned long long)texels,
+                       (unsigned)d->props.limits.maxTexelBufferElements);
+    return FF_OK;
+}
+
+/* Work-groups the point dispatches over n words. */
+uint64_t ffvk_mem_groups(const struct ff_tune_point *p, uint32_t n)
+{
+    uint64_t units = (uint64_t)n / p->v[P_VW];
+    uint64_t per_group = (uint64_t)p->v[P_WG] * p->v[P_EPI];
+    return (units + per_group - 1) / per_group;
+}
+
+void ffvk_mem_default(const struct ffvk_device *d, enum ff_kernel_id id, uint32_t n,
+                      struct ff_tune_point *p)
 {
     memset(p, 0, sizeof(*p));
-    p->n = N_PARAMS;
+    p->n = id == FF_KERNEL_MEM_READ ? N_PARAMS : P_SRC;
     uint32_t wg = MEM_WG;
     while (wg > max_wg(d) && wg > 32)
         wg /= 2;
@@ -60,14 +105,22 @@ void ffvk_mem_default(const struct ffvk_device *d, uint32_t n, struct ff_tune_po
     p->v[P_EPI] = epi;
     p->v[P_LAYOUT] = 0;
     p->v[P_WG] = wg;
-}
-
-/* Work-groups the point dispatches over n words. */
-uint64_t ffvk_mem_groups(const struct ff_tune_point *p, uint32_t n)
-{
-    uint64_t units = (uint64_t)n / p->v[P_VW];
-    uint64_t per_group = (uint64_t)p->v[P_WG] * p->v[P_EPI];
-    return (units + per_group - 1) / per_group;
+    if (id != FF_KERNEL_MEM_READ || d->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
+        return;
+    /* A CPU device reads through the texel view, each invocation a contiguous block of 64-byte
+     * units (one stream a thread, as a CPU's prefetchers follow; lavapipe runs a work-group's
+     * invocations on one thread), small work-groups so there are at least 64 of them. */
+    if (n % 16 == 0 && texel_read_check(d, n, 16, NULL, 0) == FF_OK) {
+        p->v[P_VW] = 16;
+        p->v[P_LAYOUT] = 1;
+        p->v[P_WG] = 32;
+        p->v[P_EPI] = 256;
+        while (p->v[P_EPI] > 1 && ffvk_mem_groups(p, n) < 64)
+            p->v[P_EPI] /= 2;
+        p->v[P_SRC] = 1;
+    } else if (texel_read_check(d, n, p->v[P_VW], NULL, 0) == FF_OK) {
+        p->v[P_SRC] = 1;
+    }
 }
 
 int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *desc,
@@ -89,14 +142,18 @@ int ffvk_mem_space(const struct ffvk_device *d, const struct ff_kernel_desc *des
     if (desc->id < FF_KERNEL_MEM_READ || desc->id > FF_KERNEL_MEM_TRIAD)
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED, "not a bandwidth kernel");
     memset(out, 0, sizeof(*out));
-    out->n_params = N_PARAMS;
-    memcpy(out->param, mem_params, sizeof(mem_params));
-    ffvk_mem_default(d, desc->n, &out->dflt);
-    /* mem.comp's source is compiled at build time: its SPIR-V (both element types) stands for
-     * it. */
+    ffvk_mem_default(d, desc->id, desc->n, &out->dflt);
+    out->n_params = out->dflt.n;
+    memcpy(out->param, mem_params, sizeof(mem_params[0]) * out->n_params);
+    /* mem.comp's source is compiled at build time: its SPIR-V (both element types, and the
+     * read kernel's texel builds) stands for it. */
     const int i = desc->id - FF_KERNEL_MEM_READ;
-    *source_hash = ff_tune_hash(ff_tune_hash(FF_TUNE_HASH_INIT, spv[i].code, spv[i].bytes),
-                                spv[i].scalar, spv[i].scalar_bytes);
+    uint64_t h = ff_tune_hash(ff_tune_hash(FF_TUNE_HASH_INIT, spv[i].code, spv[i].bytes),
+                              spv[i].scalar, spv[i].scalar_bytes);
+    if (desc->id == FF_KERNEL_MEM_READ)
+        h = ff_tune_hash(ff_tune_hash(h, ff_vk_spv_mem_read_t, sizeof(ff_vk_spv_mem_read_t)),
+                         ff_vk_spv_mem_read_ts, sizeof(ff_vk_spv_mem_read_ts));
+    *source_hash = h;
     return FF_OK;
 }
 
@@ -124,5 +181,7 @@ int ffvk_mem_point_check(const struct ffvk_device *d, const struct ff_kernel_des
         return ff_errf(err, errlen, FF_ERR_UNSUPPORTED,
                        "work-group of %u exceeds the n=%u words the kernel moves",
                        (unsigned)p->v[P_WG], (unsigned)desc->n);
+    if (p->n > P_SRC && p->v[P_SRC])
+        return texel_read_check(d, desc->n, p->v[P_VW], err, errlen);
     return FF_OK;
 }

@@ -21,6 +21,8 @@
 #include "vk_mem_copy_s.h"
 #include "vk_mem_read.h"
 #include "vk_mem_read_s.h"
+#include "vk_mem_read_t.h"
+#include "vk_mem_read_ts.h"
 #include "vk_mem_triad.h"
 #include "vk_mem_triad_s.h"
 #include "vk_mem_write.h"
@@ -261,16 +263,17 @@ static int create_coopmat(struct ffvk_device *d, struct ffvk_kernel *k,
 /* ---- bandwidth and empty kernels ------------------------------------------- */
 
 /* A bandwidth kernel at desc.tune or the built-in point (vk_mem_tuning.c: vw, epi, layout,
- * wg). */
+ * wg; the read kernel's src). */
 static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
                       const struct ff_kernel_desc *desc, char *err, size_t errlen)
 {
     if (desc->tune.n)
         k->base.point = desc->tune;
     else
-        ffvk_mem_default(d, desc->n, &k->base.point);
+        ffvk_mem_default(d, desc->id, desc->n, &k->base.point);
     const uint32_t *pt = k->base.point.v;
     const uint32_t vw = pt[0], epi = pt[1], layout = pt[2], wg = pt[3];
+    const bool texel = desc->id == FF_KERNEL_MEM_READ && k->base.point.n > 4 && pt[4];
     uint32_t n4 = desc->n / 4;
     uint64_t groups = ffvk_mem_groups(&k->base.point, desc->n);
     if (groups > UINT32_MAX)
@@ -290,13 +293,20 @@ static int create_mem(struct ffvk_device *d, struct ffvk_kernel *k,
     k->n_fixed_push = 1;
     switch (desc->id) {
     case FF_KERNEL_MEM_READ:
-        code = vw == 1 ? ff_vk_spv_mem_read_s : ff_vk_spv_mem_read;
-        code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_read_s) : sizeof(ff_vk_spv_mem_read);
+        if (texel) {
+            code = vw == 1 ? ff_vk_spv_mem_read_ts : ff_vk_spv_mem_read_t;
+            code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_read_ts) : sizeof(ff_vk_spv_mem_read_t);
+            k->bind_fmt[0] = ffvk_mem_texel_format(vw);
+            what = "read (xor) through a texel buffer view";
+        } else {
+            code = vw == 1 ? ff_vk_spv_mem_read_s : ff_vk_spv_mem_read;
+            code_bytes = vw == 1 ? sizeof(ff_vk_spv_mem_read_s) : sizeof(ff_vk_spv_mem_read);
+            what = "read (xor)";
+        }
         k->base.n_bufs = 2;
         k->base.out_words = groups * wg;
         k->need_bytes[0] = bytes;
         k->need_bytes[1] = k->base.out_words * 4;
-        what = "read (xor)";
         break;
     case FF_KERNEL_MEM_WRITE:
         code = vw == 1 ? ff_vk_spv_mem_write_s : ff_vk_spv_mem_write;

@@ -1,10 +1,12 @@
 #version 450
 /*
- * Bandwidth kernels over n 32-bit words, one source compiled eight times
+ * Bandwidth kernels over n 32-bit words, one source compiled ten times
  * (-DFF_READ, -DFF_WRITE, -DFF_COPY, -DFF_TRIAD; each with uvec4 elements, and with -DFF_SCALAR
  * with uint elements: on CPU drivers that vectorise across invocations, such as lavapipe,
  * consecutive invocations reading consecutive words make one wide load where uvec4 per
- * invocation makes a gather), built per point of the bandwidth kernels'
+ * invocation makes a gather; READ also with -DFF_TEXEL, its source through a texel buffer
+ * view: lavapipe fetches a texel for all SIMD lanes at once where a storage-buffer load is a
+ * loop over the lanes), built per point of the bandwidth kernels'
  * tuning space (vk_mem_tuning.c) through specialization constants:
  *   0 work-group size
  *   1 U: elements per access unit (uvec4: 1, 2, 4, i.e. 16, 32 or 64 adjacent bytes per
@@ -36,9 +38,20 @@ layout(push_constant) uniform P { uint n4; uint value; } p;
 #define ELEMS p.n4
 #endif
 
-#if defined(FF_READ)
+#if defined(FF_READ) && defined(FF_TEXEL)
+/* the source through a uniform texel buffer view: R32G32B32A32_UINT texels (uvec4 elements)
+ * or R32_UINT (scalar), the path the op kernels read their inputs by */
+layout(set = 0, binding = 0) uniform usamplerBuffer src_tex;
+layout(set = 0, binding = 1, std430) writeonly buffer Out { uint outw[]; };
+#if defined(FF_SCALAR)
+#define SRC(i) texelFetch(src_tex, int(i)).x
+#else
+#define SRC(i) texelFetch(src_tex, int(i))
+#endif
+#elif defined(FF_READ)
 layout(set = 0, binding = 0, std430) readonly buffer Src { UT src[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer Out { uint outw[]; };
+#define SRC(i) src[i]
 #elif defined(FF_WRITE)
 layout(set = 0, binding = 0, std430) writeonly buffer Dst { UT dst[]; };
 #elif defined(FF_COPY)
@@ -60,7 +73,7 @@ void unit(uint u)
     for (uint j = 0; j < U; j++) {
         uint i = u * U + j;
 #if defined(FF_READ)
-        s ^= src[i];
+        s ^= SRC(i);
 #elif defined(FF_WRITE) && defined(FF_SCALAR)
         dst[i] = p.value ^ i;
 #elif defined(FF_WRITE)

@@ -244,6 +244,33 @@ static int param_index(const struct ff_tune_space *s, const char *name)
     return -1;
 }
 
+#if FF_TEST_VULKAN
+/* The read bandwidth is the op kernels' roofline, and they read every input through texel
+ * views: on a CPU device (lavapipe) the read kernel does too by default, and a point that
+ * names src=1 reports that path in its variant. */
+Test(mem_space, read_through_texel_view)
+{
+    struct ff_tune_space s;
+    get_space(FF_KERNEL_MEM_READ, 1u << 20, &s);
+    const int src = param_index(&s, "src");
+    cr_assert_geq(src, 0, "the read kernel has no src parameter");
+    const bool cpu = strcmp(ff_device_info(dev)->type, "cpu") == 0;
+    if (cpu)
+        cr_expect_eq(s.dflt.v[src], 1, "a CPU device reads through the texel view by default");
+    struct ff_kernel_desc d = {.id = FF_KERNEL_MEM_READ, .n = 1u << 20, .tune = s.dflt};
+    d.tune.v[src] = 1;
+    if (ff_kernel_point_check(dev, &d, err, sizeof(err)) != FF_OK) {
+        cr_expect(!cpu, "src=1 refused on a CPU device: %s", err);
+        return;
+    }
+    struct ff_kernel *k = NULL;
+    cr_assert_eq(ff_kernel_create(dev, &d, &k, err, sizeof(err)), FF_OK, "%s", err);
+    cr_expect(strstr(ff_kernel_variant(k), "texel buffer view"), "variant: %s",
+              ff_kernel_variant(k));
+    ff_kernel_destroy(&k);
+}
+#endif
+
 Test(mem_space, every_legal_point_meets_its_contract)
 {
     /* small: 16 KiB per buffer, every vector width x work per item fits */
@@ -325,6 +352,21 @@ Test(mem_space, illegal_points_refused)
         cr_expect_eq(check(kernels[k], 1024, &p), FF_ERR_UNSUPPORTED, "%s: %s", kname[k], err);
         cr_expect(strstr(err, "does not divide"), "%s: %s", kname[k], err);
 #else
+        /* the read kernel through a texel view longer than maxTexelBufferElements (lavapipe:
+         * 2^27 texels; 2^32 - 1024 words are 2^30 - 256 uvec4 texels) */
+        if (kernels[k] == FF_KERNEL_MEM_READ) {
+            p = s.dflt;
+            set(&s, &p, "vw", 4);
+            set(&s, &p, "epi", 256);
+            set(&s, &p, "layout", 1);
+            set(&s, &p, "wg", 1024);
+            set(&s, &p, "src", 1);
+            cr_expect_eq(check(kernels[k], 4294966272u, &p), FF_ERR_UNSUPPORTED, "%s: %s", kname[k],
+                         err);
+            cr_expect(strstr(err, "maxTexelBufferElements"), "%s: %s", kname[k], err);
+        } else {
+            cr_expect_eq(param_index(&s, "src"), -1, "%s: only the read kernel has src", kname[k]);
+        }
         /* a dispatch beyond maxComputeWorkGroupCount: 2^32 - 1024 words in 16-byte units,
          * 32 per work-group */
         p = s.dflt;
