@@ -46,6 +46,7 @@ struct cl_matmul_tune {
     unsigned tk;        /* k tile for the local-memory layout (0 in the register layout) */
     unsigned ku;        /* k-loop unroll factor */
     unsigned pack;      /* register layout: 1 packs A and B into panels first, 0 reads in place */
+    unsigned rb;        /* register layout, pack 1: row blocks per work-item (matmul.cl RB) */
     unsigned f32acc;    /* int8, packed register layout: exact fp32 chunks (matmul.cl) */
     unsigned dot;       /* int8, register layout: 4-way byte dot products (matmul.cl DOT) */
     const char *why;    /* which table entry chose it */

@@ -167,14 +167,16 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
                            "built for the register layout of CPU devices only");
         t.pack |= 1; /* B packed; A packed or widened in place (matmul.cl) */
         t.f32acc = t.dot = 0;
+        if (t.pack != 1)
+            t.rb = 1;
     } else if ((ret = ff_cl_matmul_choose(d, desc, &t, &k->base.point, err, errlen)) < 0)
         return ret;
     snprintf(options, optlen,
              "-cl-std=CL1.2 -DPREC=%d -DTM=%u -DTN=%u -DVW=%u -DUSE_LOCAL=%u -DWG0=%u "
-             "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DF32ACC=%u -DDOT=%u",
+             "-DWG1=%u -DTK=%u -DKU=%u -DPACK=%u -DRB=%u -DF32ACC=%u -DDOT=%u",
              k->storage16 ? 3 : cl_prec(desc->prec), t.tm, t.tn, t.vw ? t.vw : 1, t.use_local,
              t.wg0 ? t.wg0 : 1, t.wg1 ? t.wg1 : 1, t.tk ? t.tk : 1, t.ku ? t.ku : 1, t.pack,
-             t.f32acc, t.dot);
+             t.rb ? t.rb : 1, t.f32acc, t.dot);
     *src = ff_cl_matmul_source();
     *name = "matmul";
     size_t gx = (desc->n + t.tn - 1) / t.tn, gy = (desc->m + t.tm - 1) / t.tm;
@@ -212,9 +214,11 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
                  : t.pack == 2 ? "A packed, B in place"
                                : "in place",
                  t.ku,
-                 t.f32acc ? ", exact fp32 chunks"
-                 : t.dot  ? ", VNNI byte dot products"
-                          : "",
+                 t.f32acc    ? ", exact fp32 chunks"
+                 : t.dot     ? ", VNNI byte dot products"
+                 : t.rb == 2 ? ", 2 row blocks per work-item over 256-deep k slices"
+                 : t.rb == 4 ? ", 4 row blocks per work-item over 256-deep k slices"
+                             : "",
                  t.why);
     }
     k->global[0] = gx;

@@ -38,7 +38,7 @@ static bool vendor_is(const struct ff_device_info *info, const char *what)
 
 /* The cl_matmul_tune device option (FF_CL_MATMUL_TUNE) "tm,tn,vw,use_local,wg0,wg1,tk"
  * overrides the table's first seven fields (k-unroll, packing and int8's fp32 chunks stay the
- * table's; packing follows the layout): a developer knob for tuning on new hardware, reported in
+ * table's; packing follows the layout; one row block per work-item): a developer knob for tuning on new hardware, reported in
  * the variant text and recorded as override.cl_matmul_tune. The front-end has checked its form. */
 static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
 {
@@ -64,6 +64,7 @@ static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
     }
     if (t->dot && (t->use_local || t->vw != 16 || t->tn % 16))
         t->dot = 0; /* the table's dot products need 16-lane B vectors in the register layout */
+    t->rb = 1;      /* the option's tile, one row block per work-item */
     t->why = "FF_CL_MATMUL_TUNE override";
     return true;
 }
@@ -83,6 +84,7 @@ static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl
     const struct ff_device_info *info = &d->base.info;
     memset(t, 0, sizeof(*t));
     t->ku = 1;
+    t->rb = 1;
     if (d->is_cpu && native_float_width(d) >= 16) {
         /* AVX-512 (32 registers of 16 floats; PoCL's skylake-avx512 target on the CI Xeon):
          * 8 rows x 48 columns = 24 float16 accumulators, three B loads and eight broadcasts
@@ -107,6 +109,11 @@ static void from_table(const struct cl_dev *d, enum ff_precision prec, struct cl
         t->wg1 = 32;
         t->why = d->is_pocl ? "PoCL AVX-512 CPU: B panels, 8x48 register tile"
                             : "AVX-512 CPU: register tile";
+        /* Four row blocks a work-item, over 1024-deep slices of k, where a B panel outgrows
+         * 1 MiB (matmul.cl RB): at K = 14336 a 48-column panel (2.75 MB of floats) outgrows a
+         * core's L2, and a work-item per row block streamed it from the L3 each
+         * (doc/measurements/2026-12-06-measure-the-job-12.md). */
+        t->rb = prec == FF_PREC_INT8 ? 1 : 4;
         if (prec == FF_PREC_INT8 && d->x86_vnni) {
             /* VNNI: 4-way byte dot products (matmul.cl DOT), 64 multiply-adds per instruction
              * against fp32's 16 per FMA. Both operands packed (B as quads of k, A padded to
@@ -172,7 +179,21 @@ void ff_cl_tune_matmul(const struct cl_dev *d, enum ff_precision prec, struct cl
 
 /* Parameter order of the space (a point's v[] follows it). f32acc and dot are declared for int8
  * only. */
-enum { P_TM, P_TN, P_VW, P_LOCAL, P_WG0, P_WG1, P_TK, P_KU, P_PACK, P_F32ACC, P_DOT, P_COUNT };
+enum {
+    P_TM,
+    P_TN,
+    P_VW,
+    P_LOCAL,
+    P_WG0,
+    P_WG1,
+    P_TK,
+    P_KU,
+    P_PACK,
+    P_RB,
+    P_F32ACC,
+    P_DOT,
+    P_COUNT
+};
 
 /* Values chosen to cover (sources: the vendors' optimisation guides and the tile tables of
  * CLBlast's XgemmDirect/Xgemm database): register tiles up to 16 x 64 per work-item (CPUs: 32
@@ -195,6 +216,7 @@ static const struct {
     [P_TK] = {"tk", 5, {0, 4, 8, 16, 32}},
     [P_KU] = {"ku", 4, {1, 2, 4, 8}},
     [P_PACK] = {"pack", 4, {0, 1, 2, 3}},
+    [P_RB] = {"rb", 3, {1, 2, 4}},
     [P_F32ACC] = {"f32acc", 2, {0, 1}},
     [P_DOT] = {"dot", 2, {0, 1}},
 };
@@ -218,6 +240,7 @@ static void point_from_tune(const struct cl_matmul_tune *t, enum ff_precision pr
     p->v[P_TK] = t->tk;
     p->v[P_KU] = t->ku;
     p->v[P_PACK] = t->pack;
+    p->v[P_RB] = t->rb ? t->rb : 1;
     if (prec == FF_PREC_INT8) {
         p->v[P_F32ACC] = t->f32acc;
         p->v[P_DOT] = t->dot;
@@ -236,6 +259,7 @@ static void tune_from_point(const struct ff_tune_point *p, struct cl_matmul_tune
     t->tk = p->v[P_TK];
     t->ku = p->v[P_KU];
     t->pack = p->v[P_PACK];
+    t->rb = p->v[P_RB];
     t->f32acc = p->n > P_F32ACC ? p->v[P_F32ACC] : 0;
     t->dot = p->n > P_DOT ? p->v[P_DOT] : 0;
     t->why = "tuning point";
@@ -288,6 +312,20 @@ static int check_tune(const struct cl_dev *d, enum ff_precision prec,
         return ff_errf(err, errlen, U, "device lacks cl_khr_fp16 (no fp16 arithmetic in OpenCL C)");
     if (t->f32acc && t->use_local)
         return ff_errf(err, errlen, U, "f32acc=1 needs the register layout (local=0)");
+    if (t->rb > 1 && (t->use_local || t->pack != 1 || t->f32acc || t->dot))
+        return ff_errf(err, errlen, U,
+                       "rb=%u (row blocks per work-item) needs the register layout with B packed "
+                       "and A in place (local=0, pack=1) and neither f32acc nor dot",
+                       t->rb);
+    /* The row blocks' sums live in private memory, which PoCL gives every work-item of a
+     * group at once, on its thread's stack: a bounded group only. */
+    const size_t rb_bytes = (size_t)t->rb * t->tm * t->tn * 4 * t->wg0 * t->wg1;
+    if (t->rb > 1 && (!t->wg0 || rb_bytes > (1u << 20)))
+        return ff_errf(err, errlen, U,
+                       "rb=%u keeps %u x %u x %u partial sums per work-item in private memory: "
+                       "it needs a work-group shape (wg0, wg1) whose sums stay within 1 MiB "
+                       "(%ux%u: %zu bytes)",
+                       t->rb, t->rb, t->tm, t->tn, t->wg0, t->wg1, rb_bytes);
     if (t->dot) {
         if (!d->x86_vnni)
             return ff_errf(err, errlen, U,

@@ -14,6 +14,12 @@
  *   KU         unroll factor of the k loop
  *   PACK       register layout, a bit mask: 1 reads B from packed panels (pack_b), 2 reads A
  *              from packed panels (pack_a); an operand not packed is read in place
+ *   RB         register layout with B packed and A in place (PACK 1), not F32ACC: RB > 1 has
+ *              one work-item take RB row blocks of C against one B panel, KC k steps at a
+ *              time, their sums kept in private memory between the slices, where the panel
+ *              (K x TN) passes PANEL_CACHED bytes: the panel's slice is read from the core's
+ *              cache RB times, where a work-item per row block would stream the whole panel
+ *              each, from the last-level cache once it outgrows the core's own
  *   F32ACC     int8, register layout: 1 multiplies in fp32 on A and B widened to float (in
  *              their panels, or A row-major when it is not packed).
  *              Exact: each fp32 partial sum covers at most F32_CHUNK = 2^10 k steps, so with
@@ -27,6 +33,11 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
+#ifndef RB
+#define RB 1
+#endif
+#define KC 1024u /* k steps per slice with RB > 1 */
+#define PANEL_CACHED (1u << 20) /* bytes: half of a 2 MiB L2, all of a 1 MiB one */
 #ifndef KU
 #define KU 1
 #endif
@@ -376,6 +387,56 @@ __kernel void matmul(__global const TPA *restrict Ap, __global const TPB *restri
     const uint col0 = px * TN, row0 = py * TM;
     if (row0 >= M || col0 >= N)
         return;
+#if RB > 1 && PACK == 1 && !F32ACC
+    /* Where the RB row blocks of py's group are whole tiles and the panel is large, the
+     * group's first work-item computes them all and the others have nothing to do; an edge
+     * tile (past N or M) takes the one-block path below. */
+    if (col0 + TN <= N && (py / RB + 1) * RB * TM <= M && (size_t)K * TN * sizeof(TACC) > PANEL_CACHED) {
+        if (py % RB)
+            return;
+        TACCV part[RB][TM][NV];
+        __global const TPB *const panel = Bp + (size_t)px * K * TN;
+        for (uint kb = 0; kb < K; kb += KC) {
+            const uint ke = min(K, kb + KC);
+            for (uint r = 0; r < RB; r++) {
+                TACCV acc[TM][NV];
+                __global const TPA *pa[TM];
+#pragma unroll
+                for (int i = 0; i < TM; i++) {
+#pragma unroll
+                    for (int j = 0; j < NV; j++)
+                        acc[i][j] = kb ? part[r][i][j] : (TACCV)(0);
+                    pa[i] = Ap + (size_t)(row0 + r * TM + i) * K;
+                }
+                __global const TPB *pb = panel + (size_t)kb * TN;
+                __attribute__((opencl_unroll_hint(KU))) for (uint k = kb; k < ke; k++, pb += TN)
+                {
+                    TACCV b[NV];
+#pragma unroll
+                    for (int j = 0; j < NV; j++)
+                        b[j] = LOADP(pb + j * VW);
+#pragma unroll
+                    for (int i = 0; i < TM; i++) {
+                        TACCV a = (TACCV)(TOACC(pa[i][k]));
+#pragma unroll
+                        for (int j = 0; j < NV; j++)
+                            acc[i][j] = MAC(a, b[j], acc[i][j]);
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < NV; j++)
+                        part[r][i][j] = acc[i][j];
+            }
+        }
+        for (uint r = 0; r < RB; r++)
+            for (int i = 0; i < TM; i++)
+                for (int j = 0; j < NV; j++)
+                    STOREC(part[r][i][j], C + (size_t)(row0 + r * TM + i) * N + col0 + j * VW);
+        return;
+    }
+#endif
     const bool full = row0 + TM <= M && col0 + TN <= N;
 #if PACKA
     __global const TPA *pa = Ap + (size_t)py * K * TM;

@@ -110,16 +110,16 @@ static int check_point(enum ff_precision prec, const struct ff_tune_point *p, ch
 Test(cl_space, is_well_formed_with_a_legal_default)
 {
     const enum ff_precision precs[] = {FF_PREC_FP32, FF_PREC_FP16, FF_PREC_INT8};
-    const char *names[] = {"tm", "tn", "vw", "local", "wg0", "wg1", "tk", "ku", "pack"};
+    const char *names[] = {"tm", "tn", "vw", "local", "wg0", "wg1", "tk", "ku", "pack", "rb"};
     for (size_t pi = 0; pi < 3; pi++) {
         struct ff_tune_space s = space_of(precs[pi]);
-        uint32_t want = precs[pi] == FF_PREC_INT8 ? 11 : 9;
+        uint32_t want = precs[pi] == FF_PREC_INT8 ? 12 : 10;
         cr_assert_eq(s.n_params, want);
-        for (size_t i = 0; i < 9; i++)
+        for (size_t i = 0; i < 10; i++)
             cr_expect_str_eq(s.param[i].name, names[i]);
         if (precs[pi] == FF_PREC_INT8) {
-            cr_expect_str_eq(s.param[9].name, "f32acc");
-            cr_expect_str_eq(s.param[10].name, "dot");
+            cr_expect_str_eq(s.param[10].name, "f32acc");
+            cr_expect_str_eq(s.param[11].name, "dot");
         }
         /* covers GPUs: work-groups of 256, 128x128 tiles per work-group, 16-wide vectors */
         int wg0 = param_index(&s, "wg0"), tm = param_index(&s, "tm"), vw = param_index(&s, "vw");
@@ -166,21 +166,23 @@ static size_t base_points(const struct ff_tune_space *s, struct ff_tune_point ou
     out[1] = s->dflt;
     out[1].v[wg0] = 0;
     out[1].v[wg1] = 0;
+    out[1].v[param_index(s, "rb")] = 1; /* row blocks need a bounded work-group */
     out[2] = s->dflt;
     out[2].v[pack] = 0;
-    if (s->n_params > 10)
+    out[2].v[param_index(s, "rb")] = 1; /* row blocks need B packed */
+    if (s->n_params > 11)
         out[2].v[param_index(s, "dot")] = 0; /* the portable int8 paths */
     struct ff_tune_point g = s->dflt;
     const struct {
         const char *name;
         uint32_t v;
     } gpu[] = {{"tm", 4},  {"tn", 4}, {"vw", 1}, {"local", 1}, {"wg0", 8},
-               {"wg1", 8}, {"tk", 8}, {"ku", 1}, {"pack", 0}};
+               {"wg1", 8}, {"tk", 8}, {"ku", 1}, {"pack", 0},  {"rb", 1}};
     for (size_t i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++)
         g.v[param_index(s, gpu[i].name)] = gpu[i].v;
-    if (s->n_params > 9)
-        g.v[param_index(s, "f32acc")] = 0;
     if (s->n_params > 10)
+        g.v[param_index(s, "f32acc")] = 0;
+    if (s->n_params > 11)
         g.v[param_index(s, "dot")] = 0;
     out[3] = g;
     return 4;
@@ -314,42 +316,45 @@ static void expect_refused(enum ff_precision prec, const char *text, int status,
 Test(cl_space, illegal_points_are_refused_with_a_reason)
 {
     const int U = FF_ERR_UNSUPPORTED;
-    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=8,local=0,wg0=0,wg1=0,tk=0,ku=1,pack=1", U,
+    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=8,local=0,wg0=0,wg1=0,tk=0,ku=1,pack=1,rb=1", U,
                    "tn=4 is not a multiple of vw=8");
-    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=256,wg1=256,tk=8,ku=1,pack=0", U,
+    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=256,wg1=256,tk=8,ku=1,pack=0,rb=1", U,
                    "work-group 256x256");
-    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=0,ku=1,pack=0", U,
+    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=0,ku=1,pack=0,rb=1", U,
                    "needs a k tile");
-    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=0,wg0=8,wg1=8,tk=8,ku=1,pack=1", U,
+    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=0,wg0=8,wg1=8,tk=8,ku=1,pack=1,rb=1", U,
                    "no effect without local memory");
-    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=1", U,
+    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=1,rb=1", U,
                    "pack=1 applies to the register layout");
-    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=0,wg0=8,wg1=0,tk=0,ku=1,pack=1", U,
+    expect_refused(FF_PREC_FP32, "tm=4,tn=4,vw=1,local=0,wg0=8,wg1=0,tk=0,ku=1,pack=1,rb=1", U,
                    "give both");
-    expect_refused(FF_PREC_FP32, "tm=16,tn=64,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1", U,
+    expect_refused(FF_PREC_FP32, "tm=16,tn=64,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1,rb=1", U,
                    "registers' worth");
     expect_refused(FF_PREC_INT8,
-                   "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=0,f32acc=1,dot=0", U,
+                   "tm=4,tn=4,vw=1,local=1,wg0=8,wg1=8,tk=8,ku=1,pack=0,rb=1,f32acc=1,dot=0", U,
                    "f32acc=1 needs the register layout");
+    expect_refused(FF_PREC_FP32, "tm=4,tn=16,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,rb=2", U,
+                   "needs the register layout with B packed and A in place");
     if (host_vnni()) {
         expect_refused(FF_PREC_INT8,
-                       "tm=8,tn=48,vw=8,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,f32acc=0,dot=1", U,
-                       "dot=1 works on 16-lane vectors");
+                       "tm=8,tn=48,vw=8,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,rb=1,f32acc=0,dot=1",
+                       U, "dot=1 works on 16-lane vectors");
         expect_refused(FF_PREC_INT8,
-                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1,f32acc=0,dot=1", U,
-                       "pack=3");
+                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=1,rb=1,f32acc=0,dot=1",
+                       U, "pack=3");
         expect_refused(FF_PREC_INT8,
-                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,f32acc=1,dot=1", U,
-                       "f32acc=0");
+                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,rb=1,f32acc=1,dot=1",
+                       U, "f32acc=0");
     } else {
         expect_refused(FF_PREC_INT8,
-                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,f32acc=0,dot=1", U,
-                       "AVX-512 VNNI");
+                       "tm=8,tn=48,vw=16,local=0,wg0=1,wg1=32,tk=0,ku=1,pack=3,rb=1,f32acc=0,dot=1",
+                       U, "AVX-512 VNNI");
     }
     /* local tiles larger than the device's local memory */
     uint64_t lm = ff_device_info(dev)->local_mem_bytes;
     if (lm && lm < (uint64_t)32 * (256 * 16 + 1 + 16 * 64) * 4) {
-        expect_refused(FF_PREC_FP32, "tm=16,tn=1,vw=1,local=1,wg0=16,wg1=256,tk=32,ku=1,pack=0", U,
+        expect_refused(FF_PREC_FP32,
+                       "tm=16,tn=1,vw=1,local=1,wg0=16,wg1=256,tk=32,ku=1,pack=0,rb=1", U,
                        "local memory");
     }
     /* not a point of the space at all: refused by the front-end, never built */
@@ -386,7 +391,8 @@ Test(cl_space, the_point_built_is_reported_and_tune_wins_over_the_option)
                  "%s", err);
     cr_assert_eq(ff_kernel_create(d2, &d, &k, err, sizeof(err)), FF_OK, "%s", err);
     struct ff_tune_point want;
-    cr_assert_eq(ff_tune_point_parse(&s, "tm=4,tn=8,vw=2,local=1,wg0=8,wg1=4,tk=16,ku=1,pack=0",
+    cr_assert_eq(ff_tune_point_parse(&s,
+                                     "tm=4,tn=8,vw=2,local=1,wg0=8,wg1=4,tk=16,ku=1,pack=0,rb=1",
                                      &want, err, sizeof(err)),
                  FF_OK, "%s", err);
     want.v[param_index(&s, "ku")] = s.dflt.v[param_index(&s, "ku")];
@@ -398,7 +404,7 @@ Test(cl_space, the_point_built_is_reported_and_tune_wins_over_the_option)
     ff_kernel_destroy(&k);
 
     /* ... unless desc.tune names one: it wins, and is what the kernel reports */
-    cr_assert_eq(ff_tune_point_parse(&s, "tm=2,tn=8,vw=4,local=0,wg0=0,wg1=0,tk=0,ku=2,pack=1",
+    cr_assert_eq(ff_tune_point_parse(&s, "tm=2,tn=8,vw=4,local=0,wg0=0,wg1=0,tk=0,ku=2,pack=1,rb=1",
                                      &d.tune, err, sizeof(err)),
                  FF_OK, "%s", err);
     cr_assert_eq(ff_kernel_create(d2, &d, &k, err, sizeof(err)), FF_OK, "%s", err);

@@ -235,6 +235,51 @@ Test(opencl_ops, gemm_fp16_storage_where_no_fp16_arithmetic)
     }
 }
 
+/* Row blocks per work-item (rb, matmul.cl RB) on a CPU device's register tile: at a K whose
+ * B panel passes 1 MiB, with whole groups of row blocks, a group cut short by M and an edge
+ * column past N, every rb of the space against the CPU reference, fp32 and fp16 storage
+ * (K = 5600: not a whole number of 1024-deep slices). */
+Test(opencl_ops, gemm_row_blocks_over_deep_k)
+{
+    char err[512] = "";
+    struct ff_tune_space s;
+    struct ff_kernel_desc d = {.id = FF_KERNEL_MATMUL, .prec = FF_PREC_FP32, 88, 116, 5600};
+    cr_assert_eq(ff_kernel_space(dev, &d, &s, err, sizeof(err)), FF_OK, "%s", err);
+    uint32_t p = 0;
+    while (p < s.n_params && strcmp(s.param[p].name, "rb") != 0)
+        p++;
+    cr_assert_lt(p, s.n_params, "matmul's space has no \"rb\"");
+    unsigned built = 0;
+    for (uint32_t v = 0; v < s.param[p].n_values; v++) {
+        for (int storage16 = 0; storage16 < 2; storage16++) {
+            d.prec = storage16 ? FF_PREC_FP16 : FF_PREC_FP32;
+            d.flags = storage16 ? FF_KDESC_FP16_STORAGE : 0;
+            d.tune = s.dflt;
+            d.tune.v[p] = s.param[p].values[v];
+            if (storage16 && ff_device_info(dev)->fp16)
+                continue; /* fp16 arithmetic: not the register tile's storage path */
+            if (!storage16 && ff_kernel_point_check(dev, &d, err, sizeof(err)) != FF_OK)
+                continue; /* rb > 1 needs the packed-B register layout */
+            struct ff_kernel *k = NULL;
+            if (ff_kernel_create(dev, &d, &k, err, sizeof(err)) != FF_OK)
+                continue;
+            struct ff_kcheck kc;
+            cr_assert_eq(ff_kcheck_init(&kc, d.prec, d.m, d.n, d.k, 7 + v, err, sizeof(err)), FF_OK,
+                         "%s", err);
+            int ret = ff_kcheck_upload(&kc, dev, err, sizeof(err));
+            if (ret == FF_OK)
+                ret = ff_kcheck_run(&kc, k, err, sizeof(err));
+            ff_kcheck_finish(&kc);
+            cr_expect_eq(ret, FF_OK, "rb=%u %s: %s [%s]", s.param[p].values[v],
+                         storage16 ? "fp16 storage" : "fp32", err, ff_kernel_variant(k));
+            ff_kernel_destroy(&k);
+            built++;
+        }
+    }
+    if (strcmp(ff_device_info(dev)->type, "cpu") == 0)
+        cr_expect_geq(built, 2, "a CPU device built only %u of the row-block points", built);
+}
+
 /* "next" (prefetch the next item's rows) applies to the block formats on a CPU device; any
  * other gemv is refused with the reason, so a search never times a point that changes nothing */
 Test(opencl_ops, gemv_next_is_for_block_formats_on_cpu_devices)
