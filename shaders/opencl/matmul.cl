@@ -380,6 +380,19 @@ static inline TACCV load_b_edge(__global const TIN *p, uint c, uint N)
 #define TPB TIN
 #endif
 
+/* One k step of the tile: row k of B (its panel or in place) times column k of A, into
+ * acc; A_AT and B_AT read through the pa and pb in scope. */
+#define K_STEP(acc)                                                                                \
+    {                                                                                              \
+        TACCV b[NV];                                                                               \
+        _Pragma("unroll") for (int j = 0; j < NV; j++) b[j] = B_AT(j);                             \
+        _Pragma("unroll") for (int i = 0; i < TM; i++)                                             \
+        {                                                                                          \
+            TACCV a = (TACCV)(TOACC(A_AT(i)));                                                     \
+            _Pragma("unroll") for (int j = 0; j < NV; j++) acc[i][j] = MAC(a, b[j], acc[i][j]);    \
+        }                                                                                          \
+    }
+
 __kernel void matmul(__global const TPA *restrict Ap, __global const TPB *restrict Bp,
                      __global TOUT *restrict C, uint M, uint N, uint K)
 {
@@ -387,56 +400,6 @@ __kernel void matmul(__global const TPA *restrict Ap, __global const TPB *restri
     const uint col0 = px * TN, row0 = py * TM;
     if (row0 >= M || col0 >= N)
         return;
-#if RB > 1 && PACK == 1 && !F32ACC
-    /* Where the RB row blocks of py's group are whole tiles and the panel is large, the
-     * group's first work-item computes them all and the others have nothing to do; an edge
-     * tile (past N or M) takes the one-block path below. */
-    if (col0 + TN <= N && (py / RB + 1) * RB * TM <= M && (size_t)K * TN * sizeof(TACC) > PANEL_CACHED) {
-        if (py % RB)
-            return;
-        TACCV part[RB][TM][NV];
-        __global const TPB *const panel = Bp + (size_t)px * K * TN;
-        for (uint kb = 0; kb < K; kb += KC) {
-            const uint ke = min(K, kb + KC);
-            for (uint r = 0; r < RB; r++) {
-                TACCV acc[TM][NV];
-                __global const TPA *pa[TM];
-#pragma unroll
-                for (int i = 0; i < TM; i++) {
-#pragma unroll
-                    for (int j = 0; j < NV; j++)
-                        acc[i][j] = kb ? part[r][i][j] : (TACCV)(0);
-                    pa[i] = Ap + (size_t)(row0 + r * TM + i) * K;
-                }
-                __global const TPB *pb = panel + (size_t)kb * TN;
-                __attribute__((opencl_unroll_hint(KU))) for (uint k = kb; k < ke; k++, pb += TN)
-                {
-                    TACCV b[NV];
-#pragma unroll
-                    for (int j = 0; j < NV; j++)
-                        b[j] = LOADP(pb + j * VW);
-#pragma unroll
-                    for (int i = 0; i < TM; i++) {
-                        TACCV a = (TACCV)(TOACC(pa[i][k]));
-#pragma unroll
-                        for (int j = 0; j < NV; j++)
-                            acc[i][j] = MAC(a, b[j], acc[i][j]);
-                    }
-                }
-#pragma unroll
-                for (int i = 0; i < TM; i++)
-#pragma unroll
-                    for (int j = 0; j < NV; j++)
-                        part[r][i][j] = acc[i][j];
-            }
-        }
-        for (uint r = 0; r < RB; r++)
-            for (int i = 0; i < TM; i++)
-                for (int j = 0; j < NV; j++)
-                    STOREC(part[r][i][j], C + (size_t)(row0 + r * TM + i) * N + col0 + j * VW);
-        return;
-    }
-#endif
     const bool full = row0 + TM <= M && col0 + TN <= N;
 #if PACKA
     __global const TPA *pa = Ap + (size_t)py * K * TM;
@@ -463,6 +426,45 @@ __kernel void matmul(__global const TPA *restrict Ap, __global const TPB *restri
 #define B_AT(j) (edge ? load_b_edge(pb + (j) * VW, col0 + (j) * VW, N) : LOADV(pb + (j) * VW))
 #define STEPB() (pb += N)
 #endif
+#if RB > 1 && PACK == 1 && !F32ACC
+    /* Where the RB row blocks of py's group are whole tiles and the panel is large, the
+     * group's first work-item computes them all and the others have nothing to do; an edge
+     * tile (past N or M) takes the one-block path below. */
+    if (col0 + TN <= N && (py / RB + 1) * RB * TM <= M &&
+        (size_t)K * TN * sizeof(TACC) > PANEL_CACHED) {
+        if (py % RB)
+            return;
+        TACCV part[RB][TM][NV];
+        __global const TPB *const panel = pb;
+        for (uint kb = 0; kb < K; kb += KC) {
+            const uint ke = min(K, kb + KC);
+            for (uint r = 0; r < RB; r++) {
+                TACCV acc[TM][NV];
+                __global const TPA *pa[TM];
+#pragma unroll
+                for (int i = 0; i < TM; i++) {
+#pragma unroll
+                    for (int j = 0; j < NV; j++)
+                        acc[i][j] = kb ? part[r][i][j] : (TACCV)(0);
+                    pa[i] = Ap + (size_t)(row0 + r * TM + i) * K;
+                }
+                __global const TPB *pb = panel + (size_t)kb * TN;
+                __attribute__((opencl_unroll_hint(KU))) for (uint k = kb; k < ke; k++, STEPB())
+                    K_STEP(acc)
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < NV; j++)
+                        part[r][i][j] = acc[i][j];
+            }
+        }
+        for (uint r = 0; r < RB; r++)
+            for (int i = 0; i < TM; i++)
+                for (int j = 0; j < NV; j++)
+                    STOREC(part[r][i][j], C + (size_t)(row0 + r * TM + i) * N + col0 + j * VW);
+        return;
+    }
+#endif
     uint k0 = 0;
     do {
         const uint k1 = min(K, k0 + CHUNK);
@@ -475,19 +477,7 @@ __kernel void matmul(__global const TPA *restrict Ap, __global const TPB *restri
             for (int j = 0; j < NV; j++)
                 acc[i][j] = (TACCV)(0);
         __attribute__((opencl_unroll_hint(KU))) for (uint k = k0; k < k1; k++, STEPA(), STEPB())
-        {
-            TACCV b[NV];
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-                b[j] = B_AT(j);
-#pragma unroll
-            for (int i = 0; i < TM; i++) {
-                TACCV a = (TACCV)(TOACC(A_AT(i)));
-#pragma unroll
-                for (int j = 0; j < NV; j++)
-                    acc[i][j] = MAC(a, b[j], acc[i][j]);
-            }
-        }
+            K_STEP(acc)
 
         if (full) {
             for (int i = 0; i < TM; i++)
