@@ -205,6 +205,10 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
             gx = round_up(gx, t.wg0);
             gy = round_up(gy, t.wg1);
         }
+        /* short: the variant holds 191 characters, the table's reason last */
+        char rows[40] = "";
+        if (t.rb > 1)
+            snprintf(rows, sizeof(rows), ", %u row blocks at deep k", t.rb);
         snprintf(k->base.variant, sizeof(k->base.variant),
                  "%s: %ux%u per work-item, %s%u vectors, %s, no local memory, k-unroll %u%s (%s)",
                  k->storage16 ? "fp16 in fp32" : ff_precision_name(desc->prec), t.tm, t.tn, el,
@@ -214,11 +218,9 @@ static int create_matmul(struct cl_dev *d, struct cl_kern *k, char *err, size_t 
                  : t.pack == 2 ? "A packed, B in place"
                                : "in place",
                  t.ku,
-                 t.f32acc    ? ", exact fp32 chunks"
-                 : t.dot     ? ", VNNI byte dot products"
-                 : t.rb == 2 ? ", 2 row blocks per work-item over 256-deep k slices"
-                 : t.rb == 4 ? ", 4 row blocks per work-item over 256-deep k slices"
-                             : "",
+                 t.f32acc ? ", exact fp32 chunks"
+                 : t.dot  ? ", VNNI byte dot products"
+                          : rows,
                  t.why);
     }
     k->global[0] = gx;

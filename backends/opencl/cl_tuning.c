@@ -38,8 +38,9 @@ static bool vendor_is(const struct ff_device_info *info, const char *what)
 
 /* The cl_matmul_tune device option (FF_CL_MATMUL_TUNE) "tm,tn,vw,use_local,wg0,wg1,tk"
  * overrides the table's first seven fields (k-unroll, packing and int8's fp32 chunks stay the
- * table's; packing follows the layout; one row block per work-item): a developer knob for tuning on new hardware, reported in
- * the variant text and recorded as override.cl_matmul_tune. The front-end has checked its form. */
+ * table's; packing follows the layout; one row block per work-item): a developer knob for
+ * tuning on new hardware, reported in the variant text and recorded as
+ * override.cl_matmul_tune. The front-end has checked its form. */
 static bool from_option(const struct cl_dev *d, struct cl_matmul_tune *t)
 {
     const char *e = d->base.opts.cl_matmul_tune;
